@@ -1,0 +1,51 @@
+#include "analyzer/notebooks/notebook.hpp"
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace mpsport::notebooks {
+
+NotebookSource notebook_to_python(std::string_view json_text) {
+    nlohmann::json nb;
+    try {
+        nb = nlohmann::json::parse(json_text.begin(), json_text.end());
+    } catch (const nlohmann::json::parse_error& e) {
+        throw std::runtime_error(std::string("notebook is not valid JSON (") + e.what() + ")");
+    }
+    if (!nb.is_object() || !nb.contains("cells") || !nb["cells"].is_array())
+        throw std::runtime_error("notebook has no 'cells' list (not nbformat 4?)");
+    NotebookSource out;
+    int code_cell = 0;
+    for (const auto& cell : nb["cells"]) {
+        if (!cell.is_object() || cell.value("cell_type", "") != "code") continue;
+        ++code_cell;
+        std::string text;
+        const auto& src = cell.contains("source") ? cell["source"] : nlohmann::json();
+        if (src.is_string()) {
+            text = src.get<std::string>();
+        } else if (src.is_array()) {
+            for (const auto& piece : src)
+                if (piece.is_string()) text += piece.get<std::string>();
+        }
+        // A %%cell magic (%%bash, %%writefile) makes the whole cell something other than Python.
+        const bool cell_magic = text.compare(0, 2, "%%") == 0;
+        int line_in_cell = 0;
+        std::size_t pos = 0;
+        while (pos <= text.size()) {
+            std::size_t end = text.find('\n', pos);
+            if (end == std::string::npos) end = text.size();
+            std::string line = text.substr(pos, end - pos);
+            std::size_t first = line.find_first_not_of(" \t");
+            if (cell_magic) line.insert(0, "# ");
+            else if (first != std::string::npos && (line[first] == '%' || line[first] == '!')) line.insert(first, "# ");
+            out.python += line;
+            out.python += '\n';
+            out.cell_lines.emplace_back(code_cell, ++line_in_cell);
+            if (end == text.size()) break;
+            pos = end + 1;
+        }
+    }
+    return out;
+}
+
+}  // namespace mpsport::notebooks

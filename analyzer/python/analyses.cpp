@@ -1,0 +1,208 @@
+#include "analyzer/python/analyses.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace mpsport::python {
+namespace {
+
+const std::vector<std::string>& param(const Rule& rule, const char* key) {
+    static const std::vector<std::string> empty;
+    auto it = rule.params.find(key);
+    return it == rule.params.end() ? empty : it->second;
+}
+
+bool listed(const std::vector<std::string>& list, std::string_view value) {
+    return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+// ---- package-import: imports of packages from rules/packages/ ----------------------------------
+
+// Is `node` in the body of a try whose except clause catches a failed import and carries on?
+bool import_has_fallback(TSNode node, const ModuleFacts& facts) {
+    for (TSNode t = enclosing(node, {"try_statement"}); !ts_node_is_null(t); t = enclosing(t, {"try_statement"})) {
+        if (!contains(field(t, "body"), node)) continue;
+        const uint32_t n = ts_node_named_child_count(t);
+        for (uint32_t i = 0; i < n; ++i) {
+            TSNode clause = ts_node_named_child(t, i);
+            if (!is_type(clause, "except_clause")) continue;
+            const std::string_view text = facts.text(clause);
+            const std::string_view header = text.substr(0, text.find(':'));
+            const bool catches = header == "except" || header.find("ImportError") != std::string_view::npos ||
+                                 header.find("ModuleNotFoundError") != std::string_view::npos ||
+                                 header.find("Exception") != std::string_view::npos;
+            if (!catches) continue;
+            // A clause that only re-raises gives no fallback.
+            TSNode body = ts_node_named_child(clause, ts_node_named_child_count(clause) - 1);
+            bool only_raise = ts_node_named_child_count(body) > 0;
+            for (uint32_t k = 0; k < ts_node_named_child_count(body); ++k)
+                if (!is_type(ts_node_named_child(body, k), "raise_statement")) only_raise = false;
+            if (!only_raise) return true;
+        }
+    }
+    return false;
+}
+
+void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out) {
+    const bool want_optional = listed(param(rule, "optional"), "true");
+    for (TSNode imp : in.facts.imports()) {
+        std::vector<TSNode> modules;
+        if (is_type(imp, "import_from_statement")) {
+            modules.push_back(field(imp, "module_name"));
+        } else {
+            for (uint32_t i = 0; i < ts_node_named_child_count(imp); ++i) {
+                TSNode c = ts_node_named_child(imp, i);
+                modules.push_back(is_type(c, "aliased_import") ? field(c, "name") : c);
+            }
+        }
+        for (TSNode mod : modules) {
+            if (!is_type(mod, "dotted_name")) continue;
+            const std::string_view name = in.facts.text(mod);
+            const std::string head(name.substr(0, name.find('.')));
+            const PackageInfo* pkg = in.catalogue.find_package(head);
+            if (!pkg || pkg->import_name != head) continue;
+            const bool optional = import_has_fallback(imp, in.facts);
+            if (optional != want_optional) continue;
+            Match m;
+            m.rule = &rule;
+            m.begin = ts_node_start_byte(imp);
+            m.end = ts_node_end_byte(imp);
+            describe_package(m, *pkg);
+            out.push_back(std::move(m));
+        }
+    }
+}
+
+// ---- numpy-float64-flow: float64 NumPy arrays turned into tensors in the same function -----------
+
+struct Assignment {
+    std::string name;
+    TSNode value;
+    uint32_t at;
+};
+
+TSNode keyword(TSNode call, std::string_view name, const ModuleFacts& facts) {
+    TSNode args = field(call, "arguments");
+    if (ts_node_is_null(args)) return TSNode{};
+    for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
+        TSNode a = ts_node_named_child(args, i);
+        if (is_type(a, "keyword_argument") && facts.text(field(a, "name")) == name) return field(a, "value");
+    }
+    return TSNode{};
+}
+
+TSNode first_positional(TSNode call) {
+    TSNode args = field(call, "arguments");
+    if (ts_node_is_null(args)) return TSNode{};
+    for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
+        TSNode a = ts_node_named_child(args, i);
+        if (!is_type(a, "keyword_argument") && !is_type(a, "comment")) return a;
+    }
+    return TSNode{};
+}
+
+bool names_float64(TSNode node, const ModuleFacts& facts, const Rule& rule) {
+    if (ts_node_is_null(node)) return false;
+    if (auto v = facts.string_value(node)) return listed(param(rule, "float64_names"), *v);
+    const std::string q = facts.qualname(node);
+    return listed(param(rule, "float64_names"), q.empty() ? std::string(facts.text(node)) : q);
+}
+
+// Does this expression make a float64 array? Returns a description for the message, or "".
+std::string float64_source(TSNode expr, const ModuleFacts& facts, const Rule& rule) {
+    if (is_type(expr, "parenthesized_expression")) return float64_source(ts_node_named_child(expr, 0), facts, rule);
+    if (is_type(expr, "binary_operator")) {
+        // np.random.randn(n) * scale is still float64
+        std::string left = float64_source(field(expr, "left"), facts, rule);
+        return left.empty() ? float64_source(field(expr, "right"), facts, rule) : left;
+    }
+    if (!is_type(expr, "call")) return {};
+    TSNode fn = field(expr, "function");
+    if (is_type(fn, "attribute") && facts.text(field(fn, "attribute")) == "astype") {
+        return names_float64(first_positional(expr), facts, rule) ? std::string(facts.text(fn)) + "(float64)" : std::string();
+    }
+    const std::string q = facts.qualname(fn);
+    if (!listed(param(rule, "creators"), q)) return {};
+    TSNode dtype = keyword(expr, "dtype", facts);
+    if (!ts_node_is_null(dtype) && !names_float64(dtype, facts, rule)) return {};
+    return q + "()";
+}
+
+TSNode scope_of(TSNode node) {
+    TSNode f = enclosing(node, {"function_definition"});
+    return f;  // null node: module level
+}
+
+bool same_scope(TSNode a, TSNode b) {
+    TSNode sa = scope_of(a), sb = scope_of(b);
+    if (ts_node_is_null(sa) || ts_node_is_null(sb)) return ts_node_is_null(sa) && ts_node_is_null(sb);
+    return ts_node_eq(sa, sb);
+}
+
+void numpy_float64_flow(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out) {
+    std::vector<Assignment> assignments;
+    std::vector<TSNode> sinks;
+    TSTreeCursor cursor = ts_tree_cursor_new(in.root);
+    for (bool more = true; more;) {
+        TSNode n = ts_tree_cursor_current_node(&cursor);
+        const std::string_view t = ts_node_type(n);
+        if (t == "assignment") {
+            TSNode left = field(n, "left");
+            TSNode right = field(n, "right");
+            if (is_type(left, "identifier") && !ts_node_is_null(right))
+                assignments.push_back({std::string(in.facts.text(left)), right, ts_node_start_byte(n)});
+        } else if (t == "call" && listed(param(rule, "sinks"), in.facts.qualname(field(n, "function")))) {
+            sinks.push_back(n);
+        }
+        if (ts_tree_cursor_goto_first_child(&cursor)) continue;
+        if (ts_tree_cursor_goto_next_sibling(&cursor)) continue;
+        more = false;
+        while (ts_tree_cursor_goto_parent(&cursor)) {
+            if (ts_tree_cursor_goto_next_sibling(&cursor)) {
+                more = true;
+                break;
+            }
+        }
+    }
+    ts_tree_cursor_delete(&cursor);
+
+    for (TSNode sink : sinks) {
+        const std::string sink_name = in.facts.qualname(field(sink, "function"));
+        if (sink_name != "torch.from_numpy" && !ts_node_is_null(keyword(sink, "dtype", in.facts))) continue;
+        TSNode arg = first_positional(sink);
+        if (ts_node_is_null(arg)) continue;
+        std::string source;
+        if (is_type(arg, "identifier")) {
+            const std::string_view var = in.facts.text(arg);
+            const Assignment* last = nullptr;
+            for (const auto& a : assignments)
+                if (a.at < ts_node_start_byte(sink) && a.name == var && same_scope(a.value, sink)) last = &a;
+            if (!last) continue;
+            source = float64_source(last->value, in.facts, rule);
+            if (!source.empty())
+                source += " on line " + std::to_string(ts_node_start_point(last->value).row + 1);
+        } else {
+            source = float64_source(arg, in.facts, rule);
+        }
+        if (source.empty()) continue;
+        Match m;
+        m.rule = &rule;
+        m.begin = ts_node_start_byte(sink);
+        m.end = ts_node_end_byte(sink);
+        m.captures = {{"sink", sink_name}, {"source", source}};
+        out.push_back(std::move(m));
+    }
+}
+
+}  // namespace
+
+Analysis find_analysis(std::string_view name) {
+    static const std::map<std::string_view, Analysis> analyses = {
+        {"package-import", &package_import},
+        {"numpy-float64-flow", &numpy_float64_flow},
+    };
+    auto it = analyses.find(name);
+    return it == analyses.end() ? nullptr : it->second;
+}
+
+}  // namespace mpsport::python

@@ -1,0 +1,25 @@
+// Python checks that a tree-sitter query cannot express (data flow, try/except context, package
+// lists). Each is registered by name in one table; a rule names it with `python.analysis`.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "analyzer/match.hpp"
+#include "analyzer/python/syntax.hpp"
+#include "core/rule_catalogue.hpp"
+
+namespace mpsport::python {
+
+struct AnalysisInput {
+    TSNode root;
+    const ModuleFacts& facts;
+    const RuleCatalogue& catalogue;
+};
+
+using Analysis = void (*)(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out);
+
+// nullptr when no analysis has that name.
+Analysis find_analysis(std::string_view name);
+
+}  // namespace mpsport::python

@@ -1,0 +1,37 @@
+// The Python static pass: tree-sitter-python, one combined query for every query rule, registered
+// analyses for the rest, availability guards, trigger-literal pre-filter.
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "analyzer/match.hpp"
+#include "core/rule_catalogue.hpp"
+#include "core/trigger_set.hpp"
+
+namespace mpsport::python {
+
+class QuerySet;
+
+class PythonEngine {
+public:
+    // Throws RuleError for a python rule whose query or analysis is invalid.
+    explicit PythonEngine(const RuleCatalogue& catalogue);
+    ~PythonEngine();
+
+    // Matches of every python rule in `text` (Python source). Never throws on bad source:
+    // tree-sitter recovers from syntax errors and the rest of the file is still checked.
+    std::vector<Match> analyze(std::string_view text) const;
+
+private:
+    const RuleCatalogue& m_catalogue;
+    std::vector<const Rule*> m_query_rules;
+    std::vector<const Rule*> m_analysis_rules;
+    std::unique_ptr<QuerySet> m_queries;
+    std::unique_ptr<TriggerSet> m_triggers;
+    // For each rule (query rules first, then analysis rules): indexes into m_triggers' literals.
+    std::vector<std::vector<std::size_t>> m_rule_triggers;
+};
+
+}  // namespace mpsport::python

@@ -1,0 +1,196 @@
+#include "analyzer/python/query_set.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "core/rule_catalogue.hpp"
+
+namespace mpsport::python {
+namespace {
+
+const char* query_error_name(TSQueryError e) {
+    switch (e) {
+        case TSQueryErrorSyntax: return "syntax error";
+        case TSQueryErrorNodeType: return "unknown node type";
+        case TSQueryErrorField: return "unknown field";
+        case TSQueryErrorCapture: return "unknown capture";
+        case TSQueryErrorStructure: return "impossible pattern structure";
+        case TSQueryErrorLanguage: return "language mismatch";
+        default: return "error";
+    }
+}
+
+int line_at(const std::string& text, uint32_t offset) {
+    return 1 + static_cast<int>(std::count(text.begin(), text.begin() + std::min<std::size_t>(offset, text.size()), '\n'));
+}
+
+bool known_predicate(const std::string& op) {
+    static const std::set<std::string> ops = {"eq", "not-eq", "any-of", "not-any-of", "match", "not-match",
+                                              "qualname-eq", "qualname-any-of", "qualname-match", "value-match",
+                                              "not-in-call", "in-function"};
+    return ops.count(op) > 0;
+}
+bool takes_regex(const std::string& op) {
+    static const std::set<std::string> ops = {"match", "not-match", "qualname-match", "value-match", "not-in-call"};
+    return ops.count(op) > 0;
+}
+
+}  // namespace
+
+QuerySet::QuerySet(const std::vector<const Rule*>& rules) : m_rules(rules) {
+    const TSLanguage* lang = tree_sitter_python();
+    std::string combined;
+    for (std::size_t r = 0; r < rules.size(); ++r) {
+        const Rule& rule = *rules[r];
+        uint32_t err_offset = 0;
+        TSQueryError err = TSQueryErrorNone;
+        TSQuery* single = ts_query_new(lang, rule.query.data(), static_cast<uint32_t>(rule.query.size()), &err_offset, &err);
+        if (!single)
+            throw RuleError(rule.source.generic_string() + ": python.query line " + std::to_string(line_at(rule.query, err_offset)) +
+                            ": " + query_error_name(err));
+        const uint32_t patterns = ts_query_pattern_count(single);
+        bool has_finding = false;
+        for (uint32_t c = 0; c < ts_query_capture_count(single); ++c) {
+            uint32_t len = 0;
+            const char* name = ts_query_capture_name_for_id(single, c, &len);
+            if (std::string_view(name, len) == "finding") has_finding = true;
+        }
+        ts_query_delete(single);
+        if (!has_finding) throw RuleError(rule.source.generic_string() + ": python.query must capture @finding (what is reported)");
+        for (uint32_t p = 0; p < patterns; ++p) m_pattern_rule.push_back(r);
+        combined += rule.query;
+        combined += "\n";
+    }
+    uint32_t err_offset = 0;
+    TSQueryError err = TSQueryErrorNone;
+    m_query = ts_query_new(lang, combined.data(), static_cast<uint32_t>(combined.size()), &err_offset, &err);
+    if (!m_query) throw RuleError(std::string("combined python query failed: ") + query_error_name(err));
+    if (ts_query_pattern_count(m_query) != m_pattern_rule.size()) throw RuleError("combined python query: pattern count mismatch");
+
+    for (uint32_t c = 0; c < ts_query_capture_count(m_query); ++c) {
+        uint32_t len = 0;
+        const char* name = ts_query_capture_name_for_id(m_query, c, &len);
+        m_capture_names.emplace_back(name, len);
+        if (m_capture_names.back() == "finding") m_finding_capture = c;
+    }
+
+    m_predicates.resize(m_pattern_rule.size());
+    for (uint32_t p = 0; p < m_pattern_rule.size(); ++p) {
+        const Rule& rule = *m_rules[m_pattern_rule[p]];
+        uint32_t steps = 0;
+        const TSQueryPredicateStep* s = ts_query_predicates_for_pattern(m_query, p, &steps);
+        for (uint32_t i = 0; i < steps;) {
+            Predicate pred;
+            uint32_t len = 0;
+            std::string op = ts_query_string_value_for_id(m_query, s[i].value_id, &len);
+            ++i;
+            if (op.empty() || op.back() != '?' || !known_predicate(op.substr(0, op.size() - 1)))
+                throw RuleError(rule.source.generic_string() + ": python.query uses unknown predicate #" + op);
+            pred.op = op.substr(0, op.size() - 1);
+            if (i >= steps || s[i].type != TSQueryPredicateStepTypeCapture)
+                throw RuleError(rule.source.generic_string() + ": #" + op + " needs a capture as its first argument");
+            pred.capture = s[i].value_id;
+            ++i;
+            for (; i < steps && s[i].type != TSQueryPredicateStepTypeDone; ++i) {
+                if (s[i].type != TSQueryPredicateStepTypeString)
+                    throw RuleError(rule.source.generic_string() + ": #" + op + " takes one capture then strings");
+                pred.values.emplace_back(ts_query_string_value_for_id(m_query, s[i].value_id, &len));
+            }
+            ++i;  // the Done step
+            if (takes_regex(pred.op)) {
+                if (pred.values.size() != 1) throw RuleError(rule.source.generic_string() + ": #" + op + " takes exactly one pattern");
+                try {
+                    pred.regex = std::make_shared<std::regex>(pred.values[0], std::regex::ECMAScript | std::regex::optimize);
+                } catch (const std::regex_error& e) {
+                    throw RuleError(rule.source.generic_string() + ": #" + op + " pattern '" + pred.values[0] + "': " + e.what());
+                }
+            } else if (pred.op != "in-function" && pred.values.empty()) {
+                throw RuleError(rule.source.generic_string() + ": #" + op + " needs at least one string");
+            }
+            m_predicates[p].push_back(std::move(pred));
+        }
+    }
+}
+
+QuerySet::~QuerySet() {
+    if (m_query) ts_query_delete(m_query);
+}
+
+namespace {
+TSNode capture_node(const TSQueryMatch& match, uint32_t id) {
+    for (uint16_t i = 0; i < match.capture_count; ++i)
+        if (match.captures[i].index == id) return match.captures[i].node;
+    return TSNode{};
+}
+}  // namespace
+
+bool QuerySet::holds(const Predicate& p, const TSQueryMatch& match, const ModuleFacts& facts) const {
+    TSNode node = capture_node(match, p.capture);
+    if (ts_node_is_null(node)) return false;
+    const std::string_view op = p.op;
+    if (op == "in-function") return !ts_node_is_null(enclosing(node, {"function_definition"}));
+    if (op == "not-in-call") {
+        TSNode call = enclosing(node, {"call"});
+        if (ts_node_is_null(call)) return true;
+        return !std::regex_search(facts.qualname(field(call, "function")), *p.regex);
+    }
+    if (op == "value-match") {
+        auto v = facts.string_value(node);
+        return v && std::regex_search(*v, *p.regex);
+    }
+    if (op.rfind("qualname-", 0) == 0) {
+        const std::string q = facts.qualname(node);
+        if (q.empty()) return false;
+        if (op == "qualname-match") return std::regex_search(q, *p.regex);
+        if (op == "qualname-eq") return q == p.values[0];
+        return std::find(p.values.begin(), p.values.end(), q) != p.values.end();
+    }
+    const std::string_view text = facts.text(node);
+    if (op == "eq") return text == p.values[0];
+    if (op == "not-eq") return text != p.values[0];
+    if (op == "any-of") return std::find(p.values.begin(), p.values.end(), text) != p.values.end();
+    if (op == "not-any-of") return std::find(p.values.begin(), p.values.end(), text) == p.values.end();
+    const bool found = std::regex_search(text.begin(), text.end(), *p.regex);
+    return op == "match" ? found : !found;
+}
+
+void QuerySet::run(TSNode root, const ModuleFacts& facts, const std::vector<bool>& enabled, std::vector<NodeMatch>& out) const {
+    if (m_rules.empty()) return;
+    TSQueryCursor* cursor = ts_query_cursor_new();
+    ts_query_cursor_exec(cursor, m_query, root);
+    TSQueryMatch match;
+    std::set<std::pair<const Rule*, uint32_t>> seen;  // one finding per rule and node, however many patterns hit it
+    while (ts_query_cursor_next_match(cursor, &match)) {
+        const std::size_t rule_index = m_pattern_rule[match.pattern_index];
+        if (!enabled[rule_index]) continue;
+        bool ok = true;
+        for (const auto& pred : m_predicates[match.pattern_index]) {
+            if (!holds(pred, match, facts)) {
+                ok = false;
+                break;
+            }
+        }
+        if (!ok) continue;
+        TSNode finding = capture_node(match, m_finding_capture);
+        if (ts_node_is_null(finding)) continue;
+        const Rule* rule = m_rules[rule_index];
+        if (!seen.insert({rule, ts_node_start_byte(finding)}).second) continue;
+        Match m;
+        m.rule = rule;
+        m.begin = ts_node_start_byte(finding);
+        m.end = ts_node_end_byte(finding);
+        for (uint16_t i = 0; i < match.capture_count; ++i) {
+            const std::string& name = m_capture_names[match.captures[i].index];
+            if (name.empty() || name[0] == '_') continue;
+            m.captures.emplace(name, std::string(facts.text(match.captures[i].node)));
+            if (name != "finding") continue;
+            const std::string q = facts.qualname(match.captures[i].node);
+            if (!q.empty()) m.captures.emplace("qualname", q);
+            if (auto v = facts.string_value(match.captures[i].node)) m.captures.emplace("value", *v);
+        }
+        out.push_back({std::move(m), finding});
+    }
+    ts_query_cursor_delete(cursor);
+}
+
+}  // namespace mpsport::python

@@ -1,0 +1,53 @@
+// The tree-sitter queries of all python rules, compiled once into one query, and the predicates
+// (#eq?, #match?, #qualname-match?, #value-match?, ...) that tree-sitter leaves to its caller.
+#pragma once
+
+#include <tree_sitter/api.h>
+
+#include <memory>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "analyzer/match.hpp"
+#include "analyzer/python/syntax.hpp"
+#include "core/rule.hpp"
+
+namespace mpsport::python {
+
+struct Predicate {
+    std::string op;                   // without the trailing '?'
+    uint32_t capture = 0;             // first argument: a capture id
+    std::vector<std::string> values;  // the remaining string arguments
+    std::shared_ptr<std::regex> regex;
+};
+
+struct NodeMatch {
+    Match match;
+    TSNode node;  // the @finding node, for context checks
+};
+
+class QuerySet {
+public:
+    // Throws RuleError naming the rule file and the line of a bad query or predicate.
+    explicit QuerySet(const std::vector<const Rule*>& rules);
+    ~QuerySet();
+    QuerySet(const QuerySet&) = delete;
+    QuerySet& operator=(const QuerySet&) = delete;
+
+    // Runs every pattern over the tree; `enabled[i]` says whether rules()[i] applies to this file.
+    void run(TSNode root, const ModuleFacts& facts, const std::vector<bool>& enabled, std::vector<NodeMatch>& out) const;
+    const std::vector<const Rule*>& rules() const { return m_rules; }
+
+private:
+    bool holds(const Predicate& p, const TSQueryMatch& match, const ModuleFacts& facts) const;
+
+    std::vector<const Rule*> m_rules;
+    TSQuery* m_query = nullptr;
+    std::vector<std::size_t> m_pattern_rule;                // pattern index -> index into m_rules
+    std::vector<std::vector<Predicate>> m_predicates;       // per pattern
+    std::vector<std::string> m_capture_names;               // per capture id
+    uint32_t m_finding_capture = UINT32_MAX;
+};
+
+}  // namespace mpsport::python

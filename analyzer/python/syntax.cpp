@@ -1,0 +1,159 @@
+#include "analyzer/python/syntax.hpp"
+
+#include <cstring>
+
+namespace mpsport::python {
+
+std::string_view node_type(TSNode node) { return ts_node_type(node); }
+bool is_type(TSNode node, std::string_view type) { return !ts_node_is_null(node) && type == ts_node_type(node); }
+
+TSNode field(TSNode node, std::string_view name) {
+    return ts_node_child_by_field_name(node, name.data(), static_cast<uint32_t>(name.size()));
+}
+
+TSNode enclosing(TSNode node, std::initializer_list<std::string_view> types) {
+    for (TSNode p = ts_node_parent(node); !ts_node_is_null(p); p = ts_node_parent(p)) {
+        const std::string_view t = ts_node_type(p);
+        for (auto want : types)
+            if (t == want) return p;
+    }
+    return TSNode{};
+}
+
+bool contains(TSNode outer, TSNode inner) {
+    return ts_node_start_byte(outer) <= ts_node_start_byte(inner) && ts_node_end_byte(inner) <= ts_node_end_byte(outer);
+}
+
+std::optional<std::string> string_literal(TSNode node, std::string_view text) {
+    if (!is_type(node, "string")) return std::nullopt;
+    std::string out;
+    const uint32_t n = ts_node_child_count(node);
+    for (uint32_t i = 0; i < n; ++i) {
+        TSNode c = ts_node_child(node, i);
+        const std::string_view t = ts_node_type(c);
+        if (t == "string_start" || t == "string_end") continue;
+        out.append(text.substr(ts_node_start_byte(c), ts_node_end_byte(c) - ts_node_start_byte(c)));
+    }
+    return out;
+}
+
+ModuleFacts::ModuleFacts(TSNode root, std::string_view text) : m_text(text) {
+    // Imports anywhere in the file bind names for the whole file: a deliberate simplification,
+    // since labs often import inside functions (`import apex` in a try block, say).
+    TSTreeCursor cursor = ts_tree_cursor_new(root);
+    bool descend = true;
+    for (;;) {
+        TSNode n = ts_tree_cursor_current_node(&cursor);
+        const std::string_view t = ts_node_type(n);
+        const bool is_import = t == "import_statement" || t == "import_from_statement";
+        if (is_import) {
+            m_imports.push_back(n);
+            add_import(n);
+        }
+        // Imports never hold statements: skip their insides; expressions never hold imports.
+        const bool can_hold_import = !is_import && (t == "module" || t == "block" || t.find("statement") != std::string_view::npos ||
+                                                    t.find("clause") != std::string_view::npos || t == "function_definition" ||
+                                                    t == "class_definition" || t == "decorated_definition");
+        if (descend && can_hold_import && ts_tree_cursor_goto_first_child(&cursor)) continue;
+        descend = true;
+        if (ts_tree_cursor_goto_next_sibling(&cursor)) continue;
+        bool done = true;
+        while (ts_tree_cursor_goto_parent(&cursor)) {
+            if (ts_tree_cursor_goto_next_sibling(&cursor)) {
+                done = false;
+                break;
+            }
+        }
+        if (done) break;
+    }
+    ts_tree_cursor_delete(&cursor);
+    add_constants(root);
+}
+
+std::string_view ModuleFacts::text(TSNode node) const {
+    return m_text.substr(ts_node_start_byte(node), ts_node_end_byte(node) - ts_node_start_byte(node));
+}
+
+void ModuleFacts::add_import(TSNode node) {
+    const bool from = is_type(node, "import_from_statement");
+    std::string module;
+    if (from) {
+        TSNode mod = field(node, "module_name");
+        if (!is_type(mod, "dotted_name")) return;  // relative imports name the lab's own modules
+        module = std::string(text(mod));
+    }
+    const uint32_t n = ts_node_named_child_count(node);
+    for (uint32_t i = 0; i < n; ++i) {
+        TSNode child = ts_node_named_child(node, i);
+        if (from && ts_node_start_byte(child) == ts_node_start_byte(field(node, "module_name"))) continue;
+        std::string name;
+        std::string alias;
+        if (is_type(child, "dotted_name")) {
+            name = std::string(text(child));
+        } else if (is_type(child, "aliased_import")) {
+            name = std::string(text(field(child, "name")));
+            alias = std::string(text(field(child, "alias")));
+        } else {
+            continue;
+        }
+        if (from) {
+            m_aliases[alias.empty() ? name : alias] = module + "." + name;
+        } else if (!alias.empty()) {
+            m_aliases[alias] = name;
+        } else {
+            const std::string head = name.substr(0, name.find('.'));
+            m_aliases[head] = head;
+        }
+    }
+}
+
+void ModuleFacts::add_constants(TSNode root) {
+    const uint32_t n = ts_node_named_child_count(root);
+    std::map<std::string, int> bindings;
+    for (uint32_t i = 0; i < n; ++i) {
+        TSNode stmt = ts_node_named_child(root, i);
+        if (!is_type(stmt, "expression_statement")) continue;
+        TSNode assign = ts_node_named_child(stmt, 0);
+        if (!is_type(assign, "assignment")) continue;
+        TSNode left = field(assign, "left");
+        if (!is_type(left, "identifier")) continue;
+        const std::string name(text(left));
+        ++bindings[name];
+        auto value = string_literal(field(assign, "right"), m_text);
+        if (value) m_constants[name] = {*value, static_cast<int>(ts_node_start_point(stmt).row) + 1};
+    }
+    // A name bound more than once at module level is not a constant.
+    for (const auto& [name, count] : bindings)
+        if (count > 1) m_constants.erase(name);
+}
+
+std::string ModuleFacts::qualname(TSNode node) const {
+    std::string dotted;
+    TSNode cur = node;
+    std::string suffix;
+    while (is_type(cur, "attribute")) {
+        TSNode attr = field(cur, "attribute");
+        suffix = "." + std::string(text(attr)) + suffix;
+        cur = field(cur, "object");
+    }
+    if (!is_type(cur, "identifier")) return {};
+    const std::string_view head = text(cur);
+    auto it = m_aliases.find(head);
+    return (it == m_aliases.end() ? std::string(head) : it->second) + suffix;
+}
+
+std::optional<std::string> ModuleFacts::string_value(TSNode node) const {
+    if (is_type(node, "string")) return string_literal(node, m_text);
+    if (is_type(node, "identifier")) {
+        auto it = m_constants.find(text(node));
+        if (it != m_constants.end()) return it->second.value;
+    }
+    return std::nullopt;
+}
+
+int ModuleFacts::constant_line(std::string_view name) const {
+    auto it = m_constants.find(name);
+    return it == m_constants.end() ? 0 : it->second.line;
+}
+
+}  // namespace mpsport::python

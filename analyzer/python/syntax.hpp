@@ -1,0 +1,57 @@
+// Python syntax facts over a tree-sitter tree: node text, dotted names resolved through the file's
+// imports, string values (through module-level constants), enclosing scopes.
+#pragma once
+
+#include <tree_sitter/api.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+extern "C" const TSLanguage* tree_sitter_python(void);
+
+namespace mpsport::python {
+
+class ModuleFacts {
+public:
+    ModuleFacts(TSNode root, std::string_view text);
+
+    // `T.cuda.synchronize` with `import torch as T` -> "torch.cuda.synchronize"; "" if `node` is not a
+    // dotted name (a call, a subscript, ...). Names the file never imports are left as written.
+    std::string qualname(TSNode node) const;
+    // The text value of a string literal, or of a name bound once at module level to one.
+    std::optional<std::string> string_value(TSNode node) const;
+    // Where a module-level constant is bound (1-based line), for messages; 0 if it is not one.
+    int constant_line(std::string_view name) const;
+
+    std::string_view text(TSNode node) const;
+    std::string_view source() const { return m_text; }
+    // Every import / from-import statement in the file, in order.
+    const std::vector<TSNode>& imports() const { return m_imports; }
+
+private:
+    void add_import(TSNode node);
+    void add_constants(TSNode root);
+
+    std::string_view m_text;
+    std::vector<TSNode> m_imports;
+    std::map<std::string, std::string, std::less<>> m_aliases;  // local name -> qualified name
+    struct Constant {
+        std::string value;
+        int line;
+    };
+    std::map<std::string, Constant, std::less<>> m_constants;
+};
+
+std::string_view node_type(TSNode node);
+bool is_type(TSNode node, std::string_view type);
+TSNode field(TSNode node, std::string_view name);
+// The literal content of a `string` node (interpolations kept as written: f"cuda:{rank}" -> "cuda:{rank}").
+std::optional<std::string> string_literal(TSNode node, std::string_view text);
+// Nearest ancestor of one of the given types, or a null node.
+TSNode enclosing(TSNode node, std::initializer_list<std::string_view> types);
+bool contains(TSNode outer, TSNode inner);
+
+}  // namespace mpsport::python

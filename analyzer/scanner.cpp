@@ -1,0 +1,133 @@
+#include "analyzer/scanner.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "analyzer/manifests/manifest_engine.hpp"
+#include "analyzer/match.hpp"
+#include "analyzer/notebooks/notebook.hpp"
+#include "analyzer/python/python_engine.hpp"
+#include "analyzer/scan_cache.hpp"
+#include "core/hash.hpp"
+#include "core/paths.hpp"
+#include "core/source_text.hpp"
+
+namespace fs = std::filesystem;
+
+namespace mpsport {
+
+Scanner::Scanner(const RuleCatalogue& catalogue)
+    : m_catalogue(catalogue),
+      m_python(std::make_unique<python::PythonEngine>(catalogue)),
+      m_manifests(std::make_unique<manifests::ManifestEngine>(catalogue)) {}
+
+Scanner::~Scanner() = default;
+
+FileOutcome Scanner::scan_text(const std::string& path, FileKind kind, std::string text) const {
+    FileOutcome out;
+    if (auto problem = text_problem(text)) {
+        out.skip_reason = *problem;
+        return out;
+    }
+    try {
+        if (kind == FileKind::notebook) {
+            notebooks::NotebookSource nb = notebooks::notebook_to_python(text);
+            const SourceText source(std::move(nb.python));
+            out.lines = source.line_count();
+            append_findings(m_python->analyze(source.text()), source, path, Suppressions::parse(source), out.findings,
+                            &nb.cell_lines);
+            return out;
+        }
+        const SourceText source(std::move(text));
+        out.lines = source.line_count();
+        const Suppressions suppressions = Suppressions::parse(source);
+        if (kind == FileKind::python) append_findings(m_python->analyze(source.text()), source, path, suppressions, out.findings);
+        if (m_manifests->reads(kind)) append_findings(m_manifests->analyze(kind, source), source, path, suppressions, out.findings);
+    } catch (const std::exception& e) {
+        out.findings.clear();
+        out.skip_reason = e.what();
+    }
+    return out;
+}
+
+ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& roots, const ScanOptions& options) const {
+    const auto start = std::chrono::steady_clock::now();
+    ScanResult result;
+    WalkResult walked = walk(base, roots, options.walk);
+    result.skipped = std::move(walked.skipped);
+    result.ignored_dirs = walked.ignored_dirs;
+
+    const std::uint64_t cache_key = fnv1a64(std::string(MPSPORT_VERSION) + hex64(m_catalogue.digest()));
+    ScanCache cache = options.cache_dir ? ScanCache::load(*options.cache_dir, cache_key) : ScanCache();
+
+    const std::size_t n = walked.files.size();
+    std::vector<ScanCache::Entry> entries(n);
+    std::vector<char> from_cache(n, 0);
+    std::atomic<std::size_t> next{0};
+    auto worker = [&] {
+        for (std::size_t i = next++; i < n; i = next++) {
+            const FileEntry& file = walked.files[i];
+            ScanCache::Entry& entry = entries[i];
+            entry.size = file.size;
+            entry.mtime_ns = file.mtime_ns;
+            const ScanCache::Entry* cached = options.cache_dir ? cache.find(file.path) : nullptr;
+            if (cached && cached->size == file.size && cached->mtime_ns == file.mtime_ns && file.mtime_ns != 0) {
+                entry.hash = cached->hash;
+                entry.outcome = cached->outcome;
+                from_cache[i] = 1;
+                continue;
+            }
+            std::string text;
+            try {
+                text = read_file(file.absolute);
+            } catch (const std::exception& e) {
+                entry.outcome.skip_reason = std::string("unreadable: ") + e.what();
+                continue;
+            }
+            entry.hash = content_hash(text);
+            if (cached && cached->hash == entry.hash && cached->size == file.size) {
+                entry.outcome = cached->outcome;
+                from_cache[i] = 1;
+                continue;
+            }
+            entry.outcome = scan_text(file.path, file.kind, std::move(text));
+        }
+    };
+    unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+    jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(1, n)));
+    std::vector<std::thread> threads;
+    for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(worker);
+    worker();
+    for (auto& t : threads) t.join();
+
+    ScanCache fresh(cache_key);
+    for (std::size_t i = 0; i < n; ++i) {
+        FileOutcome& o = entries[i].outcome;
+        if (o.skip_reason) {
+            result.skipped.push_back({walked.files[i].path, *o.skip_reason});
+        } else {
+            ++result.files_scanned;
+            result.files_cached += static_cast<std::size_t>(from_cache[i]);
+            result.lines_scanned += o.lines;
+            if (!o.findings.empty()) result.file_lines[walked.files[i].path] = o.lines;
+            result.findings.insert(result.findings.end(), o.findings.begin(), o.findings.end());
+        }
+        if (options.cache_dir) fresh.put(walked.files[i].path, std::move(entries[i]));
+    }
+    if (options.cache_dir) {
+        try {
+            fresh.save(*options.cache_dir);
+        } catch (const std::exception& e) {
+            result.warnings.push_back(std::string("scan cache not saved: ") + e.what() + " (use --no-cache or --cache-dir)");
+        }
+    }
+    sort_findings(result.findings);
+    assign_fingerprints(result.findings);
+    std::sort(result.skipped.begin(), result.skipped.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+}
+
+}  // namespace mpsport

@@ -1,0 +1,53 @@
+// The static pass over a repository: walk, read, pre-filter, dispatch each file to its engine,
+// in parallel, with a content-hash cache. One bad file never stops a scan: it is listed as skipped.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/finding.hpp"
+#include "core/rule_catalogue.hpp"
+#include "core/scan_result.hpp"
+#include "core/walker.hpp"
+
+namespace mpsport {
+
+namespace python { class PythonEngine; }
+namespace manifests { class ManifestEngine; }
+
+struct ScanOptions {
+    WalkOptions walk;
+    unsigned jobs = 0;                             // 0: one per core
+    std::optional<std::filesystem::path> cache_dir;  // nullopt: no cache
+};
+
+
+struct FileOutcome {
+    std::vector<Finding> findings;
+    std::optional<std::string> skip_reason;
+    std::size_t lines = 0;
+};
+
+class Scanner {
+public:
+    explicit Scanner(const RuleCatalogue& catalogue);
+    ~Scanner();
+
+    ScanResult scan(const std::filesystem::path& base, const std::vector<std::filesystem::path>& roots,
+                    const ScanOptions& options) const;
+    // One file's findings from its text (no walking, no cache); used by the scan and by tests.
+    FileOutcome scan_text(const std::string& path, FileKind kind, std::string text) const;
+
+private:
+    FileOutcome scan_file(const FileEntry& file) const;
+
+    const RuleCatalogue& m_catalogue;
+    std::unique_ptr<python::PythonEngine> m_python;
+    std::unique_ptr<manifests::ManifestEngine> m_manifests;
+};
+
+}  // namespace mpsport

@@ -1,0 +1,129 @@
+#include "auditor/trace.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/paths.hpp"
+
+namespace fs = std::filesystem;
+
+namespace mpsport {
+namespace {
+
+std::string join(const std::vector<std::string>& v, const char* sep = ",") {
+    std::string out;
+    for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
+    return out;
+}
+
+std::vector<std::string> strings(const nlohmann::json& j, const char* key) {
+    std::vector<std::string> out;
+    if (j.contains(key) && j[key].is_array())
+        for (const auto& s : j[key])
+            if (s.is_string()) out.push_back(s.get<std::string>());
+    return out;
+}
+
+}  // namespace
+
+nlohmann::json load_trace_json(const fs::path& path) {
+    std::string text;
+    try {
+        text = read_file(path);
+    } catch (const std::exception& e) {
+        throw std::runtime_error(std::string(e.what()) + "; write a trace with `mpsport audit --out DIR -- CMD`");
+    }
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+        throw std::runtime_error(path.generic_string() + ": not valid JSON (" + e.what() + ")");
+    }
+    if (!j.is_object() || j.value("schema", "") != kTraceSchema)
+        throw std::runtime_error(path.generic_string() + ": not an mpsport trace (expected schema " + kTraceSchema + ")");
+    return j;
+}
+
+Evidence evidence_from_trace(const nlohmann::json& t, const MpsTable& table, const std::string& origin) {
+    Evidence ev;
+    ev.trace_path = origin;
+    ev.complete = t.value("status", "") == "complete";
+    ev.incomplete_reason = t.value("reason", "");
+    const auto env = t.value("env", nlohmann::json::object());
+    ev.device = t.value("device", env.value("device", ""));
+    ev.torch_version = env.value("torch", "");
+    ev.python_version = env.value("python", "");
+    ev.platform = env.value("system", "") + "/" + env.value("machine", "");
+    ev.mps_built = env.value("mps_built", false);
+    ev.mps_available = env.value("mps_available", false);
+    ev.predicted = !ev.mps_available;
+    ev.target_torch = table.torch_version;
+    const auto steps = t.value("steps", nlohmann::json::object());
+    ev.optimizer_steps = steps.value("completed", 0);
+    ev.forward = steps.value("forward", false);
+    ev.backward = steps.value("backward", false);
+    for (const auto& [role, info] : t.value("roles", nlohmann::json::object()).items())
+        ev.roles.push_back({role, strings(info, "devices"), strings(info, "dtypes")});
+    for (const auto& op : t.value("ops", nlohmann::json::array())) {
+        const std::string name = op.value("op", "");
+        const auto dtypes = strings(op, "dtypes");
+        const MpsPrediction p = predict(table, name, dtypes);
+        if (p.status == "unsupported-dtype") ev.float64_ops.push_back(name + " [" + join(dtypes) + "]");
+        if (p.status == "native") continue;
+        OpUse use{name, op.value("phase", "other"), join(strings(op, "devices")), join(dtypes), op.value("count", 0L),
+                  op.value("first_frame", ""), p.status, p.note};
+        ev.ops.push_back(std::move(use));
+    }
+    for (const auto& m : t.value("mps_messages", nlohmann::json::array())) ev.fallback_warnings.push_back(m.value("op", "?"));
+    if (t.contains("checkpoint") && t["checkpoint"].is_object()) {
+        ev.checkpoint_ok = t["checkpoint"].value("ok", false);
+        ev.checkpoint_detail = t["checkpoint"].value("detail", "");
+    }
+    if (t.contains("compare") && t["compare"].is_object()) {
+        ev.numerics_ok = t["compare"].value("within_tolerance", false);
+        ev.numerics_detail = t["compare"].value("detail", "");
+    }
+    ev.step_seconds = t.value("timing", nlohmann::json::object()).value("unobserved_step_s", 0.0);
+    return ev;
+}
+
+Evidence read_trace(const fs::path& path, const MpsTable& table) {
+    return evidence_from_trace(load_trace_json(path), table, path.generic_string());
+}
+
+std::string summarize_evidence(const Evidence& ev, const nlohmann::json& t) {
+    std::string out;
+    out += fmt::format("Audit: {}{}\n", ev.complete ? "complete" : "INCOMPLETE", ev.complete ? "" : " - " + ev.incomplete_reason);
+    out += fmt::format("  environment: torch {} / Python {} on {}; MPS built {}, available {}; ran on {}\n", ev.torch_version,
+                       ev.python_version, ev.platform, ev.mps_built ? "yes" : "no", ev.mps_available ? "yes" : "no",
+                       ev.device.empty() ? "?" : ev.device);
+    out += fmt::format("  step: forward {}, backward {}, optimizer steps {}\n", ev.forward ? "yes" : "no", ev.backward ? "yes" : "no",
+                       ev.optimizer_steps);
+    if (!ev.roles.empty()) {
+        out += "  device per role:\n";
+        for (const auto& r : ev.roles)
+            out += fmt::format("    {:<16} {:<14} {}\n", r.role, join(r.devices), join(r.dtypes));
+    }
+    out += fmt::format("  ops needing attention on MPS (predicted from PyTorch {}'s op tables{}):\n", ev.target_torch,
+                       ev.predicted ? ", no MPS on this host" : "");
+    if (ev.ops.empty()) out += "    none: every op of the step has an MPS kernel\n";
+    for (const auto& op : ev.ops)
+        out += fmt::format("    {:<34} {:<17} x{:<5} {:<9} {:<18} {}\n", op.op, op.mps_status, op.count, op.phase, op.dtypes,
+                           op.first_frame.empty() ? "-" : op.first_frame);
+    if (!ev.fallback_warnings.empty()) out += "  MPS fallback / NotImplementedError messages for: " + join(ev.fallback_warnings, ", ") + "\n";
+    if (!ev.float64_ops.empty()) out += fmt::format("  float64/complex128 ops: {}\n", ev.float64_ops.size());
+    if (ev.checkpoint_ok) out += fmt::format("  checkpoint round-trip: {} ({})\n", *ev.checkpoint_ok ? "ok" : "FAILED", ev.checkpoint_detail);
+    if (ev.numerics_ok) out += fmt::format("  numerics vs CPU: {} ({})\n", *ev.numerics_ok ? "within tolerance" : "OUT OF TOLERANCE", ev.numerics_detail);
+    const auto timing = t.value("timing", nlohmann::json::object());
+    if (timing.contains("unobserved_step_s"))
+        out += fmt::format("  step time: {:.4f}s unobserved, {:.4f}s traced\n", timing.value("unobserved_step_s", 0.0),
+                           timing.value("observed_step_s", 0.0));
+    const auto mem = t.value("memory", nlohmann::json::object());
+    if (mem.contains("rss_peak_bytes"))
+        out += fmt::format("  memory: peak RSS {:.1f} MiB, accelerator allocated {:.1f} MiB\n", mem.value("rss_peak_bytes", 0.0) / 1048576.0,
+                           mem.value("accelerator_allocated_bytes", 0.0) / 1048576.0);
+    return out;
+}
+
+}  // namespace mpsport

@@ -1,0 +1,111 @@
+#include "cli/app.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "analyzer/scanner.hpp"
+#include "cli/commands.hpp"
+#include "core/paths.hpp"
+#include "reports/render.hpp"
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <unistd.h>
+#endif
+
+namespace fs = std::filesystem;
+
+namespace mpsport::cli {
+namespace {
+
+bool stdout_is_tty() {
+#if defined(__unix__) || defined(__APPLE__)
+    return isatty(STDOUT_FILENO) != 0 && std::getenv("NO_COLOR") == nullptr;
+#else
+    return false;
+#endif
+}
+
+}  // namespace
+
+void add_scan_options(CLI::App& cmd, ScanArgs& a) {
+    cmd.add_option("--format", a.format, "Output format: text, json, sarif, md, html")->capture_default_str();
+    cmd.add_option("--output,-o", a.output, "Write the report to FILE (atomically) instead of standard output");
+    cmd.add_option("--fail-on", a.fail_on, "Exit 1 when a finding is at or above: blocker, major, minor, info, none")->capture_default_str();
+    cmd.add_flag("--no-ignore", a.no_ignore, "Do not respect .gitignore / .mpsportignore");
+    cmd.add_flag("--follow", a.follow, "Follow symbolic links (loops are detected and skipped)");
+    cmd.add_option("--exclude", a.exclude, "Extra gitignore-style pattern to skip (repeatable)");
+    cmd.add_option("--max-file-size", a.max_file_size, "Skip files larger than this many bytes")->capture_default_str();
+    cmd.add_option("--jobs,-j", a.jobs, "Worker threads (0: one per core)")->capture_default_str();
+    cmd.add_flag("--no-cache", a.no_cache, "Do not read or write the scan cache");
+    cmd.add_option("--cache-dir", a.cache_dir, "Where the scan cache lives (default: PATH/.mpsport_cache)");
+    cmd.add_option("--rules", a.rules_dir, "Rules folder (default: the bundled rules)");
+    cmd.add_option("--select", a.select, "Only these rule ids (repeatable)");
+}
+
+int run(int argc, char** argv) {
+    CLI::App app{"mpsport: can this PyTorch repository move from Linux/CUDA to an Apple Silicon Mac (MPS), and at what cost?"};
+    app.set_version_flag("--version", std::string("mpsport ") + MPSPORT_VERSION);
+    app.require_subcommand(1);
+
+    ScanArgs scan_args;
+    auto* scan = app.add_subcommand("scan", "Static pass over a repository or files; prints findings");
+    scan->add_option("paths", scan_args.paths, "Folders or files to scan (default: .)");
+    add_scan_options(*scan, scan_args);
+
+    ScanArgs report_args;
+    auto* report = app.add_subcommand("report", "Scan (+ an optional audit trace) -> checklist, verdict, effort");
+    report->add_option("paths", report_args.paths, "Folders or files to scan (default: .)");
+    report->add_option("--trace", report_args.trace, "An audit trace (trace.json) to combine with the scan");
+    report->add_option("--target-torch", report_args.target_torch, "PyTorch version whose MPS op table predicts the trace (2.6.0, 2.14.1)")
+        ->capture_default_str();
+    add_scan_options(*report, report_args);
+    report_args.fail_on = "none";
+
+    ScanArgs check_args;
+    auto* check = app.add_subcommand("check", "Pre-commit / PR gate: only what changed or is new");
+    check->add_option("paths", check_args.paths, "Files to check (as pre-commit passes them)");
+    check->add_flag("--changed", check_args.changed, "Check the files git reports as changed or untracked");
+    check->add_option("--baseline", check_args.baseline, "A JSON report: findings already in it are not reported");
+    add_scan_options(*check, check_args);
+
+    std::string rule_id;
+    std::optional<std::string> rules_dir_for_list;
+    auto* rules = app.add_subcommand("rules", "List rules, or explain one");
+    rules->add_option("id", rule_id, "A rule id");
+    rules->add_option("--rules", rules_dir_for_list, "Rules folder (default: the bundled rules)");
+
+    std::optional<std::string> tables_data, tables_rules;
+    auto* tables = app.add_subcommand("tables", "Regenerate rules/mps/ op-support tables from PyTorch's native_functions.yaml and common_mps.py");
+    tables->add_option("--data", tables_data, "Folder with native_functions-<version>.yaml and common_mps-<version>.py.txt");
+    tables->add_option("--rules", tables_rules, "Rules folder to write mps/ into (default: the bundled rules)");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        const int code = app.exit(e);
+        return code == 0 ? 0 : 2;
+    }
+
+    try {
+        if (*scan) return run_scan(scan_args, Mode::scan, stdout_is_tty());
+        if (*report) return run_scan(report_args, Mode::report, stdout_is_tty());
+        if (*check) return run_scan(check_args, Mode::check, stdout_is_tty());
+        if (*rules) return run_rules(rule_id, rules_dir_for_list);
+        if (*tables) return run_tables(tables_data, tables_rules);
+        return 2;
+    } catch (const RuleError& e) {
+        std::cerr << "mpsport: rule catalogue error: " << e.what() << "\n";
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "mpsport: error: " << e.what() << "\n";
+        return 2;
+    }
+}
+
+}  // namespace mpsport::cli

@@ -1,0 +1,39 @@
+// The commands behind the command line, callable from tests.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace CLI { class App; }
+
+namespace mpsport::cli {
+
+struct ScanArgs {
+    std::vector<std::string> paths;
+    std::string format = "text";
+    std::optional<std::string> output;
+    std::string fail_on = "major";
+    bool no_ignore = false;
+    bool follow = false;
+    std::vector<std::string> exclude;
+    std::uintmax_t max_file_size = 4u << 20;
+    unsigned jobs = 0;
+    bool no_cache = false;
+    std::optional<std::string> cache_dir;
+    std::optional<std::string> rules_dir;
+    std::vector<std::string> select;
+    std::optional<std::string> trace;     // report
+    std::string target_torch = "2.14.1";  // report: which MPS op table predicts the trace's ops
+    bool changed = false;                 // check
+    std::optional<std::string> baseline;  // check
+};
+
+enum class Mode { scan, report, check };
+
+void add_scan_options(CLI::App& cmd, ScanArgs& args);
+int run_scan(const ScanArgs& args, Mode mode, bool color);
+int run_rules(const std::string& id, const std::optional<std::string>& rules_dir);
+int run_tables(const std::optional<std::string>& data_dir, const std::optional<std::string>& rules_dir);
+
+}  // namespace mpsport::cli

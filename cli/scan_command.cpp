@@ -1,0 +1,155 @@
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "analyzer/scanner.hpp"
+#include "auditor/trace.hpp"
+#include "cli/commands.hpp"
+#include "core/paths.hpp"
+#include "reports/render.hpp"
+
+namespace fs = std::filesystem;
+
+namespace mpsport::cli {
+namespace {
+
+std::vector<fs::path> git_changed_files() {
+    std::vector<fs::path> out;
+#if defined(__unix__) || defined(__APPLE__)
+    for (const char* cmd : {"git diff --name-only --diff-filter=ACMR HEAD 2>/dev/null",
+                            "git ls-files --others --exclude-standard 2>/dev/null"}) {
+        FILE* pipe = popen(cmd, "r");
+        if (!pipe) throw std::runtime_error("--changed: cannot run git; pass the files to check instead");
+        char buf[4096];
+        while (fgets(buf, sizeof buf, pipe)) {
+            std::string line(buf);
+            while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+            if (!line.empty()) out.emplace_back(line);
+        }
+        if (pclose(pipe) != 0 && out.empty()) throw std::runtime_error("--changed: git failed (is this a git checkout?)");
+    }
+#else
+    throw std::runtime_error("--changed needs git on a POSIX system; pass the files to check instead");
+#endif
+    return out;
+}
+
+std::set<std::string> baseline_fingerprints(const std::string& path) {
+    std::set<std::string> out;
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(read_file(path));
+    } catch (const nlohmann::json::exception& e) {
+        throw std::runtime_error(path + ": not a JSON report (" + e.what() + "); write one with `mpsport scan --format json -o FILE`");
+    }
+    for (const auto& f : j.value("findings", nlohmann::json::array())) out.insert(f.value("fingerprint", ""));
+    return out;
+}
+
+}  // namespace
+
+int run_scan(const ScanArgs& args, Mode mode, bool color) {
+    const auto format = parse_format(args.format);
+    if (!format) throw std::runtime_error("--format '" + args.format + "' is not one of text, json, sarif, md, html");
+    std::optional<Severity> fail_on;
+    if (args.fail_on != "none") {
+        fail_on = parse_severity(args.fail_on);
+        if (!fail_on) throw std::runtime_error("--fail-on '" + args.fail_on + "' is not one of blocker, major, minor, info, none");
+    }
+
+    RuleCatalogue catalogue = RuleCatalogue::load(locate_rules_dir(args.rules_dir ? std::optional<fs::path>(*args.rules_dir) : std::nullopt));
+    if (!args.select.empty()) catalogue.select(args.select);
+    const Scanner scanner(catalogue);
+
+    std::vector<fs::path> roots(args.paths.begin(), args.paths.end());
+    if (mode == Mode::check && args.changed) {
+        auto changed = git_changed_files();
+        roots.insert(roots.end(), changed.begin(), changed.end());
+        if (roots.empty()) return 0;  // nothing changed: nothing to check
+    }
+    if (roots.empty()) {
+        if (mode == Mode::check) throw std::runtime_error("check: name the files to check, or pass --changed");
+        roots.emplace_back(".");
+    }
+    for (const auto& r : roots) {
+        std::error_code ec;
+        if (mode != Mode::check && !fs::exists(r, ec))
+            throw std::runtime_error(r.generic_string() + ": no such file or folder");
+    }
+
+    // Paths in the report are relative to the scanned folder, or to the current folder for files.
+    fs::path base = fs::current_path();
+    std::error_code ec;
+    if (roots.size() == 1 && fs::is_directory(roots[0], ec)) base = fs::absolute(roots[0]);
+
+    ScanOptions options;
+    options.walk.respect_gitignore = !args.no_ignore;
+    options.walk.follow_symlinks = args.follow;
+    options.walk.exclude = args.exclude;
+    options.walk.max_file_size = args.max_file_size;
+    options.jobs = args.jobs;
+    if (!args.no_cache) options.cache_dir = args.cache_dir ? fs::path(*args.cache_dir) : base / ".mpsport_cache";
+
+    ScanResult result = scanner.scan(base, roots, options);
+    result.root = roots.size() == 1 ? roots[0].generic_string() : base.generic_string();
+
+    if (args.baseline) {
+        const auto known = baseline_fingerprints(*args.baseline);
+        result.findings.erase(std::remove_if(result.findings.begin(), result.findings.end(),
+                                             [&](const Finding& f) { return known.count(f.fingerprint) > 0; }),
+                              result.findings.end());
+    }
+
+    std::optional<Evidence> evidence;
+    if (args.trace) evidence = read_trace(*args.trace, load_mps_table(catalogue.root(), args.target_torch));
+    std::optional<Assessment> assessment;
+    if (mode == Mode::report) assessment = assess(result.findings, evidence ? &*evidence : nullptr, catalogue, result.file_lines);
+
+    const Report report{result, catalogue, assessment ? &*assessment : nullptr, evidence ? &*evidence : nullptr, MPSPORT_VERSION};
+    const std::string text = render(report, *format, color && !args.output);
+    if (args.output) {
+        write_file_atomically(*args.output, text);
+        std::cerr << fmt::format("mpsport: wrote {} ({} findings)\n", *args.output, result.findings.size());
+    } else {
+        std::cout << text << std::flush;
+    }
+
+    if (fail_on)
+        for (const auto& f : result.findings)
+            if (f.severity >= *fail_on) return 1;
+    return 0;
+}
+
+int run_rules(const std::string& id, const std::optional<std::string>& rules_dir) {
+    const RuleCatalogue catalogue = RuleCatalogue::load(locate_rules_dir(rules_dir ? std::optional<fs::path>(*rules_dir) : std::nullopt));
+    if (id.empty()) {
+        std::size_t width = 0;
+        for (const auto& r : catalogue.rules()) width = std::max(width, r.id.size());
+        for (const auto& r : catalogue.rules())
+            std::cout << fmt::format("{:<{}}  {:<7}  {:<11}  {:<8}  {}\n", r.id, width, to_string(r.severity), r.category, r.engine, r.docs.what.substr(0, r.docs.what.find('\n')));
+        std::cout << fmt::format("\n{} rules; `mpsport rules ID` explains one.\n", catalogue.rules().size());
+        return 0;
+    }
+    const Rule* r = catalogue.find(id);
+    if (!r) {
+        std::cerr << "mpsport: no rule '" << id << "'; `mpsport rules` lists them\n";
+        return 2;
+    }
+    std::cout << fmt::format("{}\n{}\n\nseverity: {}   category: {}   verdict impact: {}   engine: {}\n", r->id, std::string(r->id.size(), '='),
+                             to_string(r->severity), r->category, to_string(r->impact), r->engine);
+    std::cout << fmt::format("effort: {}-{} h per {}", r->effort.low, r->effort.high, r->effort.per);
+    if (r->effort.setup_high > 0) std::cout << fmt::format(" + {}-{} h setup per file", r->effort.setup_low, r->effort.setup_high);
+    if (r->effort.cap_high > 0) std::cout << fmt::format(", capped at {} h", r->effort.cap_high);
+    std::cout << "\n\n## What it does\n" << r->docs.what << "\n\n## Why is this bad?\n" << r->docs.why << "\n\n## Example\n" << r->docs.example
+              << "\n\n## Fix\n" << r->fix << "\n";
+    if (!r->references.empty()) {
+        std::cout << "\n## References\n";
+        for (const auto& ref : r->references) std::cout << "- " << ref << "\n";
+    }
+    return 0;
+}
+
+}  // namespace mpsport::cli

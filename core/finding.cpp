@@ -1,0 +1,77 @@
+#include "core/finding.hpp"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "core/hash.hpp"
+
+namespace mpsport {
+
+std::string_view to_string(Severity s) {
+    switch (s) {
+        case Severity::info: return "info";
+        case Severity::minor: return "minor";
+        case Severity::major: return "major";
+        case Severity::blocker: return "blocker";
+    }
+    return "info";
+}
+
+std::string_view to_string(VerdictImpact v) {
+    switch (v) {
+        case VerdictImpact::none: return "none";
+        case VerdictImpact::dual: return "dual";
+        case VerdictImpact::stay: return "stay";
+    }
+    return "none";
+}
+
+std::optional<Severity> parse_severity(std::string_view s) {
+    if (s == "info") return Severity::info;
+    if (s == "minor") return Severity::minor;
+    if (s == "major") return Severity::major;
+    if (s == "blocker") return Severity::blocker;
+    return std::nullopt;
+}
+
+std::optional<VerdictImpact> parse_verdict_impact(std::string_view s) {
+    if (s == "none") return VerdictImpact::none;
+    if (s == "dual") return VerdictImpact::dual;
+    if (s == "stay") return VerdictImpact::stay;
+    return std::nullopt;
+}
+
+static std::string normalise_whitespace(std::string_view text) {
+    std::string out;
+    bool in_space = false;
+    for (char c : text) {
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+            in_space = !out.empty();
+            continue;
+        }
+        if (in_space) out.push_back(' ');
+        in_space = false;
+        out.push_back(c);
+    }
+    return out;
+}
+
+void assign_fingerprints(std::vector<Finding>& findings) {
+    std::map<std::string, int> seen;
+    for (auto& f : findings) {
+        std::string key = f.rule_id + '\0' + f.location.path + '\0' + normalise_whitespace(f.matched);
+        int ordinal = seen[key]++;
+        key += '\0' + std::to_string(ordinal);
+        f.fingerprint = hex64(fnv1a64(key));
+    }
+}
+
+void sort_findings(std::vector<Finding>& findings) {
+    std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
+        return std::tie(a.location.path, a.location.line, a.location.col, a.rule_id) <
+               std::tie(b.location.path, b.location.line, b.location.col, b.rule_id);
+    });
+}
+
+}  // namespace mpsport

@@ -1,0 +1,136 @@
+#include "core/gitignore.hpp"
+
+namespace mpsport {
+namespace {
+
+bool class_match(std::string_view pattern, std::size_t& pi, char c) {
+    // pattern[pi] == '['; on return pi is past ']'
+    std::size_t i = pi + 1;
+    bool negate = false;
+    if (i < pattern.size() && (pattern[i] == '!' || pattern[i] == '^')) {
+        negate = true;
+        ++i;
+    }
+    bool matched = false;
+    bool first = true;
+    for (; i < pattern.size() && (pattern[i] != ']' || first); ++i) {
+        first = false;
+        if (i + 2 < pattern.size() && pattern[i + 1] == '-' && pattern[i + 2] != ']') {
+            if (c >= pattern[i] && c <= pattern[i + 2]) matched = true;
+            i += 2;
+        } else if (pattern[i] == c) {
+            matched = true;
+        }
+    }
+    pi = i < pattern.size() ? i + 1 : i;
+    return matched != negate;
+}
+
+bool match_from(std::string_view p, std::size_t pi, std::string_view s, std::size_t si) {
+    while (pi < p.size()) {
+        const char pc = p[pi];
+        if (pc == '*') {
+            const bool double_star = pi + 1 < p.size() && p[pi + 1] == '*';
+            if (double_star) {
+                std::size_t next = pi + 2;
+                // "**/" matches zero or more whole folders
+                if (next < p.size() && p[next] == '/') {
+                    for (std::size_t k = si;; ) {
+                        if (match_from(p, next + 1, s, k)) return true;
+                        std::size_t slash = s.find('/', k);
+                        if (slash == std::string_view::npos) return false;
+                        k = slash + 1;
+                    }
+                }
+                for (std::size_t k = si; k <= s.size(); ++k)
+                    if (match_from(p, next, s, k)) return true;
+                return false;
+            }
+            for (std::size_t k = si; k <= s.size(); ++k) {
+                if (match_from(p, pi + 1, s, k)) return true;
+                if (k < s.size() && s[k] == '/') return false;
+            }
+            return false;
+        }
+        if (si >= s.size()) return false;
+        if (pc == '?') {
+            if (s[si] == '/') return false;
+            ++pi;
+            ++si;
+        } else if (pc == '[') {
+            if (s[si] == '/' || !class_match(p, pi, s[si])) return false;
+            ++si;
+        } else {
+            if (pc == '\\' && pi + 1 < p.size()) ++pi;
+            if (p[pi] != s[si]) return false;
+            ++pi;
+            ++si;
+        }
+    }
+    return si == s.size();
+}
+
+std::string_view trim_trailing_spaces(std::string_view line) {
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r' || line.back() == '\t')) {
+        if (line.size() >= 2 && line[line.size() - 2] == '\\') break;
+        line.remove_suffix(1);
+    }
+    return line;
+}
+
+}  // namespace
+
+bool glob_match(std::string_view pattern, std::string_view path) { return match_from(pattern, 0, path, 0); }
+
+void IgnoreRules::add(std::string_view base, std::string_view text) {
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        std::size_t end = text.find('\n', pos);
+        if (end == std::string_view::npos) end = text.size();
+        std::string_view line = trim_trailing_spaces(text.substr(pos, end - pos));
+        pos = end + 1;
+        if (line.empty() || line.front() == '#') continue;
+        Pattern p;
+        p.base = std::string(base);
+        if (line.front() == '!') {
+            p.negated = true;
+            line.remove_prefix(1);
+        } else if (line.front() == '\\') {
+            line.remove_prefix(1);
+        }
+        if (!line.empty() && line.back() == '/') {
+            p.dir_only = true;
+            line.remove_suffix(1);
+        }
+        if (line.empty()) continue;
+        p.anchored = line.find('/') != std::string_view::npos;
+        if (line.front() == '/') line.remove_prefix(1);
+        p.glob = std::string(line);
+        m_patterns.push_back(std::move(p));
+    }
+}
+
+bool IgnoreRules::is_ignored(std::string_view path, bool is_dir) const {
+    bool ignored = false;
+    for (const auto& p : m_patterns) {
+        if (p.dir_only && !is_dir) continue;
+        if (ignored != p.negated) continue;  // this pattern cannot change the outcome
+        std::string_view rel = path;
+        if (!p.base.empty()) {
+            if (rel.size() <= p.base.size() || rel.compare(0, p.base.size(), p.base) != 0 || rel[p.base.size()] != '/')
+                continue;
+            rel.remove_prefix(p.base.size() + 1);
+        }
+        bool hit;
+        if (p.anchored) {
+            hit = glob_match(p.glob, rel);
+        } else {
+            const std::size_t slash = rel.rfind('/');
+            hit = glob_match(p.glob, slash == std::string_view::npos ? rel : rel.substr(slash + 1));
+        }
+        if (hit) ignored = !p.negated;
+    }
+    return ignored;
+}
+
+}  // namespace mpsport

@@ -1,0 +1,32 @@
+// .gitignore semantics: per-folder pattern files, anchoring, '**', negation, folder-only patterns.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mpsport {
+
+// Matches a gitignore-style glob against a '/'-separated path: '*' and '?' stop at '/', '**' does not.
+bool glob_match(std::string_view pattern, std::string_view path);
+
+class IgnoreRules {
+public:
+    // Adds the patterns of one ignore file found in folder `base` ("" for the root).
+    void add(std::string_view base, std::string_view file_text);
+    // Last matching pattern wins, as in git. `path` is relative to the root.
+    bool is_ignored(std::string_view path, bool is_dir) const;
+    bool empty() const { return m_patterns.empty(); }
+
+private:
+    struct Pattern {
+        std::string base;  // folder of the ignore file, "" or "a/b"
+        std::string glob;
+        bool negated = false;
+        bool dir_only = false;
+        bool anchored = false;  // contains a '/' before its end: matched from base, not by name
+    };
+    std::vector<Pattern> m_patterns;
+};
+
+}  // namespace mpsport

@@ -1,0 +1,19 @@
+// File-system helpers shared by every layer.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace mpsport {
+
+// Reads a whole file; throws std::runtime_error naming the file when it cannot.
+std::string read_file(const std::filesystem::path& path);
+// Writes through a temporary file and a rename, so a reader never sees half a report.
+void write_file_atomically(const std::filesystem::path& path, std::string_view data);
+// The folder holding the running executable (falls back to the current folder).
+std::filesystem::path executable_dir();
+// The repository's source folder as configured at build time (for bundled rules and corpus).
+std::filesystem::path source_dir();
+
+}  // namespace mpsport

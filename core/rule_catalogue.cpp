@@ -1,0 +1,235 @@
+#include "core/rule_catalogue.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "core/hash.hpp"
+#include "core/paths.hpp"
+
+namespace fs = std::filesystem;
+
+namespace mpsport {
+namespace {
+
+[[noreturn]] void fail(const fs::path& file, const std::string& what) {
+    throw RuleError(file.generic_string() + ": " + what);
+}
+
+std::string required_string(const YAML::Node& node, const char* key, const fs::path& file) {
+    const YAML::Node v = node[key];
+    if (!v || !v.IsScalar() || v.as<std::string>().empty())
+        fail(file, std::string("field '") + key + "' is missing or not a non-empty string");
+    return v.as<std::string>();
+}
+
+std::string optional_string(const YAML::Node& node, const char* key) {
+    const YAML::Node v = node[key];
+    return v && v.IsScalar() ? v.as<std::string>() : std::string();
+}
+
+std::vector<std::string> string_list(const YAML::Node& node, const char* key, const fs::path& file) {
+    std::vector<std::string> out;
+    const YAML::Node v = node[key];
+    if (!v) return out;
+    if (!v.IsSequence()) fail(file, std::string("field '") + key + "' must be a list of strings");
+    for (const auto& item : v) out.push_back(item.as<std::string>());
+    return out;
+}
+
+double number(const YAML::Node& node, const char* key, double fallback) {
+    const YAML::Node v = node[key];
+    return v ? v.as<double>() : fallback;
+}
+
+bool is_kebab_case(const std::string& id) {
+    if (id.empty() || id.front() == '-' || id.back() == '-') return false;
+    return std::all_of(id.begin(), id.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+    });
+}
+
+// Function-local statics: tests load rules while other translation units are still being initialised.
+bool known_engine(const std::string& e) {
+    static const std::set<std::string> engines = {"python", "manifest", "clang", "runtime"};
+    return engines.count(e) > 0;
+}
+bool known_category(const std::string& c) {
+    static const std::set<std::string> categories = {"device",  "dtype",    "extension",   "distributed", "dependency",
+                                                     "kernel",  "numerics", "performance", "environment"};
+    return categories.count(c) > 0;
+}
+
+Rule parse_rule(const YAML::Node& doc, const fs::path& file) {
+    Rule r;
+    r.source = file;
+    r.id = required_string(doc, "id", file);
+    if (!is_kebab_case(r.id)) fail(file, "id '" + r.id + "' is not kebab-case");
+    if (file.stem().string() != r.id) fail(file, "id '" + r.id + "' does not match the file name");
+    r.engine = required_string(doc, "engine", file);
+    if (!known_engine(r.engine)) fail(file, "engine '" + r.engine + "' is not one of python|manifest|clang|runtime");
+    auto sev = parse_severity(required_string(doc, "severity", file));
+    if (!sev) fail(file, "severity must be blocker|major|minor|info");
+    r.severity = *sev;
+    r.category = required_string(doc, "category", file);
+    if (!known_category(r.category)) fail(file, "category '" + r.category + "' is unknown");
+    auto impact = parse_verdict_impact(required_string(doc, "verdict_impact", file));
+    if (!impact) fail(file, "verdict_impact must be stay|dual|none");
+    r.impact = *impact;
+
+    const YAML::Node effort = doc["effort"];
+    if (!effort || !effort.IsMap()) fail(file, "field 'effort' is missing");
+    r.effort.per = optional_string(effort, "per");
+    if (r.effort.per != "site" && r.effort.per != "file" && r.effort.per != "kloc")
+        fail(file, "effort.per must be site|file|kloc");
+    r.effort.low = number(effort, "low", -1);
+    r.effort.high = number(effort, "high", -1);
+    if (r.effort.low < 0 || r.effort.high < r.effort.low) fail(file, "effort needs 0 <= low <= high");
+    r.effort.setup_low = number(effort, "setup_low", 0);
+    r.effort.setup_high = number(effort, "setup_high", r.effort.setup_low);
+    r.effort.cap_high = number(effort, "cap_high", 0);
+
+    r.message = required_string(doc, "message", file);
+    r.fix = required_string(doc, "fix", file);
+    const YAML::Node docs = doc["docs"];
+    if (!docs || !docs.IsMap()) fail(file, "field 'docs' (what, why, example) is missing");
+    r.docs.what = required_string(docs, "what", file);
+    r.docs.why = required_string(docs, "why", file);
+    r.docs.example = required_string(docs, "example", file);
+    r.references = string_list(doc, "references", file);
+    r.triggers = string_list(doc, "triggers", file);
+
+    if (r.engine == "python") {
+        const YAML::Node py = doc["python"];
+        if (!py || !py.IsMap()) fail(file, "a python rule needs a 'python' section with 'query' or 'analysis'");
+        r.query = optional_string(py, "query");
+        r.analysis = optional_string(py, "analysis");
+        if (r.query.empty() == r.analysis.empty()) fail(file, "python: give exactly one of 'query' and 'analysis'");
+        if (py["guard"]) r.guard = py["guard"].as<std::string>();
+        if (r.guard != "downgrade" && r.guard != "mps-aware" && r.guard != "none")
+            fail(file, "python.guard must be downgrade|mps-aware|none");
+        if (const YAML::Node params = py["params"]) {
+            for (const auto& kv : params) r.params[kv.first.as<std::string>()] = string_list(params, kv.first.as<std::string>().c_str(), file);
+        }
+        if (r.triggers.empty()) fail(file, "a python rule needs 'triggers' (literals that must occur in a file)");
+    } else if (r.engine == "manifest") {
+        const YAML::Node m = doc["manifest"];
+        if (!m || !m.IsMap()) fail(file, "a manifest rule needs a 'manifest' section");
+        r.manifest_check = required_string(m, "check", file);
+        r.file_kinds = string_list(m, "files", file);
+        r.line_pattern = optional_string(m, "pattern");
+        if (r.manifest_check == "line-pattern" && r.line_pattern.empty()) fail(file, "manifest.pattern is required for line-pattern");
+        if (r.file_kinds.empty()) fail(file, "manifest.files must list at least one file kind");
+        if (const YAML::Node params = m["params"]) {
+            for (const auto& kv : params) r.params[kv.first.as<std::string>()] = string_list(params, kv.first.as<std::string>().c_str(), file);
+        }
+    }
+    return r;
+}
+
+void parse_packages(const YAML::Node& doc, const fs::path& file, std::vector<PackageInfo>& out) {
+    const YAML::Node list = doc["packages"];
+    if (!list || !list.IsSequence()) fail(file, "expected a top-level 'packages' list");
+    for (const auto& item : list) {
+        PackageInfo p;
+        p.import_name = required_string(item, "import", file);
+        p.distributions = string_list(item, "distributions", file);
+        if (p.distributions.empty()) p.distributions.push_back(p.import_name);
+        p.alternative = required_string(item, "alternative", file);
+        p.why = required_string(item, "why", file);
+        auto impact = parse_verdict_impact(required_string(item, "verdict_impact", file));
+        if (!impact) fail(file, "package " + p.import_name + ": verdict_impact must be stay|dual|none");
+        p.impact = *impact;
+        out.push_back(std::move(p));
+    }
+}
+
+std::string normalise_distribution(std::string_view name) {
+    std::string out;
+    for (char c : name) out.push_back(c == '_' || c == '.' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    return out;
+}
+
+}  // namespace
+
+RuleCatalogue RuleCatalogue::load(const fs::path& rules_dir) {
+    RuleCatalogue cat;
+    cat.m_root = rules_dir;
+    std::error_code ec;
+    if (!fs::is_directory(rules_dir, ec))
+        throw RuleError(rules_dir.generic_string() + ": rules folder not found (pass --rules DIR or set MPSPORT_RULES)");
+    std::vector<fs::path> files;
+    for (auto it = fs::recursive_directory_iterator(rules_dir, ec); it != fs::recursive_directory_iterator(); ++it) {
+        if (it->is_regular_file() && it->path().extension() == ".yaml") files.push_back(it->path());
+    }
+    std::sort(files.begin(), files.end());
+    std::string digest_input;
+    std::set<std::string> ids;
+    for (const auto& file : files) {
+        const std::string family = file.parent_path().filename().string();
+        if (family == "mps") continue;  // generated op tables, read by the auditor
+        std::string text = read_file(file);
+        digest_input += file.generic_string();
+        digest_input += text;
+        YAML::Node doc;
+        try {
+            doc = YAML::Load(text);
+        } catch (const YAML::Exception& e) {
+            throw RuleError(file.generic_string() + ":" + std::to_string(e.mark.line + 1) + ": invalid YAML: " + e.msg);
+        }
+        try {
+            if (family == "packages") {
+                parse_packages(doc, file, cat.m_packages);
+                continue;
+            }
+            Rule r = parse_rule(doc, file);
+            if (!ids.insert(r.id).second) fail(file, "duplicate rule id '" + r.id + "'");
+            cat.m_rules.push_back(std::move(r));
+        } catch (const YAML::Exception& e) {
+            throw RuleError(file.generic_string() + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+        }
+    }
+    if (cat.m_rules.empty())
+        throw RuleError(rules_dir.generic_string() + ": no rule files (<family>/<id>.yaml) found; is this the rules folder?");
+    cat.m_digest = fnv1a64(digest_input);
+    return cat;
+}
+
+const Rule* RuleCatalogue::find(std::string_view id) const {
+    for (const auto& r : m_rules)
+        if (r.id == id) return &r;
+    return nullptr;
+}
+
+const PackageInfo* RuleCatalogue::find_package(std::string_view name) const {
+    const std::string wanted = normalise_distribution(name);
+    for (const auto& p : m_packages) {
+        if (normalise_distribution(p.import_name) == wanted) return &p;
+        for (const auto& d : p.distributions)
+            if (normalise_distribution(d) == wanted) return &p;
+    }
+    return nullptr;
+}
+
+void RuleCatalogue::select(const std::vector<std::string>& ids) {
+    for (const auto& id : ids)
+        if (!find(id)) throw RuleError("unknown rule id '" + id + "' (see `mpsport rules`)");
+    m_rules.erase(std::remove_if(m_rules.begin(), m_rules.end(),
+                                 [&](const Rule& r) { return std::find(ids.begin(), ids.end(), r.id) == ids.end(); }),
+                  m_rules.end());
+}
+
+fs::path locate_rules_dir(const std::optional<fs::path>& explicit_dir) {
+    if (explicit_dir) return *explicit_dir;
+    if (const char* env = std::getenv("MPSPORT_RULES"); env && *env) return env;
+    std::error_code ec;
+    const fs::path installed = executable_dir() / ".." / "share" / "mpsport" / "rules";
+    if (fs::is_directory(installed, ec)) return installed;
+    return fs::path(MPSPORT_SOURCE_DIR) / "rules";
+}
+
+}  // namespace mpsport

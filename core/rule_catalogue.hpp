@@ -1,0 +1,46 @@
+// Loads and validates the rule catalogue from a rules/ folder.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/rule.hpp"
+
+namespace mpsport {
+
+class RuleError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+class RuleCatalogue {
+public:
+    // Reads every rules/<family>/<id>.yaml plus rules/packages/*.yaml. Throws RuleError naming the
+    // file and the field on the first malformed rule.
+    static RuleCatalogue load(const std::filesystem::path& rules_dir);
+
+    const std::vector<Rule>& rules() const { return m_rules; }
+    const std::vector<PackageInfo>& packages() const { return m_packages; }
+    const Rule* find(std::string_view id) const;
+    const PackageInfo* find_package(std::string_view import_or_distribution) const;
+    const std::filesystem::path& root() const { return m_root; }
+    // Changes whenever any rule or package file changes: part of the scan cache key.
+    std::uint64_t digest() const { return m_digest; }
+
+    // Keep only the given rule ids (for tests and `--select`); unknown ids throw RuleError.
+    void select(const std::vector<std::string>& ids);
+
+private:
+    std::vector<Rule> m_rules;
+    std::vector<PackageInfo> m_packages;
+    std::filesystem::path m_root;
+    std::uint64_t m_digest = 0;
+};
+
+// Where the rules are: --rules, $MPSPORT_RULES, <exe>/../share/mpsport/rules, the source tree.
+std::filesystem::path locate_rules_dir(const std::optional<std::filesystem::path>& explicit_dir);
+
+}  // namespace mpsport

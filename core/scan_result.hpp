@@ -1,0 +1,26 @@
+// What a static scan produced: the input of every report.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/finding.hpp"
+#include "core/walker.hpp"
+
+namespace mpsport {
+
+struct ScanResult {
+    std::string root;  // as given on the command line
+    std::size_t files_scanned = 0;
+    std::size_t files_cached = 0;  // of which reused from the cache unchanged
+    std::size_t lines_scanned = 0;
+    std::vector<SkippedFile> skipped;
+    std::vector<Finding> findings;
+    std::size_t ignored_dirs = 0;
+    double seconds = 0;
+    std::vector<std::string> warnings;  // e.g. the cache could not be written
+    std::map<std::string, std::size_t> file_lines;  // line counts of files with findings (effort per kloc)
+};
+
+}  // namespace mpsport

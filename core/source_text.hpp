@@ -1,0 +1,47 @@
+// A file's text with what every engine needs: validation, line lookup, snippets, suppressions.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mpsport {
+
+// Why the bytes cannot be analysed as text (binary, bad UTF-8), or nullopt when they can.
+std::optional<std::string> text_problem(std::string_view bytes);
+
+class SourceText {
+public:
+    explicit SourceText(std::string text);
+
+    const std::string& text() const { return m_text; }
+    std::size_t line_count() const { return m_line_starts.size(); }
+    // 1-based line of a byte offset.
+    int line_of(std::size_t offset) const;
+    std::string_view line(int line_number) const;  // without the newline
+    // The first line of [begin, end), trimmed, at most 200 bytes.
+    std::string snippet(std::size_t begin, std::size_t end) const;
+
+private:
+    std::string m_text;
+    std::vector<std::size_t> m_line_starts;
+};
+
+// `# mpsport: ignore[rule-a, rule-b]` on a line (or `// ...`), `# mpsport: ignore-file[...]` in the
+// comment block at the top of a file. An empty list means every rule.
+class Suppressions {
+public:
+    static Suppressions parse(const SourceText& source);
+    bool suppressed(std::string_view rule_id, int line) const;
+
+private:
+    static bool covers(const std::set<std::string>& ids, std::string_view rule_id);
+    std::map<int, std::set<std::string>> m_lines;
+    std::optional<std::set<std::string>> m_file;
+};
+
+}  // namespace mpsport

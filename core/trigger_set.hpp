@@ -1,0 +1,25 @@
+// Which of a fixed set of literal strings occur in a text, in one pass (Aho-Corasick automaton).
+// The scan's pre-filter: a file that holds none of a rule's trigger literals is never parsed for it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mpsport {
+
+class TriggerSet {
+public:
+    explicit TriggerSet(std::vector<std::string> literals);
+    // found[i] is set when literals()[i] occurs in text.
+    std::vector<bool> find_all(std::string_view text) const;
+    const std::vector<std::string>& literals() const { return m_literals; }
+
+private:
+    std::vector<std::string> m_literals;
+    std::vector<std::int32_t> m_next;               // state * 256 + byte -> state
+    std::vector<std::vector<std::uint32_t>> m_out;  // literals ending at each state (suffix links folded in)
+};
+
+}  // namespace mpsport

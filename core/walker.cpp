@@ -1,0 +1,247 @@
+#include "core/walker.hpp"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <set>
+
+#include "core/gitignore.hpp"
+#include "core/paths.hpp"
+
+namespace fs = std::filesystem;
+
+namespace mpsport {
+namespace {
+
+// Folders that hold other people's code or generated output, never the lab's own sources.
+constexpr std::array<std::string_view, 16> kSkippedDirs = {
+    ".git", ".hg", ".svn", "node_modules", "site-packages", "dist-packages", "__pycache__", ".venv", "venv",
+    ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".eggs", "build", ".mpsport_cache"};
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+bool starts_with(std::string_view s, std::string_view prefix) {
+    return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
+}
+
+std::int64_t mtime_ns(const fs::path& p) {
+    std::error_code ec;
+    auto t = fs::last_write_time(p, ec);
+    if (ec) return 0;
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
+
+class Walker {
+public:
+    Walker(const fs::path& base, const WalkOptions& options) : m_base(base), m_options(options) {
+        if (!options.exclude.empty()) {
+            std::string text;
+            for (const auto& e : options.exclude) text += e + "\n";
+            m_ignore.add("", text);
+        }
+    }
+
+    void visit_root(const fs::path& root) {
+        std::error_code ec;
+        const fs::path abs = fs::absolute(root, ec);
+        const std::string rel = relative_of(abs);
+        auto status = fs::status(abs, ec);
+        if (ec || !fs::exists(status)) {
+            m_result.skipped.push_back({rel.empty() ? root.generic_string() : rel, "does not exist or cannot be read"});
+            return;
+        }
+        if (fs::is_directory(status)) {
+            load_ignore_files_above(abs);
+            visit_dir(abs, rel);
+        } else {
+            add_file(abs, rel.empty() ? abs.filename().generic_string() : rel, /*explicit_file=*/true);
+        }
+    }
+
+    WalkResult take() { return std::move(m_result); }
+
+private:
+    std::string relative_of(const fs::path& abs) const {
+        std::error_code ec;
+        fs::path rel = fs::relative(abs, m_base, ec);
+        if (ec || rel.empty() || rel == ".") return "";
+        std::string s = rel.generic_string();
+        if (starts_with(s, "..")) return abs.generic_string();
+        return s;
+    }
+
+    // The .gitignore files of the folders from the repo's top (where .git is) down to the scanned root.
+    void load_ignore_files_above(const fs::path& dir) {
+        if (!m_options.respect_gitignore) return;
+        std::vector<fs::path> chain;
+        for (fs::path p = dir; ; p = p.parent_path()) {
+            chain.push_back(p);
+            std::error_code ec;
+            if (fs::exists(p / ".git", ec) || p == p.parent_path() || p == m_base) break;
+        }
+        std::reverse(chain.begin(), chain.end());
+        for (const auto& p : chain) load_ignore_file(p, relative_of(p));
+    }
+
+    void load_ignore_file(const fs::path& dir, const std::string& rel) {
+        if (!m_options.respect_gitignore) return;
+        const std::string key = dir.generic_string();
+        if (!m_loaded.insert(key).second) return;
+        for (const char* name : {".gitignore", ".mpsportignore"}) {
+            std::error_code ec;
+            const fs::path f = dir / name;
+            if (!fs::is_regular_file(f, ec)) continue;
+            try {
+                m_ignore.add(rel, read_file(f));
+            } catch (const std::exception& e) {
+                m_result.skipped.push_back({rel.empty() ? name : rel + "/" + name, std::string("ignore file unreadable: ") + e.what()});
+            }
+        }
+    }
+
+    void visit_dir(const fs::path& dir, const std::string& rel) {
+        std::error_code ec;
+        if (m_options.follow_symlinks) {
+            const fs::path canonical = fs::canonical(dir, ec);
+            if (!ec && !m_active.insert(canonical.generic_string()).second) {
+                m_result.skipped.push_back({rel, "symbolic link loop: folder already being walked"});
+                return;
+            }
+        }
+        load_ignore_file(dir, rel);
+        fs::directory_iterator it(dir, fs::directory_options::none, ec);
+        if (ec) {
+            m_result.skipped.push_back({rel.empty() ? "." : rel, "folder unreadable: " + ec.message()});
+            return;
+        }
+        std::vector<fs::directory_entry> entries;
+        for (; it != fs::directory_iterator(); it.increment(ec)) {
+            if (ec) break;
+            entries.push_back(*it);
+        }
+        std::sort(entries.begin(), entries.end(),
+                  [](const auto& a, const auto& b) { return a.path().filename() < b.path().filename(); });
+        for (const auto& entry : entries) {
+            const std::string name = entry.path().filename().string();
+            const std::string child_rel = rel.empty() ? name : rel + "/" + name;
+            const bool is_link = entry.is_symlink(ec);
+            if (is_link && !m_options.follow_symlinks) continue;
+            const bool is_dir = entry.is_directory(ec);
+            if (is_link && ec) {
+                m_result.skipped.push_back({child_rel, "broken symbolic link"});
+                continue;
+            }
+            if (is_dir) {
+                if (skip_dir(entry.path(), name, child_rel)) {
+                    ++m_result.ignored_dirs;
+                    continue;
+                }
+                visit_dir(entry.path(), child_rel);
+            } else if (entry.is_regular_file(ec)) {
+                if (!m_ignore.empty() && m_ignore.is_ignored(child_rel, false)) continue;
+                add_file(entry.path(), child_rel, false);
+            }
+        }
+        if (m_options.follow_symlinks) {
+            const fs::path canonical = fs::canonical(dir, ec);
+            if (!ec) m_active.erase(canonical.generic_string());
+        }
+    }
+
+    bool skip_dir(const fs::path& path, const std::string& name, const std::string& rel) const {
+        if (std::find(kSkippedDirs.begin(), kSkippedDirs.end(), name) != kSkippedDirs.end()) return true;
+        if (ends_with(name, ".egg-info")) return true;
+        std::error_code ec;
+        if (fs::exists(path / "pyvenv.cfg", ec)) return true;  // a virtualenv under any name
+        return !m_ignore.empty() && m_ignore.is_ignored(rel, true);
+    }
+
+    void add_file(const fs::path& path, const std::string& rel, bool explicit_file) {
+        FileKind kind;
+        if (!classify_file(rel, kind)) {
+            if (explicit_file) m_result.skipped.push_back({rel, "not a file type mpsport reads"});
+            return;
+        }
+        std::error_code ec;
+        const auto size = fs::file_size(path, ec);
+        if (ec) {
+            m_result.skipped.push_back({rel, "unreadable: " + ec.message()});
+            return;
+        }
+        if (size > m_options.max_file_size) {
+            m_result.skipped.push_back({rel, "oversized: " + std::to_string(size) + " bytes (limit " +
+                                                 std::to_string(m_options.max_file_size) + "; raise --max-file-size)"});
+            return;
+        }
+        m_result.files.push_back({rel, path, kind, size, mtime_ns(path)});
+    }
+
+    fs::path m_base;
+    WalkOptions m_options;
+    IgnoreRules m_ignore;
+    std::set<std::string> m_loaded;
+    std::set<std::string> m_active;
+    WalkResult m_result;
+};
+
+}  // namespace
+
+std::string_view to_string(FileKind kind) {
+    switch (kind) {
+        case FileKind::python: return "python";
+        case FileKind::notebook: return "notebook";
+        case FileKind::requirements: return "requirements";
+        case FileKind::pyproject: return "pyproject";
+        case FileKind::conda_env: return "conda";
+        case FileKind::setup_cfg: return "setup-cfg";
+        case FileKind::dockerfile: return "dockerfile";
+        case FileKind::shell: return "shell";
+        case FileKind::cuda: return "cuda";
+        case FileKind::cpp: return "cpp";
+    }
+    return "python";
+}
+
+std::optional<FileKind> parse_file_kind(std::string_view name) {
+    for (FileKind k : {FileKind::python, FileKind::notebook, FileKind::requirements, FileKind::pyproject, FileKind::conda_env,
+                       FileKind::setup_cfg, FileKind::dockerfile, FileKind::shell, FileKind::cuda, FileKind::cpp})
+        if (to_string(k) == name) return k;
+    return std::nullopt;
+}
+
+bool classify_file(std::string_view rel, FileKind& kind) {
+    const std::size_t slash = rel.rfind('/');
+    const std::string_view name = slash == std::string_view::npos ? rel : rel.substr(slash + 1);
+    const std::string_view parent = slash == std::string_view::npos ? std::string_view() : rel.substr(0, slash);
+    if (ends_with(name, ".py")) return kind = FileKind::python, true;
+    if (ends_with(name, ".ipynb")) return kind = FileKind::notebook, true;
+    if (name == "pyproject.toml") return kind = FileKind::pyproject, true;
+    if (name == "setup.cfg") return kind = FileKind::setup_cfg, true;
+    if ((name.find("requirements") != std::string_view::npos && (ends_with(name, ".txt") || ends_with(name, ".in"))) ||
+        (ends_with(parent, "requirements") && ends_with(name, ".txt")))
+        return kind = FileKind::requirements, true;
+    if ((starts_with(name, "environment") || starts_with(name, "conda")) && (ends_with(name, ".yml") || ends_with(name, ".yaml")))
+        return kind = FileKind::conda_env, true;
+    if (name == "Dockerfile" || starts_with(name, "Dockerfile.") || ends_with(name, ".Dockerfile") || ends_with(name, ".dockerfile"))
+        return kind = FileKind::dockerfile, true;
+    if (ends_with(name, ".sh") || ends_with(name, ".bash") || ends_with(name, ".slurm") || ends_with(name, ".sbatch"))
+        return kind = FileKind::shell, true;
+    if (ends_with(name, ".cu") || ends_with(name, ".cuh")) return kind = FileKind::cuda, true;
+    if (ends_with(name, ".cpp") || ends_with(name, ".cc") || ends_with(name, ".cxx") || ends_with(name, ".hpp") || ends_with(name, ".h"))
+        return kind = FileKind::cpp, true;
+    return false;
+}
+
+WalkResult walk(const fs::path& base, const std::vector<fs::path>& roots, const WalkOptions& options) {
+    Walker walker(fs::absolute(base), options);
+    for (const auto& r : roots) walker.visit_root(r);
+    WalkResult result = walker.take();
+    std::sort(result.files.begin(), result.files.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+    result.files.erase(std::unique(result.files.begin(), result.files.end(),
+                                   [](const auto& a, const auto& b) { return a.path == b.path; }),
+                       result.files.end());
+    return result;
+}
+
+}  // namespace mpsport

@@ -1,0 +1,41 @@
+import os
+
+import torch
+import torch.distributed as dist
+import torch.nn.functional as F
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+from lab.metrics import perplexity_stats
+from lab.model import TinyLM
+
+
+def setup():
+    if "RANK" in os.environ:
+        dist.init_process_group(backend="nccl")
+        local_rank = int(os.environ["LOCAL_RANK"])
+        torch.cuda.set_device(local_rank)
+        return torch.device(f"cuda:{local_rank}"), True
+    device = torch.device("cuda" if torch.cuda.is_available() else "mps" if torch.backends.mps.is_available() else "cpu")
+    return device, False
+
+
+def main():
+    device, distributed = setup()
+    model = TinyLM().to(device)
+    if distributed:
+        model = DDP(model, device_ids=[device.index])
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
+    losses = []
+    for step in range(20):
+        tokens = torch.randint(0, 256, (8, 65), device=device)
+        logits = model(tokens[:, :-1])
+        loss = F.cross_entropy(logits.reshape(-1, 256), tokens[:, 1:].reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    print(perplexity_stats(losses))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,3 @@
+#include "cli/app.hpp"
+
+int main(int argc, char** argv) { return mpsport::cli::run(argc, argv); }

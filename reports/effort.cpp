@@ -1,0 +1,45 @@
+#include "reports/effort.hpp"
+
+#include <algorithm>
+
+namespace mpsport {
+
+EffortSummary estimate_effort(const std::vector<Finding>& findings, const RuleCatalogue& catalogue,
+                              const std::map<std::string, std::size_t>& file_lines) {
+    // rule -> file -> sites
+    std::map<std::string, std::map<std::string, int>> sites;
+    for (const auto& f : findings) {
+        if (f.severity == Severity::info) continue;  // info findings are advice, not work
+        ++sites[f.rule_id][f.location.path];
+    }
+    EffortSummary s;
+    for (const auto& [rule_id, files] : sites) {
+        const Rule* rule = catalogue.find(rule_id);
+        if (!rule) continue;
+        const EffortModel& e = rule->effort;
+        EffortRange r;
+        for (const auto& [path, count] : files) {
+            double units = count;
+            if (e.per == "file") units = 1;
+            if (e.per == "kloc") {
+                auto it = file_lines.find(path);
+                units = std::max(0.1, (it == file_lines.end() ? 0.0 : static_cast<double>(it->second)) / 1000.0);
+            }
+            r.low += e.setup_low + units * e.low;
+            r.high += e.setup_high + units * e.high;
+        }
+        if (e.cap_high > 0) {
+            r.high = std::min(r.high, e.cap_high);
+            r.low = std::min(r.low, r.high);
+        }
+        s.by_rule[rule_id] = r;
+        auto& cat = s.by_category[rule->category];
+        cat.low += r.low;
+        cat.high += r.high;
+        s.total.low += r.low;
+        s.total.high += r.high;
+    }
+    return s;
+}
+
+}  // namespace mpsport

@@ -1,0 +1,27 @@
+import os
+
+import torch
+
+# ruleid: cuda-only-package-import
+from flash_attn import flash_attn_func
+# ruleid: cuda-only-package-import
+import triton.language as tl
+# ruleid: cuda-only-package-import
+import deepspeed
+# ok: cuda-only-package-import
+import numpy as np
+
+try:
+    # ok: cuda-only-package-import
+    import xformers.ops as xops
+except ImportError:
+    xops = None
+
+try:
+    # ruleid: cuda-only-package-import
+    import apex
+except ImportError:
+    raise
+
+# ok: cuda-only-package-import
+from .local_triton_helpers import fused

@@ -1,0 +1,64 @@
+import argparse
+
+import torch
+import torch as T
+
+DEVICE = "cuda"
+
+
+def train(model, batch, rank):
+    # ruleid: hardcoded-cuda-device
+    model.to("cuda")
+    # ruleid: hardcoded-cuda-device
+    x = torch.randn(4, 4, device="cuda:0")
+    # ruleid: hardcoded-cuda-device
+    dev = T.device("cuda", 0)
+    # ruleid: hardcoded-cuda-device
+    batch = batch.to(f"cuda:{rank}", non_blocking=True)
+    # ruleid: hardcoded-cuda-device
+    model.to(DEVICE)
+    # ruleid: hardcoded-cuda-device
+    state = torch.load("ckpt.pt", map_location="cuda")
+    # ruleid: hardcoded-cuda-device
+    device = "cuda"
+    # ok: hardcoded-cuda-device
+    print("training on cuda")
+    # ok: hardcoded-cuda-device
+    model.to("cpu")
+    # ok: hardcoded-cuda-device
+    name = "cuda"
+    return model, x, dev, batch, state, device, name
+
+
+def pick_device():
+    # ruleid: hardcoded-cuda-device
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if torch.backends.mps.is_available():
+        # ok: hardcoded-cuda-device
+        return torch.device("mps")
+    elif torch.cuda.is_available():
+        # ok: hardcoded-cuda-device
+        return torch.device("cuda")
+    # ok: hardcoded-cuda-device
+    best = "cuda" if torch.cuda.is_available() else "mps" if torch.backends.mps.is_available() else "cpu"
+    return device, best
+
+
+def parse():
+    parser = argparse.ArgumentParser()
+    # ruleid: hardcoded-cuda-device
+    parser.add_argument("--device", default="cuda")
+    # ok: hardcoded-cuda-device
+    parser.add_argument("--name", default="cuda-run")
+    return parser
+
+
+def docs():
+    """Move the model with model.to("cuda") before training."""
+    # model.to("cuda") in a comment is not code
+    return None
+
+
+def amp_scaler():
+    # ok: hardcoded-cuda-device
+    return torch.amp.GradScaler(device="cuda")

@@ -1,0 +1,28 @@
+import argparse
+
+import torch
+import torch.distributed as dist
+
+BACKEND = "nccl"
+
+
+def setup(args):
+    # ruleid: nccl-backend
+    dist.init_process_group("nccl", init_method="env://")
+    # ruleid: nccl-backend
+    dist.init_process_group(backend=BACKEND)
+    # ruleid: nccl-backend
+    torch.distributed.init_process_group(backend="cpu:gloo,cuda:nccl")
+    # ok: nccl-backend
+    dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
+    # ok: nccl-backend
+    dist.init_process_group(backend="gloo")
+    # ruleid: nccl-backend
+    torch.cuda.nccl.all_reduce([args.tensor])
+
+
+def parse():
+    p = argparse.ArgumentParser()
+    # ruleid: nccl-backend
+    p.add_argument("--dist-backend", default="nccl")
+    return p

@@ -1,0 +1,149 @@
+// The Python engine's behaviour beyond single-rule fixtures: guards lower severity, aliases,
+// notebooks, suppressions, broken source.
+#include <gtest/gtest.h>
+
+#include "analyzer/scanner.hpp"
+#include "core/rule_catalogue.hpp"
+#include "test_support.hpp"
+
+using namespace mpsport;
+
+namespace {
+
+class PythonEngineTest : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        s_catalogue = new RuleCatalogue(RuleCatalogue::load(test::rules_dir()));
+        s_scanner = new Scanner(*s_catalogue);
+    }
+    static void TearDownTestSuite() {
+        delete s_scanner;
+        delete s_catalogue;
+    }
+    std::vector<Finding> scan(const std::string& code, FileKind kind = FileKind::python) const {
+        auto out = s_scanner->scan_text("t.py", kind, code);
+        EXPECT_FALSE(out.skip_reason) << *out.skip_reason;
+        return out.findings;
+    }
+    static std::vector<Finding> of(const std::vector<Finding>& fs, const std::string& rule) {
+        std::vector<Finding> out;
+        for (const auto& f : fs)
+            if (f.rule_id == rule) out.push_back(f);
+        return out;
+    }
+    static RuleCatalogue* s_catalogue;
+    static Scanner* s_scanner;
+};
+RuleCatalogue* PythonEngineTest::s_catalogue = nullptr;
+Scanner* PythonEngineTest::s_scanner = nullptr;
+
+TEST_F(PythonEngineTest, CudaAvailabilityIdiomIsInfoNotLockIn) {
+    const auto fs = of(scan("import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"),
+                       "hardcoded-cuda-device");
+    ASSERT_EQ(fs.size(), 1u);
+    EXPECT_EQ(fs[0].severity, Severity::info);
+    EXPECT_EQ(fs[0].impact, VerdictImpact::none);
+    EXPECT_NE(fs[0].note.find("picks the CPU"), std::string::npos) << fs[0].note;
+}
+
+TEST_F(PythonEngineTest, UnguardedDeviceKeepsRuleSeverity) {
+    const auto fs = of(scan("import torch\nx = torch.zeros(3, device='cuda:1')\n"), "hardcoded-cuda-device");
+    ASSERT_EQ(fs.size(), 1u);
+    EXPECT_EQ(fs[0].severity, Severity::major);
+    EXPECT_EQ(fs[0].location.line, 2);
+    EXPECT_EQ(fs[0].location.col, 27);
+    EXPECT_EQ(fs[0].snippet, "x = torch.zeros(3, device='cuda:1')");
+    EXPECT_NE(fs[0].message.find("'cuda:1'"), std::string::npos) << fs[0].message;
+}
+
+TEST_F(PythonEngineTest, CodeUnderMpsCheckIsNotReported) {
+    const auto fs = scan(
+        "import torch\n"
+        "if torch.backends.mps.is_available():\n"
+        "    torch.mps.synchronize()\n"
+        "elif torch.cuda.is_available():\n"
+        "    torch.cuda.synchronize()\n"
+        "    model.cuda()\n");
+    EXPECT_TRUE(of(fs, "torch-cuda-synchronize").empty());
+    EXPECT_TRUE(of(fs, "cuda-method-call").empty());
+    EXPECT_TRUE(of(fs, "torch-cuda-is-available").empty());
+}
+
+TEST_F(PythonEngineTest, AliasesResolveThroughImports) {
+    const auto fs = scan(
+        "import torch as T\n"
+        "from torch import cuda as C\n"
+        "from torch.nn.parallel import DistributedDataParallel as Wrapper\n"
+        "T.cuda.synchronize()\n"
+        "C.empty_cache()\n"
+        "m = Wrapper(model)\n");
+    EXPECT_EQ(of(fs, "torch-cuda-synchronize").size(), 1u);
+    EXPECT_EQ(of(fs, "torch-cuda-memory").size(), 1u);
+    EXPECT_EQ(of(fs, "distributed-data-parallel").size(), 1u);
+}
+
+TEST_F(PythonEngineTest, NoHitsInCommentsDocstringsOrUnrelatedStrings) {
+    const auto fs = scan(
+        "'''Use torch.cuda.synchronize() and model.cuda() on device=\"cuda\".'''\n"
+        "# torch.cuda.empty_cache()\n"
+        "msg = 'torch.float64 is slow; call x.double() never'\n"
+        "print('cuda')\n");
+    EXPECT_TRUE(fs.empty()) << fs.size() << " findings, first: " << (fs.empty() ? "" : fs[0].rule_id);
+}
+
+TEST_F(PythonEngineTest, OptionalImportLowersSeverityAndImpact) {
+    const auto fs = scan("try:\n    import flash_attn\nexcept ImportError:\n    flash_attn = None\nimport cupy\n");
+    const auto optional = of(fs, "optional-cuda-only-package-import");
+    const auto required = of(fs, "cuda-only-package-import");
+    ASSERT_EQ(optional.size(), 1u);
+    ASSERT_EQ(required.size(), 1u);
+    EXPECT_EQ(optional[0].impact, VerdictImpact::dual);
+    EXPECT_EQ(optional[0].severity, Severity::minor);
+    EXPECT_EQ(required[0].impact, VerdictImpact::stay);
+    EXPECT_EQ(required[0].location.line, 5);
+    EXPECT_NE(required[0].message.find("cupy"), std::string::npos);
+}
+
+TEST_F(PythonEngineTest, PackageNeededOnlyForScaleIsMajorDual) {
+    const auto fs = of(scan("import deepspeed\n"), "cuda-only-package-import");
+    ASSERT_EQ(fs.size(), 1u);
+    EXPECT_EQ(fs[0].severity, Severity::major);
+    EXPECT_EQ(fs[0].impact, VerdictImpact::dual);
+}
+
+TEST_F(PythonEngineTest, SuppressionsSilenceNamedRulesOnly) {
+    const auto fs = scan("model.cuda()  # mpsport: ignore[cuda-method-call]\nx.cuda()  # mpsport: ignore[float64-dtype]\n");
+    const auto hits = of(fs, "cuda-method-call");
+    ASSERT_EQ(hits.size(), 1u);
+    EXPECT_EQ(hits[0].location.line, 2);
+}
+
+TEST_F(PythonEngineTest, SyntaxErrorsDoNotStopTheRestOfTheFile) {
+    const auto fs = scan("def broken(:\n    pass\nprint 'python2'\nmodel.cuda()\n");
+    EXPECT_EQ(of(fs, "cuda-method-call").size(), 1u);
+}
+
+TEST_F(PythonEngineTest, NotebookFindingsMapToCellAndLine) {
+    const std::string nb = R"({"cells": [
+        {"cell_type": "markdown", "source": ["model.cuda() in markdown is prose\n"]},
+        {"cell_type": "code", "source": ["import torch\n", "%matplotlib inline\n", "x = 1\n"]},
+        {"cell_type": "code", "source": "!nvidia-smi\nmodel = model.cuda()\n"},
+        {"cell_type": "code", "source": ["%%bash\n", "python -c 'import torch; torch.zeros(1).cuda()'\n"]}
+      ], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})";
+    const auto fs = of(scan(nb, FileKind::notebook), "cuda-method-call");
+    ASSERT_EQ(fs.size(), 1u);
+    EXPECT_EQ(fs[0].location.cell, 2);
+    EXPECT_EQ(fs[0].location.line, 2);
+}
+
+TEST_F(PythonEngineTest, BrokenNotebookIsSkippedWithAReason) {
+    const auto out = s_scanner->scan_text("bad.ipynb", FileKind::notebook, "{\"cells\": [");
+    ASSERT_TRUE(out.skip_reason);
+    EXPECT_NE(out.skip_reason->find("not valid JSON"), std::string::npos) << *out.skip_reason;
+}
+
+TEST_F(PythonEngineTest, FilesWithoutTriggersAreNotParsedButCostNothing) {
+    EXPECT_TRUE(scan("import torch\nx = torch.zeros(3)\ny = x + 1\n").empty());
+}
+
+}  // namespace

@@ -1,0 +1,165 @@
+// Whole scans: bad files are listed as skipped and never stop the scan; the cache reuses
+// unchanged files and notices edits; the command line's exit codes and formats.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "analyzer/scanner.hpp"
+#include "core/paths.hpp"
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+using namespace mpsport;
+
+namespace {
+
+std::string reason_for(const ScanResult& r, const std::string& path) {
+    for (const auto& s : r.skipped)
+        if (s.path == path) return s.reason;
+    return "";
+}
+
+TEST(Scanner, BadFilesAreSkippedWithReasonsAndTheRestIsScanned) {
+    test::TempDir d;
+    d.write("good.py", "model.cuda()\n");
+    d.write("binary.py", std::string("x = 1\0\1\2", 9));
+    d.write("latin1.py", "# caf\xe9\nmodel.cuda()\n");
+    d.write("notebook.ipynb", "{not json");
+    d.write("pyproject.toml", "[project\n");
+    const auto unreadable = d.write("secret.py", "model.cuda()\n");
+    fs::permissions(unreadable, fs::perms::none);
+    const auto catalogue = RuleCatalogue::load(test::rules_dir());
+    const Scanner scanner(catalogue);
+    ScanOptions o;
+    o.jobs = 2;
+    const auto r = scanner.scan(d.path(), {d.path()}, o);
+    EXPECT_EQ(reason_for(r, "binary.py"), "binary file (contains NUL bytes)");
+    EXPECT_NE(reason_for(r, "latin1.py").find("invalid UTF-8"), std::string::npos);
+    EXPECT_NE(reason_for(r, "notebook.ipynb").find("not valid JSON"), std::string::npos);
+    EXPECT_NE(reason_for(r, "pyproject.toml").find("invalid TOML"), std::string::npos);
+    if (geteuid() != 0) EXPECT_NE(reason_for(r, "secret.py").find("unreadable"), std::string::npos);
+    ASSERT_FALSE(r.findings.empty());
+    EXPECT_EQ(r.findings[0].location.path, "good.py");
+    EXPECT_EQ(r.findings[0].fingerprint.size(), 16u);
+}
+
+TEST(Scanner, CacheReusesUnchangedFilesAndSeesEdits) {
+    test::TempDir d;
+    test::TempDir cache;
+    d.write("a.py", "model.cuda()\n");
+    d.write("b.py", "x = torch.zeros(3, dtype=torch.float64)\n");
+    const auto catalogue = RuleCatalogue::load(test::rules_dir());
+    const Scanner scanner(catalogue);
+    ScanOptions o;
+    o.cache_dir = cache.path();
+    const auto cold = scanner.scan(d.path(), {d.path()}, o);
+    EXPECT_EQ(cold.files_cached, 0u);
+    const auto warm = scanner.scan(d.path(), {d.path()}, o);
+    EXPECT_EQ(warm.files_cached, 2u);
+    ASSERT_EQ(warm.findings.size(), cold.findings.size());
+    for (std::size_t i = 0; i < warm.findings.size(); ++i) EXPECT_EQ(warm.findings[i].fingerprint, cold.findings[i].fingerprint);
+    // Edit one file (content and size change): it is re-scanned, the other still comes from the cache.
+    d.write("a.py", "model.cuda()\ny.cuda()\n");
+    const auto edited = scanner.scan(d.path(), {d.path()}, o);
+    EXPECT_EQ(edited.files_cached, 1u);
+    EXPECT_EQ(edited.findings.size(), cold.findings.size() + 1);
+}
+
+TEST(Scanner, FingerprintsSurviveLineMoves) {
+    const auto catalogue = RuleCatalogue::load(test::rules_dir());
+    const Scanner scanner(catalogue);
+    test::TempDir d;
+    d.write("t.py", "model.cuda()\n");
+    const auto before = scanner.scan(d.path(), {d.path()}, ScanOptions{});
+    d.write("t.py", "import os\n\n\nmodel.cuda()\n");
+    const auto after = scanner.scan(d.path(), {d.path()}, ScanOptions{});
+    ASSERT_EQ(before.findings.size(), 1u);
+    ASSERT_EQ(after.findings.size(), 1u);
+    EXPECT_EQ(before.findings[0].fingerprint, after.findings[0].fingerprint);
+    EXPECT_NE(before.findings[0].location.line, after.findings[0].location.line);
+}
+
+std::string quote(const fs::path& p) { return "'" + p.string() + "'"; }
+
+TEST(CommandLine, ExitCodesFollowFailOn) {
+    test::TempDir d;
+    d.write("t.py", "torch.backends.cudnn.benchmark = True\nmodel.cuda()\n");
+    const std::string bin = MPSPORT_BINARY;
+    const std::string common = " --no-cache --format json " + quote(d.path());
+    EXPECT_EQ(test::run_command(bin + " scan" + common + " > /dev/null").exit_code, 1);
+    EXPECT_EQ(test::run_command(bin + " scan --fail-on blocker" + common + " > /dev/null").exit_code, 0);
+    EXPECT_EQ(test::run_command(bin + " scan --fail-on none" + common + " > /dev/null").exit_code, 0);
+    EXPECT_EQ(test::run_command(bin + " scan --format nope " + quote(d.path()) + " 2>/dev/null").exit_code, 2);
+    EXPECT_EQ(test::run_command(bin + " scan " + quote(d.path() / "missing") + " 2>/dev/null").exit_code, 2);
+    EXPECT_EQ(test::run_command(bin + " scan --rules " + quote(d.path()) + " " + quote(d.path()) + " 2>/dev/null").exit_code, 2)
+        << "a rules folder without rules is an error, never a clean pass";
+}
+
+TEST(CommandLine, JsonReportHasVersionedSchemaAndSkippedList) {
+    test::TempDir d;
+    d.write("t.py", "model.cuda()\n");
+    d.write("bad.py", std::string("\0", 1));
+    const auto r = test::run_command(std::string(MPSPORT_BINARY) + " scan --no-cache --format json --fail-on none " + quote(d.path()));
+    ASSERT_EQ(r.exit_code, 0);
+    const auto j = nlohmann::json::parse(r.output);
+    EXPECT_EQ(j["schema"], "mpsport.report/1");
+    EXPECT_EQ(j["tool"]["name"], "mpsport");
+    EXPECT_EQ(j["files_scanned"], 1);
+    ASSERT_EQ(j["skipped"].size(), 1u);
+    EXPECT_EQ(j["skipped"][0]["path"], "bad.py");
+    ASSERT_EQ(j["findings"].size(), 1u);
+    EXPECT_EQ(j["findings"][0]["rule"], "cuda-method-call");
+    EXPECT_EQ(j["findings"][0]["location"]["line"], 1);
+}
+
+TEST(CommandLine, OutputFileAndSarif) {
+    test::TempDir d;
+    d.write("src/t.py", "import torch\nx = torch.zeros(2).double()\n");
+    const auto out = d.path() / "out.sarif";
+    const auto r = test::run_command(std::string(MPSPORT_BINARY) + " scan --no-cache --format sarif --fail-on none -o " + quote(out) + " " +
+                                     quote(d.path() / "src") + " 2>/dev/null");
+    ASSERT_EQ(r.exit_code, 0);
+    EXPECT_TRUE(r.output.empty());
+    const auto j = nlohmann::json::parse(read_file(out));
+    EXPECT_EQ(j["version"], "2.1.0");
+    const auto& results = j["runs"][0]["results"];
+    ASSERT_EQ(results.size(), 1u);
+    EXPECT_EQ(results[0]["ruleId"], "float64-dtype");
+    EXPECT_EQ(results[0]["level"], "error");
+    EXPECT_EQ(results[0]["locations"][0]["physicalLocation"]["region"]["startLine"], 2);
+    const int idx = results[0]["ruleIndex"];
+    EXPECT_EQ(j["runs"][0]["tool"]["driver"]["rules"][idx]["id"], "float64-dtype");
+}
+
+TEST(CommandLine, CheckWithBaselineReportsOnlyNewFindings) {
+    test::TempDir d;
+    d.write("t.py", "model.cuda()\n");
+    const std::string bin = MPSPORT_BINARY;
+    const auto base = d.path() / "baseline.json";
+    ASSERT_EQ(test::run_command(bin + " scan --no-cache --fail-on none --format json -o " + quote(base) + " " + quote(d.path()) + " 2>/dev/null")
+                  .exit_code,
+              0);
+    const std::string in_repo = "cd " + quote(d.path()) + " && " + bin + " check --no-cache --format json --baseline " + quote(base) + " t.py";
+    EXPECT_EQ(test::run_command(in_repo + " > /dev/null").exit_code, 0);
+    d.write("t.py", "model.cuda()\nother.cuda()\n");
+    const auto r = test::run_command(in_repo);
+    EXPECT_EQ(r.exit_code, 1);
+    const auto j = nlohmann::json::parse(r.output);
+    ASSERT_EQ(j["findings"].size(), 1u);
+    EXPECT_EQ(j["findings"][0]["location"]["line"], 2);
+}
+
+TEST(CommandLine, RulesListsAndExplains) {
+    const std::string bin = MPSPORT_BINARY;
+    const auto list = test::run_command(bin + " rules");
+    EXPECT_EQ(list.exit_code, 0);
+    EXPECT_NE(list.output.find("hardcoded-cuda-device"), std::string::npos);
+    const auto one = test::run_command(bin + " rules float64-dtype");
+    EXPECT_EQ(one.exit_code, 0);
+    EXPECT_NE(one.output.find("## Why is this bad?"), std::string::npos);
+    EXPECT_NE(one.output.find("Metal has no 64-bit"), std::string::npos);
+    EXPECT_EQ(test::run_command(bin + " rules no-such-rule 2>/dev/null").exit_code, 2);
+}
+
+}  // namespace

@@ -1,0 +1,94 @@
+// The committed MPS op tables are exactly what `mpsport tables` generates from PyTorch's files,
+// and the generator reads those files the way SOURCES.md describes.
+#include <gtest/gtest.h>
+
+#include "auditor/mps_tables.hpp"
+#include "core/paths.hpp"
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+using namespace mpsport;
+
+namespace {
+
+fs::path data_dir() { return MPSPORT_SHARED_DATA; }
+
+TEST(MpsTables, CommittedTablesMatchRegeneration) {
+    if (!fs::exists(data_dir() / "native_functions-2.14.1.yaml")) GTEST_SKIP() << "shared PyTorch data not beside the checkout";
+    test::TempDir out;
+    const auto written = generate_bundled_tables(data_dir(), out.path());
+    ASSERT_EQ(written.size(), 2u);
+    for (const auto& p : written) {
+        const fs::path committed = test::rules_dir() / "mps" / p.filename();
+        ASSERT_TRUE(fs::exists(committed)) << committed << " is not committed; run `mpsport tables`";
+        EXPECT_TRUE(read_file(committed) == read_file(p)) << committed << " is stale; run `mpsport tables` and commit the result";
+    }
+}
+
+TEST(MpsTables, DispatchKeysDelegatesAndComposites) {
+    test::TempDir d;
+    d.write("nf.yaml", R"(
+- func: fancy(Tensor self) -> Tensor
+  structured_delegate: fancy.out
+- func: fancy.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+  dispatch:
+    CPU, CUDA, MPS: fancy_out
+- func: cpu_only(Tensor self) -> Tensor
+  dispatch:
+    CPU, CUDA: cpu_only
+    SparseMPS: cpu_only_sparse_mps
+  autogen: cpu_only.out
+- func: implicit(Tensor self) -> Tensor
+- func: explicit(Tensor self) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: explicit
+- func: svd_like(Tensor self) -> Tensor
+  dispatch:
+    CPU, CUDA, MPS: svd_like
+)");
+    TableSources src;
+    src.native_functions = d.path() / "nf.yaml";
+    src.torch_version = "9.9";
+    src.forced_fallback = {"aten::svd_like"};
+    src.forced_fallback_known = true;
+    const MpsTable t = generate_mps_table(src);
+    EXPECT_EQ(t.lookup("aten::fancy"), MpsSupport::native) << "structured_delegate inherits the .out kernel's backends";
+    EXPECT_EQ(t.lookup("aten::cpu_only"), MpsSupport::fallback) << "SparseMPS is not dense MPS";
+    EXPECT_EQ(t.lookup("aten::cpu_only.out"), MpsSupport::fallback) << "autogen overloads follow their source";
+    EXPECT_EQ(t.lookup("aten::implicit"), MpsSupport::composite);
+    EXPECT_EQ(t.lookup("aten::explicit"), MpsSupport::composite);
+    EXPECT_EQ(t.lookup("aten::svd_like"), MpsSupport::fallback) << "MPSFallback.mm's list wins over the yaml";
+    EXPECT_EQ(t.lookup("aten::nope"), MpsSupport::unknown);
+}
+
+TEST(MpsTables, PredictionsForKnownOps) {
+    const MpsTable t = load_mps_table(test::rules_dir(), "2.14.1");
+    EXPECT_EQ(predict(t, "aten::addmm", {"float32"}).status, "native");
+    EXPECT_EQ(predict(t, "aten::add.Tensor", {"float32"}).status, "native");
+    EXPECT_EQ(predict(t, "aten::linalg_eig", {"float32"}).status, "fallback");
+    EXPECT_EQ(predict(t, "aten::take", {"float32", "int64"}).status, "fallback");
+    EXPECT_EQ(predict(t, "aten::multi_margin_loss", {"float32"}).status, "fallback");
+    EXPECT_EQ(predict(t, "aten::addmm", {"float64"}).status, "unsupported-dtype");
+    EXPECT_EQ(predict(t, "aten::mul.Tensor", {"complex128"}).status, "unsupported-dtype");
+    EXPECT_FALSE(t.forced_fallback_known) << "SOURCES.md: MPSFallback.mm's 2.14.1 list is unknown";
+    EXPECT_EQ(t.unimplemented_xfail.at("take"), std::vector<std::string>{"*"});
+    const MpsTable old = load_mps_table(test::rules_dir(), "2.6.0");
+    EXPECT_EQ(predict(old, "aten::linalg_svd", {"float32"}).status, "fallback");
+    EXPECT_EQ(predict(old, "aten::upsample_nearest3d.vec", {"float32"}).status, "fallback");
+}
+
+TEST(MpsTables, NewerTableSupportsMoreOps) {
+    const MpsTable v26 = load_mps_table(test::rules_dir(), "2.6.0");
+    const MpsTable v214 = load_mps_table(test::rules_dir(), "2.14.1");
+    int gained = 0, lost = 0;
+    for (const auto& [op, s] : v214.ops) {
+        auto it = v26.ops.find(op);
+        if (it == v26.ops.end()) continue;
+        gained += it->second == MpsSupport::fallback && s == MpsSupport::native;
+        lost += it->second == MpsSupport::native && s == MpsSupport::fallback;
+    }
+    EXPECT_GT(gained, 50);
+    EXPECT_LT(lost, gained);
+}
+
+}  // namespace

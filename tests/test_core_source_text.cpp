@@ -1,0 +1,43 @@
+#include <gtest/gtest.h>
+
+#include "core/source_text.hpp"
+
+using namespace mpsport;
+
+TEST(TextProblem, AcceptsUtf8RejectsBinaryAndBadSequences) {
+    EXPECT_FALSE(text_problem("x = 'naïve ✓ 😀'\n"));
+    EXPECT_EQ(*text_problem(std::string("ab\0cd", 5)), "binary file (contains NUL bytes)");
+    const auto latin1 = text_problem("caf\xe9 = 1\n");
+    ASSERT_TRUE(latin1);
+    EXPECT_NE(latin1->find("invalid UTF-8 at byte 3"), std::string::npos) << *latin1;
+    EXPECT_TRUE(text_problem("\xc0\xaf"));          // overlong '/'
+    EXPECT_TRUE(text_problem("\xed\xa0\x80"));      // UTF-16 surrogate
+    EXPECT_TRUE(text_problem("ok\xe2\x82"));        // truncated at the end
+}
+
+TEST(SourceText, LinesAndSnippets) {
+    SourceText s("a = 1\n    b = 2  \nc = 3");
+    EXPECT_EQ(s.line_count(), 3u);
+    EXPECT_EQ(s.line_of(0), 1);
+    EXPECT_EQ(s.line_of(6), 2);
+    EXPECT_EQ(s.line(3), "c = 3");
+    EXPECT_EQ(s.snippet(10, 12), "b = 2");
+}
+
+TEST(Suppressions, LineAndFileDirectives) {
+    SourceText s(
+        "# mpsport: ignore-file[float64-dtype]\n"
+        "x.cuda()  # mpsport: ignore[cuda-method-call]\n"
+        "y.cuda()  # mpsport: ignore\n"
+        "z.cuda()  # mpsport: ignore[other-rule]\n");
+    const auto sup = Suppressions::parse(s);
+    EXPECT_TRUE(sup.suppressed("float64-dtype", 4));
+    EXPECT_TRUE(sup.suppressed("cuda-method-call", 2));
+    EXPECT_TRUE(sup.suppressed("anything", 3));
+    EXPECT_FALSE(sup.suppressed("cuda-method-call", 4));
+}
+
+TEST(Suppressions, IgnoreFileOnlyCountsAtTheTop) {
+    SourceText s("import torch\n# mpsport: ignore-file[float64-dtype]\nx = torch.float64\n");
+    EXPECT_FALSE(Suppressions::parse(s).suppressed("float64-dtype", 3));
+}

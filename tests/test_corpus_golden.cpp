@@ -1,0 +1,77 @@
+// Golden test: `mpsport report` over each corpus repo reproduces its expected.json (verdict and
+// findings by rule). Every rule and every verdict must appear somewhere in the corpus.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "analyzer/scanner.hpp"
+#include "core/paths.hpp"
+#include "reports/checklist.hpp"
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+using namespace mpsport;
+
+namespace {
+
+const std::vector<std::string>& corpus_repos() {
+    static const std::vector<std::string> repos = [] {
+        std::vector<std::string> out;
+        for (const auto& e : fs::directory_iterator(test::source_dir() / "corpus"))
+            if (fs::exists(e.path() / "expected.json")) out.push_back(e.path().filename().string());
+        std::sort(out.begin(), out.end());
+        return out;
+    }();
+    return repos;
+}
+
+struct Outcome {
+    std::string verdict;
+    std::map<std::string, int> by_rule;
+};
+
+Outcome report_on(const std::string& repo) {
+    const auto catalogue = RuleCatalogue::load(test::rules_dir());
+    const Scanner scanner(catalogue);
+    const fs::path root = test::source_dir() / "corpus" / repo;
+    const ScanResult r = scanner.scan(root, {root}, ScanOptions{});
+    const Assessment a = assess(r.findings, nullptr, catalogue, r.file_lines);
+    Outcome o{std::string(to_string(a.verdict)), {}};
+    for (const auto& f : r.findings) ++o.by_rule[f.rule_id];
+    return o;
+}
+
+class CorpusGolden : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CorpusGolden, ReportMatchesExpectedJson) {
+    const auto expected = nlohmann::json::parse(read_file(test::source_dir() / "corpus" / GetParam() / "expected.json"));
+    const Outcome got = report_on(GetParam());
+    EXPECT_EQ(got.verdict, expected.at("verdict").get<std::string>());
+    std::map<std::string, int> want;
+    for (const auto& [rule, n] : expected.at("findings").items()) want[rule] = n.get<int>();
+    for (const auto& [rule, n] : want) EXPECT_EQ(got.by_rule.count(rule) ? got.by_rule.at(rule) : 0, n) << "rule " << rule;
+    for (const auto& [rule, n] : got.by_rule) EXPECT_TRUE(want.count(rule)) << "unexpected " << n << " x " << rule;
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, CorpusGolden, ::testing::ValuesIn(corpus_repos()), [](const auto& info) {
+    std::string name = info.param;
+    for (char& c : name)
+        if (c == '-') c = '_';
+    return name;
+});
+
+TEST(CorpusCoverage, EveryVerdictAndEveryStaticRuleAppears) {
+    std::set<std::string> verdicts, rules;
+    for (const auto& repo : corpus_repos()) {
+        const auto expected = nlohmann::json::parse(read_file(test::source_dir() / "corpus" / repo / "expected.json"));
+        verdicts.insert(expected.at("verdict").get<std::string>());
+        for (const auto& [rule, n] : expected.at("findings").items()) rules.insert(rule);
+    }
+    EXPECT_EQ(verdicts, (std::set<std::string>{"migrate", "dual-track", "stay-on-CUDA"}));
+    const auto catalogue = RuleCatalogue::load(test::rules_dir());
+    for (const auto& r : catalogue.rules()) EXPECT_TRUE(rules.count(r.id)) << "no corpus repo exercises rule " << r.id;
+}
+
+}  // namespace

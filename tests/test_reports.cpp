@@ -1,0 +1,130 @@
+// Checklist, verdict and effort decisions, and what the renderers make of them.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "reports/checklist.hpp"
+#include "reports/render.hpp"
+#include "test_support.hpp"
+
+using namespace mpsport;
+
+namespace {
+
+Finding finding(const std::string& rule, const RuleCatalogue& cat, const std::string& path = "a.py", int line = 1) {
+    const Rule* r = cat.find(rule);
+    Finding f;
+    f.rule_id = rule;
+    f.severity = r->severity;
+    f.category = r->category;
+    f.impact = r->impact;
+    f.location = {path, line, 1, line, 5, 0};
+    f.message = r->message;
+    f.fix = r->fix;
+    return f;
+}
+
+class ReportsTest : public ::testing::Test {
+protected:
+    RuleCatalogue cat = RuleCatalogue::load(test::rules_dir());
+};
+
+TEST_F(ReportsTest, VerdictFollowsImpacts) {
+    EXPECT_EQ(assess({}, nullptr, cat, {}).verdict, Verdict::migrate);
+    EXPECT_EQ(assess({finding("cuda-method-call", cat)}, nullptr, cat, {}).verdict, Verdict::migrate);
+    EXPECT_EQ(assess({finding("nccl-backend", cat)}, nullptr, cat, {}).verdict, Verdict::dual_track);
+    EXPECT_EQ(assess({finding("nccl-backend", cat), finding("cuda-extension-build", cat)}, nullptr, cat, {}).verdict, Verdict::stay_on_cuda);
+    Finding downgraded = finding("cuda-extension-build", cat);
+    downgraded.severity = Severity::info;  // info findings never decide the verdict
+    EXPECT_EQ(assess({downgraded}, nullptr, cat, {}).verdict, Verdict::migrate);
+}
+
+TEST_F(ReportsTest, StaticOnlyChecklistMarksRuntimeItemsNotRun) {
+    const Assessment a = assess({finding("float64-dtype", cat)}, nullptr, cat, {});
+    ASSERT_EQ(a.items.size(), 9u);
+    for (int n : {1, 2, 4, 5, 7, 8}) EXPECT_EQ(a.items[static_cast<std::size_t>(n - 1)].status, ItemStatus::not_run) << "item " << n;
+    EXPECT_EQ(a.items[5].status, ItemStatus::fail);
+    EXPECT_EQ(a.items[5].evidence, std::vector<std::string>{"float64-dtype@a.py:1"});
+    EXPECT_TRUE(a.static_only);
+    EXPECT_NE(a.verdict_reason.find("static-only"), std::string::npos);
+}
+
+TEST_F(ReportsTest, EffortSharesSetupPerFileAndCaps) {
+    // cuda-method-call: 0.05-0.15 h per site + 0.25-0.5 h setup per file, capped at 4 h.
+    std::vector<Finding> fs = {finding("cuda-method-call", cat, "a.py", 1), finding("cuda-method-call", cat, "a.py", 2),
+                               finding("cuda-method-call", cat, "b.py", 1)};
+    const auto e = estimate_effort(fs, cat, {});
+    EXPECT_NEAR(e.by_rule.at("cuda-method-call").low, 2 * 0.25 + 3 * 0.05, 1e-9);
+    EXPECT_NEAR(e.by_rule.at("cuda-method-call").high, 2 * 0.5 + 3 * 0.15, 1e-9);
+    std::vector<Finding> many;
+    for (int i = 0; i < 100; ++i) many.push_back(finding("cuda-method-call", cat, "f" + std::to_string(i) + ".py"));
+    EXPECT_DOUBLE_EQ(estimate_effort(many, cat, {}).by_rule.at("cuda-method-call").high, 4.0);
+}
+
+TEST_F(ReportsTest, KernelEffortScalesWithLines) {
+    const auto small = estimate_effort({finding("cuda-kernel-source", cat, "k.cu")}, cat, {{"k.cu", 500}});
+    const auto large = estimate_effort({finding("cuda-kernel-source", cat, "k.cu")}, cat, {{"k.cu", 2000}});
+    EXPECT_NEAR(small.total.low, 0.5 * 8.0, 1e-9);
+    EXPECT_NEAR(large.total.low, 2.0 * 8.0, 1e-9);
+}
+
+TEST_F(ReportsTest, RuntimeEvidenceFillsRuntimeItems) {
+    Evidence ev;
+    ev.mps_built = false;
+    ev.mps_available = false;
+    ev.predicted = true;
+    ev.forward = ev.backward = true;
+    ev.optimizer_steps = 1;
+    ev.device = "cpu";
+    ev.roles = {{"params", {"cpu"}, {"float32"}}, {"inputs", {"cpu"}, {"float32"}}};
+    ev.ops = {{"aten::linalg_eig", "forward", "cpu", "float32", 1, "train.py:10", "fallback", ""}};
+    ev.checkpoint_ok = true;
+    ev.checkpoint_detail = "4 tensors";
+    const Assessment a = assess({}, &ev, cat, {});
+    EXPECT_FALSE(a.static_only);
+    EXPECT_EQ(a.items[0].status, ItemStatus::pass);
+    EXPECT_TRUE(a.items[0].predicted);
+    EXPECT_EQ(a.items[3].status, ItemStatus::pass);
+    EXPECT_EQ(a.items[4].status, ItemStatus::warn);
+    EXPECT_EQ(a.items[6].status, ItemStatus::pass);
+    ev.optimizer_steps = 0;
+    ev.incomplete_reason = "the command exited before an optimizer step";
+    const Assessment failed = assess({}, &ev, cat, {});
+    EXPECT_EQ(failed.items[3].status, ItemStatus::fail);
+    EXPECT_EQ(failed.verdict, Verdict::dual_track);
+}
+
+TEST_F(ReportsTest, RenderersCarryTheSameDecision) {
+    ScanResult scan;
+    scan.root = "repo";
+    scan.files_scanned = 1;
+    scan.findings = {finding("cuda-extension-build", cat, "setup.py", 7)};
+    assign_fingerprints(scan.findings);
+    const Assessment a = assess(scan.findings, nullptr, cat, {});
+    const Report r{scan, cat, &a, nullptr, "0.0.0"};
+    const auto j = nlohmann::json::parse(render(r, Format::json));
+    EXPECT_EQ(j["assessment"]["verdict"], "stay-on-CUDA");
+    EXPECT_EQ(j["assessment"]["checklist"][8]["status"], "fail");
+    EXPECT_NE(render(r, Format::md).find("**Verdict: stay-on-CUDA**"), std::string::npos);
+    EXPECT_NE(render(r, Format::html).find("<strong>Verdict: stay-on-CUDA</strong>"), std::string::npos);
+    const std::string text = render(r, Format::text, false);
+    EXPECT_NE(text.find("setup.py:7:1"), std::string::npos);
+    EXPECT_EQ(text.find("\x1b["), std::string::npos) << "no colour when not asked";
+    EXPECT_NE(render(r, Format::text, true).find("\x1b["), std::string::npos);
+    const auto sarif = nlohmann::json::parse(render(r, Format::sarif));
+    EXPECT_EQ(sarif["runs"][0]["properties"]["verdict"], "stay-on-CUDA");
+}
+
+TEST_F(ReportsTest, HtmlEscapesSource) {
+    ScanResult scan;
+    scan.root = "<repo>";
+    Finding f = finding("cuda-method-call", cat);
+    f.snippet = "x = a<b and c>d";
+    scan.findings = {f};
+    const Report r{scan, cat, nullptr, nullptr, "0"};
+    const std::string html = render(r, Format::html);
+    EXPECT_EQ(html.find("a<b"), std::string::npos);
+    EXPECT_NE(html.find("a&lt;b and c&gt;d"), std::string::npos);
+}
+
+}  // namespace

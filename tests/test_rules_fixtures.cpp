@@ -1,0 +1,143 @@
+// The generic rule test: every rule's fixtures, with `# ruleid: <id>` / `# ok: <id>` lines (or `//`),
+// must produce exactly the annotated findings. Adding a rule means adding data and a fixture, not a test.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "analyzer/scanner.hpp"
+#include "core/paths.hpp"
+#include "core/rule_catalogue.hpp"
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+using namespace mpsport;
+
+namespace {
+
+struct Expectations {
+    std::map<int, std::set<std::string>> must_match;
+    std::map<int, std::set<std::string>> must_not_match;
+    std::map<int, std::set<std::string>> known_wrong;  // todoruleid / todook: not checked
+};
+
+Expectations parse_annotations(const std::string& text) {
+    static const std::regex annotation(R"((#|//)\s*(todoruleid|todook|ruleid|ok):\s*([a-z0-9-]+(\s*,\s*[a-z0-9-]+)*))");
+    Expectations ex;
+    std::vector<std::pair<std::string, std::vector<std::string>>> pending;
+    std::istringstream in(text);
+    std::string line;
+    int n = 0;
+    while (std::getline(in, line)) {
+        ++n;
+        std::smatch m;
+        if (std::regex_search(line, m, annotation) && line.find_first_not_of(" \t") == line.find(m[1].str())) {
+            std::vector<std::string> ids;
+            std::stringstream list(m[3].str());
+            std::string id;
+            while (std::getline(list, id, ',')) {
+                id.erase(0, id.find_first_not_of(' '));
+                id.erase(id.find_last_not_of(' ') + 1);
+                ids.push_back(id);
+            }
+            pending.emplace_back(m[2].str(), ids);
+            continue;
+        }
+        for (const auto& [kind, ids] : pending) {
+            auto& target = kind == "ruleid" ? ex.must_match : kind == "ok" ? ex.must_not_match : ex.known_wrong;
+            target[n].insert(ids.begin(), ids.end());
+        }
+        pending.clear();
+    }
+    return ex;
+}
+
+// Fixture kind from what follows the rule id: ".py", ".requirements.txt", ".pyproject.toml", ".Dockerfile", ...
+bool fixture_kind(const std::string& suffix, FileKind& kind) {
+    return classify_file(suffix.substr(1), kind) || classify_file("fixture" + suffix, kind);
+}
+
+class RuleFixtures : public ::testing::TestWithParam<std::string> {
+protected:
+    static void SetUpTestSuite() {
+        s_catalogue = new RuleCatalogue(RuleCatalogue::load(test::rules_dir()));
+        s_scanner = new Scanner(*s_catalogue);
+    }
+    static void TearDownTestSuite() {
+        delete s_scanner;
+        delete s_catalogue;
+    }
+    static RuleCatalogue* s_catalogue;
+    static Scanner* s_scanner;
+};
+RuleCatalogue* RuleFixtures::s_catalogue = nullptr;
+Scanner* RuleFixtures::s_scanner = nullptr;
+
+const std::vector<std::string>& all_rule_ids() {
+    static const std::vector<std::string> ids = [] {
+        std::vector<std::string> out;
+        const auto catalogue = RuleCatalogue::load(test::rules_dir());
+        for (const auto& r : catalogue.rules()) out.push_back(r.id);
+        return out;
+    }();
+    return ids;
+}
+
+TEST_P(RuleFixtures, AnnotatedLinesMatchExactly) {
+    const Rule* rule = s_catalogue->find(GetParam());
+    ASSERT_NE(rule, nullptr);
+    std::vector<fs::path> fixtures;
+    for (const auto& entry : fs::directory_iterator(rule->source.parent_path())) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind(rule->id + ".", 0) == 0 && name != rule->id + ".yaml") fixtures.push_back(entry.path());
+    }
+    ASSERT_FALSE(fixtures.empty()) << rule->source << ": a rule needs a fixture beside it";
+    int positives = 0;
+    for (const auto& fixture : fixtures) {
+        const std::string name = fixture.filename().string();
+        FileKind kind;
+        ASSERT_TRUE(fixture_kind(name.substr(rule->id.size()), kind)) << fixture << ": cannot tell the file kind from its name";
+        const std::string text = read_file(fixture);
+        const Expectations ex = parse_annotations(text);
+        const FileOutcome outcome = s_scanner->scan_text(name, kind, text);
+        ASSERT_FALSE(outcome.skip_reason) << fixture << ": " << *outcome.skip_reason;
+        std::set<int> hit_lines;
+        for (const auto& f : outcome.findings)
+            if (f.rule_id == rule->id) hit_lines.insert(f.location.line);
+        for (const auto& [line, ids] : ex.must_match) {
+            if (!ids.count(rule->id)) continue;
+            ++positives;
+            EXPECT_TRUE(hit_lines.count(line)) << fixture.generic_string() << ":" << line << ": expected " << rule->id << " here, got none";
+        }
+        for (const auto& [line, ids] : ex.must_not_match)
+            if (ids.count(rule->id))
+                EXPECT_FALSE(hit_lines.count(line)) << fixture.generic_string() << ":" << line << ": " << rule->id << " must not fire here";
+        for (int line : hit_lines) {
+            const bool expected = ex.must_match.count(line) && ex.must_match.at(line).count(rule->id);
+            const bool known = ex.known_wrong.count(line) && ex.known_wrong.at(line).count(rule->id);
+            EXPECT_TRUE(expected || known) << fixture.generic_string() << ":" << line << ": unexpected " << rule->id
+                                           << " (annotate it `ruleid` if it is right)";
+        }
+    }
+    EXPECT_GT(positives, 0) << rule->id << ": its fixtures have no `ruleid: " << rule->id << "` line";
+}
+
+INSTANTIATE_TEST_SUITE_P(AllRules, RuleFixtures, ::testing::ValuesIn(all_rule_ids()),
+                         [](const auto& info) {
+                             std::string name = info.param;
+                             for (char& c : name)
+                                 if (c == '-') c = '_';
+                             return name;
+                         });
+
+TEST(RuleFixtureAnnotations, ParserReadsStackedAndCommaSeparatedIds) {
+    const auto ex = parse_annotations("x = 1\n# ruleid: a-b\n# ok: c, d\ny = 2\n  // todoruleid: e\nz\n");
+    EXPECT_EQ(ex.must_match.at(4), std::set<std::string>{"a-b"});
+    EXPECT_EQ(ex.must_not_match.at(4), (std::set<std::string>{"c", "d"}));
+    EXPECT_EQ(ex.known_wrong.at(6), std::set<std::string>{"e"});
+}
+
+}  // namespace

@@ -1,0 +1,58 @@
+// Helpers shared by the tests: paths into the source tree, temporary folders, running the binary.
+#pragma once
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+namespace mpsport::test {
+
+inline std::filesystem::path source_dir() { return MPSPORT_SOURCE_DIR; }
+inline std::filesystem::path rules_dir() { return source_dir() / "rules"; }
+
+// A fresh folder under the system temp dir, removed when the object goes away.
+class TempDir {
+public:
+    TempDir() {
+        std::random_device rd;
+        m_path = std::filesystem::temp_directory_path() / ("mpsport-test-" + std::to_string(rd()) + std::to_string(rd()));
+        std::filesystem::create_directories(m_path);
+    }
+    ~TempDir() {
+        std::error_code ec;
+        std::filesystem::permissions(m_path, std::filesystem::perms::owner_all, std::filesystem::perm_options::add, ec);
+        std::filesystem::remove_all(m_path, ec);
+    }
+    const std::filesystem::path& path() const { return m_path; }
+    std::filesystem::path write(const std::string& rel, const std::string& text) const {
+        const auto p = m_path / rel;
+        std::filesystem::create_directories(p.parent_path());
+        std::ofstream(p, std::ios::binary) << text;
+        return p;
+    }
+
+private:
+    std::filesystem::path m_path;
+};
+
+struct CommandResult {
+    int exit_code;
+    std::string output;
+};
+
+// Runs a shell command, capturing stdout (stderr goes to the test log).
+inline CommandResult run_command(const std::string& cmd) {
+    CommandResult r{-1, {}};
+    FILE* pipe = popen(cmd.c_str(), "r");
+    if (!pipe) return r;
+    char buf[4096];
+    std::size_t n;
+    while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, n);
+    const int status = pclose(pipe);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+}
+
+}  // namespace mpsport::test
