@@ -63,10 +63,11 @@ Evidence evidence_from_trace(const nlohmann::json& t, const MpsTable& table, con
     ev.optimizer_steps = steps.value("completed", 0);
     ev.forward = steps.value("forward", false);
     ev.backward = steps.value("backward", false);
-    for (const auto& [role, info] : t.value("roles", nlohmann::json::object()).items())
-        ev.roles.push_back({role, strings(info, "devices"), strings(info, "dtypes")});
+    const nlohmann::json roles = t.value("roles", nlohmann::json::object());
+    for (const auto& [role, info] : roles.items()) ev.roles.push_back({role, strings(info, "devices"), strings(info, "dtypes")});
     for (const auto& op : t.value("ops", nlohmann::json::array())) {
         const std::string name = op.value("op", "");
+        if (name.rfind("aten::", 0) != 0) continue;  // profiler scopes and other non-aten entries
         const auto dtypes = strings(op, "dtypes");
         const MpsPrediction p = predict(table, name, dtypes);
         if (p.status == "unsupported-dtype") ev.float64_ops.push_back(name + " [" + join(dtypes) + "]");
@@ -94,7 +95,7 @@ Evidence read_trace(const fs::path& path, const MpsTable& table) {
 
 std::string summarize_evidence(const Evidence& ev, const nlohmann::json& t) {
     std::string out;
-    out += fmt::format("Audit: {}{}\n", ev.complete ? "complete" : "INCOMPLETE", ev.complete ? "" : " - " + ev.incomplete_reason);
+    out += fmt::format("Audit: {}{}\n", ev.complete ? "complete" : "INCOMPLETE", ev.incomplete_reason.empty() ? "" : " - " + ev.incomplete_reason);
     out += fmt::format("  environment: torch {} / Python {} on {}; MPS built {}, available {}; ran on {}\n", ev.torch_version,
                        ev.python_version, ev.platform, ev.mps_built ? "yes" : "no", ev.mps_available ? "yes" : "no",
                        ev.device.empty() ? "?" : ev.device);
@@ -107,18 +108,28 @@ std::string summarize_evidence(const Evidence& ev, const nlohmann::json& t) {
     }
     out += fmt::format("  ops needing attention on MPS (predicted from PyTorch {}'s op tables{}):\n", ev.target_torch,
                        ev.predicted ? ", no MPS on this host" : "");
-    if (ev.ops.empty()) out += "    none: every op of the step has an MPS kernel\n";
-    for (const auto& op : ev.ops)
-        out += fmt::format("    {:<34} {:<17} x{:<5} {:<9} {:<18} {}\n", op.op, op.mps_status, op.count, op.phase, op.dtypes,
+    int fallbacks = 0;
+    for (const auto& op : ev.ops) {
+        if (op.mps_status != "fallback") continue;
+        ++fallbacks;
+        out += fmt::format("    {:<34} {:<9} x{:<5} {:<9} {:<16} {}\n", op.op, op.mps_status, op.count, op.phase, op.dtypes,
                            op.first_frame.empty() ? "-" : op.first_frame);
+    }
+    if (fallbacks == 0 && ev.float64_ops.empty()) out += "    none: every op of the step has an MPS kernel\n";
     if (!ev.fallback_warnings.empty()) out += "  MPS fallback / NotImplementedError messages for: " + join(ev.fallback_warnings, ", ") + "\n";
-    if (!ev.float64_ops.empty()) out += fmt::format("  float64/complex128 ops: {}\n", ev.float64_ops.size());
+    if (!ev.float64_ops.empty()) {
+        const auto first = std::find_if(ev.ops.begin(), ev.ops.end(), [](const OpUse& op) { return op.mps_status == "unsupported-dtype"; });
+        out += fmt::format("    {} op(s) ran in float64/complex128, which MPS cannot hold (first: {} at {})\n", ev.float64_ops.size(),
+                           first == ev.ops.end() ? "?" : first->op, first == ev.ops.end() || first->first_frame.empty() ? "-" : first->first_frame);
+    }
     if (ev.checkpoint_ok) out += fmt::format("  checkpoint round-trip: {} ({})\n", *ev.checkpoint_ok ? "ok" : "FAILED", ev.checkpoint_detail);
     if (ev.numerics_ok) out += fmt::format("  numerics vs CPU: {} ({})\n", *ev.numerics_ok ? "within tolerance" : "OUT OF TOLERANCE", ev.numerics_detail);
     const auto timing = t.value("timing", nlohmann::json::object());
-    if (timing.contains("unobserved_step_s"))
-        out += fmt::format("  step time: {:.4f}s unobserved, {:.4f}s traced\n", timing.value("unobserved_step_s", 0.0),
-                           timing.value("observed_step_s", 0.0));
+    if (timing.contains("unobserved_step_s")) {
+        out += fmt::format("  step time: {:.4f}s (one step after the traced ones, unobserved)", timing.value("unobserved_step_s", 0.0));
+        if (timing.contains("observed_step_s")) out += fmt::format("; {:.4f}s while traced", timing.value("observed_step_s", 0.0));
+        out += "\n";
+    }
     const auto mem = t.value("memory", nlohmann::json::object());
     if (mem.contains("rss_peak_bytes"))
         out += fmt::format("  memory: peak RSS {:.1f} MiB, accelerator allocated {:.1f} MiB\n", mem.value("rss_peak_bytes", 0.0) / 1048576.0,

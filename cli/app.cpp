@@ -80,6 +80,28 @@ int run(int argc, char** argv) {
     rules->add_option("id", rule_id, "A rule id");
     rules->add_option("--rules", rules_dir_for_list, "Rules folder (default: the bundled rules)");
 
+    AuditArgs audit_args;
+    auto* audit = app.add_subcommand("audit", "Run your training command for one real step with the probe; trace and MPS prediction");
+    audit->add_option("--steps", audit_args.steps, "Optimizer steps to trace (one more runs unobserved, for timing)")->capture_default_str();
+    audit->add_option("--timeout", audit_args.timeout, "Seconds before the command's process group is stopped")->capture_default_str();
+    audit->add_option("--device", audit_args.device, "Device the step should run on: auto, cpu, cuda, mps")->capture_default_str();
+    audit->add_option("--target-torch", audit_args.target_torch, "PyTorch version whose MPS op table predicts the ops (2.6.0, 2.14.1)")
+        ->capture_default_str();
+    audit->add_option("--out", audit_args.out, "Folder for trace.json")->capture_default_str();
+    audit->add_option("--compare", audit_args.compare, "cpu: replay the first step on the CPU and compare loss, outputs and updates")
+        ->check(CLI::IsMember({"", "cpu"}));
+    audit->add_option("--rtol", audit_args.rtol, "Relative tolerance of --compare")->capture_default_str();
+    audit->add_option("--atol", audit_args.atol, "Absolute tolerance of --compare")->capture_default_str();
+    audit->add_flag("--quiet", audit_args.quiet, "Do not stream the command's output");
+    audit->add_option("--rules", audit_args.rules_dir, "Rules folder (default: the bundled rules)");
+    audit->add_option("--torchscript", audit_args.torchscript, "Native LibTorch path: a torch.jit.save'd model");
+    audit->add_option("--example", audit_args.example, "With --torchscript: torch.save'd example input(s)");
+    audit->add_option("--targets", audit_args.targets, "With --torchscript: torch.save'd targets");
+    audit->add_option("--loss", audit_args.loss, "With --torchscript: mse or cross_entropy")->check(CLI::IsMember({"mse", "cross_entropy"}));
+    audit->add_option("command", audit_args.command, "The training command, after --");
+
+    auto* doctor = app.add_subcommand("doctor", "Environment gate: a tiny C++ LibTorch train step on every device this machine has");
+
     std::optional<std::string> tables_data, tables_rules;
     auto* tables = app.add_subcommand("tables", "Regenerate rules/mps/ op-support tables from PyTorch's native_functions.yaml and common_mps.py");
     tables->add_option("--data", tables_data, "Folder with native_functions-<version>.yaml and common_mps-<version>.py.txt");
@@ -98,6 +120,8 @@ int run(int argc, char** argv) {
         if (*check) return run_scan(check_args, Mode::check, stdout_is_tty());
         if (*rules) return run_rules(rule_id, rules_dir_for_list);
         if (*tables) return run_tables(tables_data, tables_rules);
+        if (*audit) return run_audit(audit_args);
+        if (*doctor) return run_doctor();
         return 2;
     } catch (const RuleError& e) {
         std::cerr << "mpsport: rule catalogue error: " << e.what() << "\n";

@@ -29,11 +29,31 @@ struct ScanArgs {
     std::optional<std::string> baseline;  // check
 };
 
+struct AuditArgs {
+    std::vector<std::string> command;
+    int steps = 1;
+    double timeout = 600;
+    std::string device = "auto";
+    std::string target_torch = "2.14.1";
+    std::string out = "mpsport-audit";
+    std::string compare;
+    double rtol = 1e-3;
+    double atol = 1e-5;
+    bool quiet = false;
+    std::optional<std::string> rules_dir;
+    std::optional<std::string> torchscript;
+    std::optional<std::string> example;
+    std::optional<std::string> targets;
+    std::string loss = "mse";
+};
+
 enum class Mode { scan, report, check };
 
 void add_scan_options(CLI::App& cmd, ScanArgs& args);
 int run_scan(const ScanArgs& args, Mode mode, bool color);
 int run_rules(const std::string& id, const std::optional<std::string>& rules_dir);
+int run_audit(const AuditArgs& args);
+int run_doctor();
 int run_tables(const std::optional<std::string>& data_dir, const std::optional<std::string>& rules_dir);
 
 }  // namespace mpsport::cli

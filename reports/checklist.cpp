@@ -205,10 +205,12 @@ Assessment assess(const std::vector<Finding>& findings, const Evidence* ev, cons
     if (first_stay != findings.end()) {
         a.verdict = Verdict::stay_on_cuda;
         a.verdict_reason = "the core path needs CUDA-only code with no MPS replacement (" + cite(*first_stay) + ")";
-    } else if (any_dual || late_failed || core_failed) {
+    } else if (any_dual || late_failed || core_failed || a.items[4].status == ItemStatus::warn) {
         a.verdict = Verdict::dual_track;
-        a.verdict_reason = core_failed ? "the audited step did not pass items 1-5 on this host; fix them, then re-audit"
-                                       : "items 1-5 hold, but some of items 6-9 need work or a Linux GPU";
+        if (core_failed) a.verdict_reason = "the audited step did not pass items 1-5 on this host; fix them, then re-audit";
+        else if (a.items[4].status == ItemStatus::warn)
+            a.verdict_reason = "ops of the step fall back to the CPU on MPS (item 5): prototype on the Mac, train at full speed on Linux";
+        else a.verdict_reason = "items 1-5 hold, but some of items 6-9 need work or a Linux GPU";
     } else {
         a.verdict = Verdict::migrate;
         a.verdict_reason = "nothing found that needs CUDA; the remaining edits are mechanical";

@@ -1,0 +1,44 @@
+// `mpsport audit -- CMD`: run the user's own command with the probe on PYTHONPATH, then complete
+// the probe's trace with what the launcher saw (exit status, timeout, output), or write one for it
+// when the probe could not (killed, never started Python).
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "auditor/launcher.hpp"
+
+namespace mpsport {
+
+struct AuditOptions {
+    std::vector<std::string> command;
+    int steps = 1;
+    double timeout_s = 600;
+    std::string device = "auto";
+    std::filesystem::path out_dir = "mpsport-audit";
+    std::string compare;  // "" or "cpu"
+    double rtol = 1e-3;
+    double atol = 1e-5;
+    bool echo = true;
+};
+
+struct AuditRun {
+    nlohmann::json trace;
+    std::filesystem::path trace_path;
+    LaunchResult launch;
+};
+
+inline constexpr int kProbeDoneExitCode = 86;  // the probe stopped the command after its steps
+
+// Throws std::runtime_error when the command cannot be started or the trace cannot be written.
+AuditRun run_python_audit(const AuditOptions& options);
+
+// Merges the launcher's view into the probe's trace (or makes the trace when there is none).
+nlohmann::json complete_trace(nlohmann::json probe_trace, const LaunchResult& launch, const AuditOptions& options);
+
+// auditor/probe in the source tree, or share/mpsport/probe next to an installed binary, or $MPSPORT_PROBE_DIR.
+std::filesystem::path locate_probe_dir();
+
+}  // namespace mpsport

@@ -1,0 +1,634 @@
+"""The probe: environment gate, aten op observer, step boundary, device roles, checkpoint round-trip,
+timing, memory, optional CPU comparison; writes one trace and ends the process after N steps."""
+import atexit
+import json
+import os
+import platform
+import re
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import warnings
+
+SCHEMA = "mpsport.trace/1"
+EXIT_DONE = 86  # the probe stopped the script after its steps: `mpsport audit` reads this as success
+MAX_OP_KEYS = 4096  # distinct (op, phase, devices, dtypes) keys kept; the trace stays bounded
+
+_FALLBACK_WARNING = re.compile(r"The operator '([^']+)' is not currently supported on the MPS backend")
+_NOT_IMPLEMENTED = re.compile(r"The operator '([^']+)' is not currently implemented for the MPS device")
+_FLOAT64_ERROR = re.compile(r"MPS framework doesn't support float64")
+
+_state = None
+
+
+def install():
+    """Called from sitecustomize when MPSPORT_PROBE=1: arms the probe for this process only."""
+    global _state
+    if _state is not None:
+        return
+    os.environ.pop("MPSPORT_PROBE", None)  # child processes (DataLoader workers, launchers) stay unprobed
+    _state = _Probe()
+    _state.arm()
+
+
+def _dtype_name(dtype):
+    return str(dtype).replace("torch.", "")
+
+
+class _Probe:
+    def __init__(self):
+        self.pid = os.getpid()
+        self.trace_path = os.environ.get("MPSPORT_PROBE_TRACE", "mpsport-trace.json")
+        self.steps_wanted = max(1, int(os.environ.get("MPSPORT_PROBE_STEPS", "1")))
+        self.expected_device = os.environ.get("MPSPORT_PROBE_DEVICE", "auto")
+        self.compare = os.environ.get("MPSPORT_PROBE_COMPARE", "")
+        self.rtol = float(os.environ.get("MPSPORT_PROBE_RTOL", "1e-3"))
+        self.atol = float(os.environ.get("MPSPORT_PROBE_ATOL", "1e-5"))
+        self.cwd = os.getcwd()
+        self.probe_dir = os.path.dirname(os.path.abspath(__file__))
+        self.started = time.perf_counter()
+        self.torch = None
+        self.mode = None
+        self.phase = "forward"
+        self.observing = False
+        self.ops = {}
+        self.op_names = {}
+        self.first_frames = {}
+        self.ops_dropped = 0
+        self.steps_done = 0
+        self.forward_seen = False
+        self.backward_seen = False
+        self.step_marks = []  # perf_counter at the end of each optimizer step (synchronised)
+        self.optimizers = []
+        self.optimizer_param_ids = set()
+        self.model = None
+        self.model_depth = 0
+        self.roles = {}
+        self.mps_messages = []
+        self.compare_capture = None
+        self.exception = None
+        self.finished = False
+        self.lock = threading.Lock()
+        self.hook_handles = []
+
+    # ---- arming ---------------------------------------------------------------------------------
+
+    def arm(self):
+        atexit.register(self._at_exit)
+        self._previous_excepthook = sys.excepthook
+        sys.excepthook = self._excepthook
+        self._previous_showwarning = warnings.showwarning
+        warnings.showwarning = self._showwarning
+        try:
+            signal.signal(signal.SIGTERM, self._on_sigterm)
+        except ValueError:
+            pass  # not the main thread
+        # torch may not be imported yet; patch it as soon as it is.
+        if "torch" in sys.modules:
+            self._patch_torch()
+        else:
+            self._install_import_hook()
+
+    def _install_import_hook(self):
+        probe = self
+
+        class _TorchFinder:
+            def find_spec(self, name, path=None, target=None):
+                if name != "torch":
+                    return None
+                sys.meta_path.remove(self)
+                import importlib.util
+
+                spec = importlib.util.find_spec("torch")
+                if spec is None or spec.loader is None:
+                    return spec
+                loader = spec.loader
+                original_exec = loader.exec_module
+
+                def exec_module(module):
+                    original_exec(module)
+                    probe._patch_torch()
+
+                loader.exec_module = exec_module
+                return spec
+
+        sys.meta_path.insert(0, _TorchFinder())
+
+    def _patch_torch(self):
+        import torch
+
+        self.torch = torch
+        probe = self
+
+        original_init = torch.optim.Optimizer.__init__
+
+        def optimizer_init(opt, *args, **kwargs):
+            original_init(opt, *args, **kwargs)
+            probe._register_optimizer(opt)
+
+        torch.optim.Optimizer.__init__ = optimizer_init
+
+        original_backward = torch.Tensor.backward
+
+        def backward(tensor, *args, **kwargs):
+            probe._before_backward(tensor)
+            try:
+                return original_backward(tensor, *args, **kwargs)
+            finally:
+                probe._after_backward()
+
+        torch.Tensor.backward = backward
+        self._start_observing()
+
+    # ---- the op observer --------------------------------------------------------------------------
+
+    def _start_observing(self):
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        torch = self.torch
+        probe = self
+        Tensor = torch.Tensor
+        ops = self.ops
+        names = self.op_names
+
+        class _OpObserver(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                out = func(*args, **kwargs) if kwargs else func(*args)
+                devices = []
+                dtypes = []
+                for a in args:
+                    if isinstance(a, Tensor):
+                        d = a.device
+                        if d not in devices:
+                            devices.append(d)
+                        t = a.dtype
+                        if t not in dtypes:
+                            dtypes.append(t)
+                    elif isinstance(a, (list, tuple)):
+                        for x in a:
+                            if isinstance(x, Tensor):
+                                if x.device not in devices:
+                                    devices.append(x.device)
+                                if x.dtype not in dtypes:
+                                    dtypes.append(x.dtype)
+                if kwargs:
+                    for a in kwargs.values():
+                        if isinstance(a, Tensor):
+                            if a.device not in devices:
+                                devices.append(a.device)
+                            if a.dtype not in dtypes:
+                                dtypes.append(a.dtype)
+                if not devices and isinstance(out, Tensor):
+                    devices.append(out.device)
+                    dtypes.append(out.dtype)
+                key = (func, probe.phase, tuple(devices), tuple(dtypes))
+                count = ops.get(key)
+                if count is not None:
+                    ops[key] = count + 1
+                elif len(ops) < MAX_OP_KEYS:
+                    ops[key] = 1
+                    if func not in names:
+                        schema = func._schema
+                        names[func] = schema.name + ("." + schema.overload_name if schema.overload_name else "")
+                    probe.first_frames[key] = probe._user_frame()
+                else:
+                    probe.ops_dropped += 1
+                return out
+
+        self.mode = _OpObserver()
+        self.mode.__enter__()
+        self.observing = True
+        self._install_module_hooks()
+
+    def _stop_observing(self):
+        if self.observing:
+            self.observing = False
+            try:
+                self.mode.__exit__(None, None, None)
+            except Exception:  # the mode stack may already be gone at interpreter exit
+                pass
+        for h in self.hook_handles:
+            h.remove()
+        self.hook_handles = []
+
+    def _user_frame(self):
+        f = sys._getframe(2)
+        while f is not None:
+            name = f.f_code.co_filename
+            if not (name.startswith("<") or os.sep + "torch" + os.sep in name or name.startswith(self.probe_dir)
+                    or os.sep + "site-packages" + os.sep in name or os.sep + "dist-packages" + os.sep in name):
+                rel = os.path.relpath(name, self.cwd) if name.startswith(self.cwd) else name
+                return "%s:%d" % (rel, f.f_lineno)
+            f = f.f_back
+        return ""
+
+    # ---- device roles: module hooks, backward, optimizer ------------------------------------------
+
+    def _install_module_hooks(self):
+        import torch.nn.modules.module as module_mod
+
+        probe = self
+
+        def pre_hook(module, inputs):
+            probe.model_depth += 1
+            if probe.model_depth != 1:
+                return
+            owns = any(id(p) in probe.optimizer_param_ids for p in module.parameters(recurse=False)) or any(
+                id(p) in probe.optimizer_param_ids for p in module.parameters())
+            if owns:
+                probe.forward_seen = True
+                probe.model = module
+                probe._note_role("inputs", inputs)
+                if probe.compare and probe.compare_capture is None and probe.steps_done == 0:
+                    probe._capture_for_compare(module, inputs)
+            elif type(module).__name__.endswith("Loss") and len(inputs) >= 2:
+                probe._note_role("targets", inputs[1:])
+                if probe.compare_capture is not None and "loss_module" not in probe.compare_capture:
+                    probe._capture_loss(module, inputs[1:])
+
+        def post_hook(module, inputs, output):
+            if probe.model_depth == 1 and module is probe.model:
+                probe._note_role("outputs", output)
+                cap = probe.compare_capture
+                if cap is not None and "outputs" not in cap and isinstance(output, probe.torch.Tensor):
+                    cap["outputs"] = output.detach().to("cpu", copy=True)
+            probe.model_depth -= 1
+
+        self.hook_handles.append(module_mod.register_module_forward_pre_hook(pre_hook))
+        self.hook_handles.append(module_mod.register_module_forward_hook(post_hook))
+
+    def _note_role(self, role, value):
+        devices, dtypes = self.roles.setdefault(role, (set(), set()))
+        for t in self._tensors(value):
+            devices.add(str(t.device))
+            dtypes.add(_dtype_name(t.dtype))
+
+    def _tensors(self, value, depth=0):
+        Tensor = self.torch.Tensor
+        if isinstance(value, Tensor):
+            yield value
+        elif depth < 3 and isinstance(value, (list, tuple)):
+            for v in value:
+                yield from self._tensors(v, depth + 1)
+        elif depth < 3 and isinstance(value, dict):
+            for v in value.values():
+                yield from self._tensors(v, depth + 1)
+
+    def _register_optimizer(self, opt):
+        if os.getpid() != self.pid:
+            return
+        self.optimizers.append(opt)
+        for group in opt.param_groups:
+            for p in group["params"]:
+                self.optimizer_param_ids.add(id(p))
+        cls = type(opt)
+        if getattr(cls.step, "_mpsport_wrapped", False):
+            return
+        original_step = cls.step
+        probe = self
+
+        def step(self_opt, *args, **kwargs):
+            if getattr(probe, "_in_step", False):
+                return original_step(self_opt, *args, **kwargs)
+            probe._in_step = True
+            probe.phase = "optimizer"
+            try:
+                return original_step(self_opt, *args, **kwargs)
+            finally:
+                probe._in_step = False
+                probe.phase = "forward"
+                probe._after_step(self_opt)
+
+        step._mpsport_wrapped = True
+        step.__wrapped__ = original_step
+        cls.step = step
+
+    def _before_backward(self, tensor):
+        if os.getpid() != self.pid:
+            return
+        self.backward_seen = True
+        self._note_role("loss", tensor)
+        self.phase = "backward"
+
+    def _after_backward(self):
+        self.phase = "forward"
+
+    def _synchronize(self):
+        torch = self.torch
+        try:
+            if torch.cuda.is_available() and torch.cuda.is_initialized():
+                torch.cuda.synchronize()
+            if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+                torch.mps.synchronize()
+        except Exception:
+            pass
+
+    def _after_step(self, opt):
+        if os.getpid() != self.pid or self.finished:
+            return
+        self._synchronize()
+        self.step_marks.append(time.perf_counter())
+        self.steps_done += 1
+        if self.compare_capture is not None and "after" not in self.compare_capture and self.model is not None:
+            self.compare_capture["after"] = {k: v.detach().to("cpu", copy=True) for k, v in self.model.state_dict().items()}
+            self.compare_capture["optimizer"] = opt
+        if self.steps_done == self.steps_wanted:
+            self._record_placement()
+            self._stop_observing()  # the next step runs unobserved: it is the one that is timed
+        elif self.steps_done == self.steps_wanted + 1:
+            self._finish("complete", "")
+
+    def _record_placement(self):
+        for opt in self.optimizers:
+            for group in opt.param_groups:
+                for p in group["params"]:
+                    self._note_role("params", p)
+                    if p.grad is not None:
+                        self._note_role("grads", p.grad)
+            for st in opt.state.values():
+                self._note_role("optimizer_state", st)
+
+    # ---- CPU comparison --------------------------------------------------------------------------
+
+    def _capture_for_compare(self, module, inputs):
+        self.compare_capture = {
+            "before": {k: v.detach().to("cpu", copy=True) for k, v in module.state_dict().items()},
+            "inputs": [t.detach().to("cpu", copy=True) if isinstance(t, self.torch.Tensor) else t for t in inputs],
+        }
+
+    def _capture_loss(self, module, targets):
+        self.compare_capture["loss_module"] = module
+        self.compare_capture["targets"] = [t.detach().to("cpu", copy=True) if isinstance(t, self.torch.Tensor) else t for t in targets]
+
+    def _run_compare(self):
+        import copy
+
+        torch = self.torch
+        cap = self.compare_capture
+        if cap is None or "after" not in cap or self.model is None:
+            return {"within_tolerance": False, "detail": "not compared: no model forward and optimizer step were observed"}
+        opt = cap["optimizer"]
+        cpu_model = copy.deepcopy(self.model).to("cpu")
+        cpu_model.load_state_dict(cap["before"])
+        names = {id(p): n for n, p in self.model.named_parameters()}
+        cpu_params = dict(cpu_model.named_parameters())
+        groups = []
+        for g in opt.param_groups:
+            params = [cpu_params[names[id(p)]] for p in g["params"] if id(p) in names]
+            if params:
+                groups.append(dict({k: v for k, v in g.items() if k != "params"}, params=params))
+        cpu_opt = type(opt)(groups)
+        cpu_opt.zero_grad()
+        out = cpu_model(*cap["inputs"])
+        detail = []
+        ok = True
+        if "loss_module" in cap:
+            loss_module = copy.deepcopy(cap["loss_module"]).to("cpu")
+            loss = loss_module(out, *cap["targets"])
+            loss.backward()
+            cpu_opt.step()
+            before, after_acc = cap["before"], cap["after"]
+            after_cpu = cpu_model.state_dict()
+            max_abs = 0.0
+            max_update = 0.0
+            for k, b in before.items():
+                if not b.is_floating_point():
+                    continue
+                upd_acc = after_acc[k].double() - b.double()
+                upd_cpu = after_cpu[k].detach().double() - b.double()
+                max_abs = max(max_abs, (upd_acc - upd_cpu).abs().max().item() if upd_acc.numel() else 0.0)
+                max_update = max(max_update, upd_cpu.abs().max().item() if upd_cpu.numel() else 0.0)
+            max_rel = max_abs / max_update if max_update > 0 else 0.0
+            within = max_abs <= self.atol + self.rtol * max_update
+            ok = ok and within
+            detail.append("parameter update: max abs diff %.3g, max rel diff %.3g (of max update %.3g)" % (max_abs, max_rel, max_update))
+            loss_cpu = loss.item()
+            result = {"loss_cpu": loss_cpu, "max_abs_update_diff": max_abs, "max_rel_update_diff": max_rel}
+        else:
+            result = {}
+            detail.append("loss not computed by an nn.Module loss (e.g. nn.CrossEntropyLoss): compared outputs only")
+        out_acc = self._captured_outputs_cpu()
+        if out_acc is not None and isinstance(out, torch.Tensor) and out.shape == out_acc.shape:
+            diff = (out.detach().double() - out_acc.double()).abs().max().item()
+            scale = out.detach().double().abs().max().item()
+            within = diff <= self.atol + self.rtol * scale
+            ok = ok and within
+            detail.append("outputs: max abs diff %.3g (max |output| %.3g)" % (diff, scale))
+            result["max_abs_output_diff"] = diff
+        result.update({"within_tolerance": ok, "rtol": self.rtol, "atol": self.atol, "detail": "; ".join(detail),
+                       "against": "cpu"})
+        return result
+
+    def _captured_outputs_cpu(self):
+        return self.compare_capture.get("outputs") if self.compare_capture else None
+
+    # ---- checkpoint round-trip --------------------------------------------------------------------
+
+    def _checkpoint_round_trip(self):
+        torch = self.torch
+        if not self.optimizers:
+            return {"ok": False, "detail": "not run: no optimizer was created"}
+        state = {"optimizer": [o.state_dict() for o in self.optimizers]}
+        if self.model is not None:
+            state["model"] = self.model.state_dict()
+        else:
+            state["params"] = [p.detach() for g in self.optimizers[0].param_groups for p in g["params"]]
+        saved = {}
+        for path, t in self._flatten(state):
+            saved[path] = (tuple(t.shape), _dtype_name(t.dtype), str(t.device))
+        fd, tmp = tempfile.mkstemp(prefix="mpsport-ckpt-", suffix=".pt")
+        os.close(fd)
+        try:
+            torch.save(state, tmp)
+            loaded = torch.load(tmp, map_location="cpu")
+        except Exception as err:  # noqa: BLE001 - any failure is the finding
+            return {"ok": False, "detail": "save/load failed: %s: %s" % (type(err).__name__, err)}
+        finally:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        restored = {path: (tuple(t.shape), _dtype_name(t.dtype)) for path, t in self._flatten(loaded)}
+        problems = []
+        for path, (shape, dtype, _) in saved.items():
+            got = restored.get(path)
+            if got is None:
+                problems.append("missing %s" % path)
+            elif got != (shape, dtype):
+                problems.append("%s: %s/%s -> %s/%s" % (path, shape, dtype, got[0], got[1]))
+        float64 = sorted(p for p, (_, dtype, _) in saved.items() if dtype in ("float64", "complex128"))
+        devices = sorted({d for (_, _, d) in saved.values()})
+        if problems:
+            return {"ok": False, "tensors": len(saved), "detail": "; ".join(problems[:5])}
+        detail = "%d tensors saved from %s and restored on cpu with the same keys, shapes and dtypes" % (len(saved), ",".join(devices) or "-")
+        if float64:
+            detail += "; %d float64/complex128 tensors will not load onto MPS (e.g. %s)" % (len(float64), float64[0])
+        return {"ok": not float64, "tensors": len(saved), "detail": detail, "float64_tensors": len(float64)}
+
+    def _flatten(self, value, prefix=""):
+        Tensor = self.torch.Tensor
+        if isinstance(value, Tensor):
+            yield prefix, value
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                yield from self._flatten(v, "%s.%s" % (prefix, k) if prefix else str(k))
+        elif isinstance(value, (list, tuple)):
+            for i, v in enumerate(value):
+                yield from self._flatten(v, "%s.%d" % (prefix, i) if prefix else str(i))
+
+    # ---- environment gate -------------------------------------------------------------------------
+
+    def _environment(self):
+        env = {
+            "system": platform.system(),
+            "machine": platform.machine(),
+            "python": platform.python_version(),
+            "executable": sys.executable,
+            "mps_fallback_env": os.environ.get("PYTORCH_ENABLE_MPS_FALLBACK", ""),
+            "expected_device": self.expected_device,
+        }
+        if platform.system() == "Darwin":
+            env["macos"] = platform.mac_ver()[0]
+            try:
+                out = subprocess.run(["sysctl", "-n", "sysctl.proc_translated"], capture_output=True, text=True, timeout=5)
+                env["rosetta"] = out.stdout.strip() == "1"
+            except (OSError, subprocess.SubprocessError):
+                env["rosetta"] = None
+        torch = self.torch
+        if torch is None:
+            return env
+        mps = getattr(torch.backends, "mps", None)
+        env.update({
+            "torch": torch.__version__,
+            "cuda_built": bool(torch.backends.cuda.is_built()),
+            "cuda_available": bool(torch.cuda.is_available()),
+            "mps_built": bool(mps is not None and mps.is_built()),
+            "mps_available": bool(mps is not None and mps.is_available()),
+        })
+        device = self.expected_device
+        if device == "auto":
+            device = "cuda" if env["cuda_available"] else "mps" if env["mps_available"] else "cpu"
+        try:
+            env["dummy_tensor_device"] = str(torch.zeros(1, device=device).device)
+        except Exception as err:  # noqa: BLE001
+            env["dummy_tensor_device"] = "error: %s: %s" % (type(err).__name__, err)
+        env["device"] = device
+        return env
+
+    # ---- MPS messages, crashes, exit ----------------------------------------------------------------
+
+    def _showwarning(self, message, category, filename, lineno, file=None, line=None):
+        text = str(message)
+        m = _FALLBACK_WARNING.search(text)
+        if m:
+            self.mps_messages.append({"kind": "fallback-warning", "op": m.group(1), "message": text[:500],
+                                      "frame": "%s:%d" % (os.path.relpath(filename, self.cwd), lineno)})
+        return self._previous_showwarning(message, category, filename, lineno, file, line)
+
+    def _excepthook(self, exc_type, exc, tb):
+        text = str(exc)
+        for pattern, kind in ((_NOT_IMPLEMENTED, "not-implemented"), (_FLOAT64_ERROR, "float64-error")):
+            m = pattern.search(text)
+            if m:
+                self.mps_messages.append({"kind": kind, "op": m.group(1) if m.groups() else "float64", "message": text[:500]})
+        frame = ""
+        while tb is not None:
+            name = tb.tb_frame.f_code.co_filename
+            if not (os.sep + "torch" + os.sep in name or name.startswith("<")):
+                frame = "%s:%d" % (os.path.relpath(name, self.cwd), tb.tb_lineno)
+            tb = tb.tb_next
+        self.exception = "%s: %s%s" % (exc_type.__name__, text.splitlines()[0] if text else "", " at " + frame if frame else "")
+        return self._previous_excepthook(exc_type, exc, tb)
+
+    def _on_sigterm(self, signum, frame):
+        self._finish("incomplete", "stopped by the audit timeout (SIGTERM) after %d optimizer step(s)" % self.steps_done,
+                     exit_code=128 + signum)
+
+    def _at_exit(self):
+        if self.finished or os.getpid() != self.pid:
+            return
+        if self.exception:
+            reason = "crashed after %d optimizer step(s): %s" % (self.steps_done, self.exception)
+        elif self.steps_done == 0:
+            reason = "the command exited before any optimizer step (0 of %d)" % self.steps_wanted
+        elif self.steps_done < self.steps_wanted:
+            reason = "the command exited after %d of %d optimizer step(s)" % (self.steps_done, self.steps_wanted)
+        else:
+            reason = ""
+        if self.steps_done >= self.steps_wanted:
+            self._finish("complete", reason, exit_code=None)
+        else:
+            if self.steps_done < self.steps_wanted:
+                self._record_placement()
+            self._finish("incomplete", reason, exit_code=None)
+
+    def _finish(self, status, reason, exit_code=EXIT_DONE):
+        with self.lock:
+            if self.finished or os.getpid() != self.pid:
+                return
+            self.finished = True
+        self._stop_observing()
+        trace = self._trace(status, reason)
+        tmp = self.trace_path + ".tmp"
+        try:
+            with open(tmp, "w") as f:
+                json.dump(trace, f, indent=1)
+            os.replace(tmp, self.trace_path)
+        except OSError as err:
+            sys.stderr.write("mpsport probe: cannot write %s: %s\n" % (self.trace_path, err))
+        if exit_code is not None:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(exit_code)
+
+    def _trace(self, status, reason):
+        trace = {"schema": SCHEMA, "status": status, "reason": reason, "producer": "python-probe"}
+        trace["env"] = self._environment()
+        trace["device"] = trace["env"].get("device", "")
+        trace["steps"] = {"requested": self.steps_wanted, "completed": min(self.steps_done, self.steps_wanted),
+                          "timed": self.steps_done > self.steps_wanted,
+                          "forward": self.forward_seen, "backward": self.backward_seen}
+        trace["roles"] = {role: {"devices": sorted(d), "dtypes": sorted(t)} for role, (d, t) in sorted(self.roles.items())}
+        ops = []
+        for (func, phase, devices, dtypes), count in self.ops.items():
+            ops.append({"op": self.op_names.get(func, str(func)), "phase": phase, "devices": [str(d) for d in devices],
+                        "dtypes": [_dtype_name(t) for t in dtypes], "count": count,
+                        "first_frame": self.first_frames.get((func, phase, devices, dtypes), "")})
+        trace["ops"] = ops
+        trace["ops_dropped"] = self.ops_dropped
+        trace["mps_messages"] = self.mps_messages
+        if self.optimizers and self.steps_done > 0:
+            trace["checkpoint"] = self._checkpoint_round_trip()
+        if self.compare and self.steps_done > 0:
+            try:
+                trace["compare"] = self._run_compare()
+            except Exception as err:  # noqa: BLE001
+                trace["compare"] = {"within_tolerance": False, "detail": "comparison failed: %s: %s" % (type(err).__name__, err)}
+        timing = {"since_start_s": time.perf_counter() - self.started}
+        marks = self.step_marks
+        if len(marks) >= self.steps_wanted + 1:
+            timing["unobserved_step_s"] = marks[self.steps_wanted] - marks[self.steps_wanted - 1]
+        if len(marks) >= 2 and self.steps_wanted >= 2:
+            timing["observed_step_s"] = marks[self.steps_wanted - 1] - marks[self.steps_wanted - 2]
+        trace["timing"] = timing
+        trace["memory"] = self._memory()
+        return trace
+
+    def _memory(self):
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        mem = {"rss_peak_bytes": rss if platform.system() == "Darwin" else rss * 1024}
+        torch = self.torch
+        if torch is None:
+            return mem
+        try:
+            if torch.cuda.is_available() and torch.cuda.is_initialized():
+                mem["accelerator_allocated_bytes"] = torch.cuda.max_memory_allocated()
+            elif getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+                mem["accelerator_allocated_bytes"] = torch.mps.current_allocated_memory()
+        except Exception:  # noqa: BLE001
+            pass
+        return mem

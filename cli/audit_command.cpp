@@ -1,0 +1,85 @@
+#include <fmt/format.h>
+
+#include <iostream>
+#include <set>
+
+#include "auditor/audit.hpp"
+#include "auditor/native_step.hpp"
+#include "auditor/trace.hpp"
+#include "cli/commands.hpp"
+#include "core/paths.hpp"
+#include "core/rule_catalogue.hpp"
+
+namespace fs = std::filesystem;
+
+namespace mpsport::cli {
+
+namespace {
+
+// Ops whose predicted MPS status changes between the two bundled tables.
+std::string version_changes(const nlohmann::json& trace, const MpsTable& target, const MpsTable& other) {
+    std::string out;
+    std::set<std::string> seen;
+    for (const auto& op : trace.value("ops", nlohmann::json::array())) {
+        const std::string name = op.value("op", "");
+        if (name.rfind("aten::", 0) != 0 || !seen.insert(name).second) continue;
+        const MpsSupport a = other.lookup(name), b = target.lookup(name);
+        if (a == b) continue;
+        out += fmt::format("    {:<34} {} in {} -> {} in {}\n", name, to_string(a), other.torch_version, to_string(b), target.torch_version);
+    }
+    return out;
+}
+
+}  // namespace
+
+int run_audit(const AuditArgs& args) {
+    const fs::path rules = locate_rules_dir(args.rules_dir ? std::optional<fs::path>(*args.rules_dir) : std::nullopt);
+    const MpsTable table = load_mps_table(rules, args.target_torch);
+    nlohmann::json trace;
+    fs::path trace_path;
+    if (args.torchscript) {
+        if (!args.example) throw std::runtime_error("--torchscript needs --example inputs.pt (the model's example input)");
+        NativeStepOptions n;
+        n.model = *args.torchscript;
+        n.inputs = *args.example;
+        if (args.targets) n.targets = *args.targets;
+        n.loss = args.loss;
+        n.device = args.device;
+        n.steps = args.steps;
+        trace = run_native_step(n);
+        fs::create_directories(args.out);
+        trace_path = fs::path(args.out) / "trace.json";
+        write_file_atomically(trace_path, trace.dump(1) + "\n");
+    } else {
+        if (args.command.empty()) throw std::runtime_error("audit: give the training command after --, e.g. mpsport audit -- python train.py");
+        AuditOptions o;
+        o.command = args.command;
+        o.steps = args.steps;
+        o.timeout_s = args.timeout;
+        o.device = args.device;
+        o.out_dir = args.out;
+        o.compare = args.compare;
+        o.rtol = args.rtol;
+        o.atol = args.atol;
+        o.echo = !args.quiet;
+        AuditRun run = run_python_audit(o);
+        trace = std::move(run.trace);
+        trace_path = run.trace_path;
+    }
+    const Evidence ev = evidence_from_trace(trace, table, trace_path.generic_string());
+    std::cout << "\n" << summarize_evidence(ev, trace);
+    const std::string other_version = args.target_torch == "2.6.0" ? "2.14.1" : "2.6.0";
+    const std::string changes = version_changes(trace, table, load_mps_table(rules, other_version));
+    if (!changes.empty()) std::cout << "  ops whose MPS support differs between PyTorch " << other_version << " and " << args.target_torch << ":\n" << changes;
+    std::cout << "  trace: " << trace_path.generic_string() << " (combine with a scan: mpsport report PATH --trace " << trace_path.generic_string()
+              << ")\n";
+    const bool mps_problems = std::any_of(ev.ops.begin(), ev.ops.end(), [](const OpUse& op) { return op.mps_status != "unknown"; });
+    return ev.complete && !mps_problems ? 0 : 1;
+}
+
+int run_doctor() {
+    std::cout << doctor_report();
+    return 0;
+}
+
+}  // namespace mpsport::cli

@@ -1,0 +1,254 @@
+// The runtime auditor on real training scripts (corpus/runtime-cases), run with Debian's
+// /usr/bin/python3 and its torch: each test asserts the facts its trace must hold.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "auditor/audit.hpp"
+#include "auditor/mps_tables.hpp"
+#include "auditor/native_step.hpp"
+#include "auditor/trace.hpp"
+#include "core/paths.hpp"
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+using namespace mpsport;
+
+namespace {
+
+const char* kPython = "/usr/bin/python3";
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+struct Audited {
+    AuditRun run;
+    Evidence evidence;
+};
+
+class AuditTest : public ::testing::Test {
+protected:
+    Audited audit(const std::string& script, std::vector<std::string> extra = {}, double timeout = 120, const std::string& compare = "") {
+        AuditOptions o;
+        o.command = {kPython, (test::source_dir() / "corpus" / "runtime-cases" / script).string()};
+        o.command.insert(o.command.end(), extra.begin(), extra.end());
+        o.out_dir = m_out.path() / script;
+        o.timeout_s = timeout;
+        o.echo = false;
+        o.compare = compare;
+        AuditRun run = run_python_audit(o);
+        Evidence ev = evidence_from_trace(run.trace, load_mps_table(test::rules_dir(), "2.14.1"), run.trace_path.string());
+        return {std::move(run), std::move(ev)};
+    }
+    static const OpUse* find_op(const Evidence& ev, const std::string& op) {
+        for (const auto& o : ev.ops)
+            if (o.op == op) return &o;
+        return nullptr;
+    }
+    static bool has_op(const nlohmann::json& trace, const std::string& op, const std::string& phase) {
+        for (const auto& o : trace["ops"])
+            if (o["op"] == op && o["phase"] == phase) return true;
+        return false;
+    }
+    test::TempDir m_out;
+};
+
+TEST_F(AuditTest, CleanStepRecordsDevicesOpsCheckpointAndStopsTheScript) {
+    const auto a = audit("clean_mlp.py", {"--steps", "50"});
+    const auto& t = a.run.trace;
+    EXPECT_EQ(t["status"], "complete");
+    EXPECT_EQ(t["process"]["exit_code"], kProbeDoneExitCode) << "the probe ends the script after the traced and the timed step";
+    EXPECT_EQ(t["steps"]["completed"], 1);
+    EXPECT_TRUE(t["steps"]["timed"].get<bool>());
+    EXPECT_GT(t["timing"]["unobserved_step_s"].get<double>(), 0.0);
+    for (const char* role : {"params", "grads", "optimizer_state", "inputs", "targets", "outputs", "loss"}) {
+        EXPECT_EQ(t["roles"][role]["devices"], nlohmann::json::array({"cpu"})) << role;
+        EXPECT_EQ(t["roles"][role]["dtypes"], nlohmann::json::array({"float32"})) << role;
+    }
+    EXPECT_TRUE(has_op(t, "aten::addmm", "forward"));
+    EXPECT_TRUE(has_op(t, "aten::mse_loss_backward", "backward"));
+    EXPECT_TRUE(has_op(t, "aten::add_.Tensor", "optimizer"));
+    EXPECT_EQ(t["env"]["torch"].get<std::string>().substr(0, 4), "1.13");
+    EXPECT_FALSE(t["env"]["mps_available"].get<bool>());
+    EXPECT_EQ(t["env"]["dummy_tensor_device"], "cpu");
+    ASSERT_TRUE(a.evidence.checkpoint_ok.has_value());
+    EXPECT_TRUE(*a.evidence.checkpoint_ok) << a.evidence.checkpoint_detail;
+    EXPECT_TRUE(a.evidence.ops.empty()) << "every op of this step has an MPS kernel in 2.14.1; first: " << a.evidence.ops[0].op;
+    EXPECT_TRUE(a.evidence.predicted);
+    EXPECT_EQ(a.run.trace_path.filename(), "trace.json");
+    EXPECT_TRUE(fs::exists(a.run.trace_path));
+}
+
+TEST_F(AuditTest, Float64AtRuntimeIsFlaggedPerOpAndInTheCheckpoint) {
+    const auto a = audit("float64_step.py");
+    EXPECT_EQ(a.run.trace["roles"]["params"]["dtypes"], nlohmann::json::array({"float64"}));
+    EXPECT_FALSE(a.evidence.float64_ops.empty());
+    const OpUse* addmm = find_op(a.evidence, "aten::addmm");
+    ASSERT_NE(addmm, nullptr);
+    EXPECT_EQ(addmm->mps_status, "unsupported-dtype");
+    EXPECT_TRUE(ends_with(addmm->first_frame, "runtime-cases/float64_step.py:12")) << addmm->first_frame;
+    ASSERT_TRUE(a.evidence.checkpoint_ok.has_value());
+    EXPECT_FALSE(*a.evidence.checkpoint_ok);
+    EXPECT_NE(a.evidence.checkpoint_detail.find("float64"), std::string::npos);
+}
+
+TEST_F(AuditTest, OpsWithoutAnMpsKernelArePredictedAsFallbacksWithTheirFrames) {
+    const auto a = audit("unsupported_op.py");
+    for (const auto& [op, frame] : std::vector<std::pair<std::string, std::string>>{
+             {"aten::linalg_eig", "unsupported_op.py:13"}, {"aten::take", "unsupported_op.py:14"}, {"aten::multi_margin_loss", "unsupported_op.py:15"}}) {
+        const OpUse* use = find_op(a.evidence, op);
+        ASSERT_NE(use, nullptr) << op;
+        EXPECT_EQ(use->mps_status, "fallback") << op;
+        EXPECT_EQ(use->phase, "forward") << op;
+        EXPECT_TRUE(ends_with(use->first_frame, "runtime-cases/" + frame)) << op << ": " << use->first_frame;
+        EXPECT_EQ(use->count, 1) << op;
+    }
+    const OpUse* backward = find_op(a.evidence, "aten::multi_margin_loss_backward");
+    ASSERT_NE(backward, nullptr);
+    EXPECT_EQ(backward->phase, "backward");
+    EXPECT_EQ(find_op(a.evidence, "aten::addmm"), nullptr) << "native ops are not listed as problems";
+}
+
+TEST_F(AuditTest, CrashAfterTheTracedStepKeepsTheTraceAndTheReason) {
+    const auto a = audit("crash_mid_step.py");
+    EXPECT_EQ(a.run.trace["process"]["exit_code"], 1);
+    EXPECT_EQ(a.run.trace["steps"]["completed"], 1);
+    const std::string reason = a.run.trace["reason"];
+    EXPECT_NE(reason.find("RuntimeError: simulated failure in the second forward pass"), std::string::npos) << reason;
+    EXPECT_NE(reason.find("crash_mid_step.py:15"), std::string::npos) << reason;
+}
+
+TEST_F(AuditTest, CrashBeforeAnyStepIsIncomplete) {
+    AuditOptions o;
+    o.command = {kPython, "-c", "import torch; torch.nn.Linear(2, 2)(torch.ones(3, 3))"};
+    o.out_dir = m_out.path() / "early-crash";
+    o.echo = false;
+    const AuditRun run = run_python_audit(o);
+    EXPECT_EQ(run.trace["status"], "incomplete");
+    EXPECT_NE(run.trace["reason"].get<std::string>().find("crashed after 0 optimizer step(s): RuntimeError"), std::string::npos)
+        << run.trace["reason"];
+}
+
+TEST_F(AuditTest, HangIsStoppedByTheTimeoutWithATrace) {
+    const auto a = audit("hang.py", {}, 3);
+    EXPECT_TRUE(a.run.trace["process"]["timed_out"].get<bool>());
+    EXPECT_EQ(a.run.trace["status"], "incomplete");
+    EXPECT_NE(a.run.trace["reason"].get<std::string>().find("timed out after 3s"), std::string::npos) << a.run.trace["reason"];
+    EXPECT_TRUE(a.run.trace["steps"]["forward"].get<bool>()) << "the probe saw the forward pass before the hang";
+    EXPECT_LT(a.run.launch.seconds, 30.0);
+}
+
+TEST_F(AuditTest, ScriptThatNeverStepsIsIncomplete) {
+    const auto a = audit("no_step.py");
+    EXPECT_EQ(a.run.trace["status"], "incomplete");
+    EXPECT_EQ(a.run.trace["steps"]["completed"], 0);
+    EXPECT_TRUE(a.run.trace["steps"]["backward"].get<bool>());
+    EXPECT_NE(a.run.trace["reason"].get<std::string>().find("before any optimizer step"), std::string::npos);
+    EXPECT_EQ(a.run.trace["process"]["exit_code"], 0);
+    EXPECT_FALSE(a.evidence.complete);
+}
+
+TEST_F(AuditTest, CompareCpuReplaysTheStep) {
+    const auto a = audit("clean_mlp.py", {}, 120, "cpu");
+    const auto& c = a.run.trace["compare"];
+    EXPECT_TRUE(c["within_tolerance"].get<bool>()) << c.dump();
+    EXPECT_EQ(c["against"], "cpu");
+    EXPECT_LE(c["max_abs_update_diff"].get<double>(), 1e-6) << "cpu against cpu replays the same step";
+    EXPECT_LE(c["max_abs_output_diff"].get<double>(), 1e-6);
+    ASSERT_TRUE(a.evidence.numerics_ok.has_value());
+    EXPECT_TRUE(*a.evidence.numerics_ok);
+}
+
+TEST_F(AuditTest, NonPythonCommandGetsALauncherTrace) {
+    AuditOptions o;
+    o.command = {"/bin/sh", "-c", "echo not python; exit 3"};
+    o.out_dir = m_out.path() / "sh";
+    o.echo = false;
+    const AuditRun run = run_python_audit(o);
+    EXPECT_EQ(run.trace["producer"], "launcher");
+    EXPECT_EQ(run.trace["process"]["exit_code"], 3);
+    EXPECT_NE(run.trace["process"]["output_tail"].get<std::string>().find("not python"), std::string::npos);
+    EXPECT_NE(run.trace["reason"].get<std::string>().find("probe wrote no trace"), std::string::npos);
+}
+
+TEST_F(AuditTest, MissingCommandIsAnError) {
+    AuditOptions o;
+    o.command = {"/nonexistent/python9"};
+    o.out_dir = m_out.path() / "missing";
+    o.echo = false;
+    EXPECT_THROW(run_python_audit(o), std::runtime_error);
+}
+
+TEST_F(AuditTest, ExistingSitecustomizeStillRuns) {
+    const fs::path other = m_out.path() / "site";
+    const fs::path marker = m_out.path() / "marker.txt";
+    m_out.write("site/sitecustomize.py", "open(" + nlohmann::json(marker.string()).dump() + ", 'w').write('ran')\n");
+    const char* old = std::getenv("PYTHONPATH");
+    const std::string saved = old ? old : "";
+    setenv("PYTHONPATH", other.c_str(), 1);
+    const auto a = audit("clean_mlp.py");
+    if (old) setenv("PYTHONPATH", saved.c_str(), 1);
+    else unsetenv("PYTHONPATH");
+    EXPECT_EQ(a.run.trace["status"], "complete");
+    ASSERT_TRUE(fs::exists(marker)) << "the lab's own sitecustomize must still run";
+    EXPECT_EQ(read_file(marker), "ran");
+}
+
+TEST(NativeStep, TorchScriptTrainStepWritesTheSameTraceFormat) {
+    if (!native_step_available()) GTEST_SKIP() << "built without LibTorch";
+    test::TempDir d;
+    const auto script = d.write("export.py",
+                                "import sys, torch\n"
+                                "m = torch.jit.script(torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2)))\n"
+                                "m.save(sys.argv[1] + '/model.pt')\n"
+                                "torch.save(torch.randn(16, 4), sys.argv[1] + '/inputs.pt')\n"
+                                "torch.save(torch.randn(16, 2), sys.argv[1] + '/targets.pt')\n");
+    ASSERT_EQ(test::run_command(std::string(kPython) + " " + script.string() + " " + d.path().string()).exit_code, 0);
+    NativeStepOptions o;
+    o.model = d.path() / "model.pt";
+    o.inputs = d.path() / "inputs.pt";
+    o.targets = d.path() / "targets.pt";
+    o.device = "cpu";
+    const auto t = run_native_step(o);
+    EXPECT_EQ(t["schema"], kTraceSchema);
+    EXPECT_EQ(t["status"], "complete") << t["reason"];
+    EXPECT_EQ(t["steps"]["completed"], 1);
+    EXPECT_EQ(t["roles"]["params"]["devices"], nlohmann::json::array({"cpu"}));
+    EXPECT_EQ(t["roles"]["grads"]["dtypes"], nlohmann::json::array({"float32"}));
+    std::set<std::string> phases;
+    bool saw_matmul = false;
+    for (const auto& op : t["ops"]) {
+        phases.insert(op["phase"].get<std::string>());
+        const std::string name = op["op"];
+        if (name == "aten::addmm" || name == "aten::linear" || name == "aten::mm") {
+            saw_matmul = true;
+            EXPECT_EQ(op["dtypes"], nlohmann::json::array({"float32"}));
+        }
+    }
+    EXPECT_TRUE(saw_matmul);
+    EXPECT_TRUE(phases.count("forward") && phases.count("backward") && phases.count("optimizer"));
+    EXPECT_TRUE(t["checkpoint"]["ok"].get<bool>()) << t["checkpoint"]["detail"];
+    const Evidence ev = evidence_from_trace(t, load_mps_table(test::rules_dir(), "2.14.1"), "native");
+    EXPECT_TRUE(ev.complete);
+    EXPECT_TRUE(ev.float64_ops.empty());
+}
+
+TEST(NativeStep, BadModelFileNamesTheFile) {
+    if (!native_step_available()) GTEST_SKIP() << "built without LibTorch";
+    test::TempDir d;
+    d.write("model.pt", "not a model");
+    d.write("inputs.pt", "x");
+    NativeStepOptions o;
+    o.model = d.path() / "model.pt";
+    o.inputs = d.path() / "inputs.pt";
+    o.device = "cpu";
+    try {
+        run_native_step(o);
+        FAIL() << "expected an error";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("model.pt"), std::string::npos) << e.what();
+    }
+}
+
+}  // namespace
