@@ -66,6 +66,7 @@ AuditRun run_python_audit(const AuditOptions& options) {
     lo.env["MPSPORT_PROBE_STEPS"] = std::to_string(options.steps);
     lo.env["MPSPORT_PROBE_DEVICE"] = options.device;
     lo.env["MPSPORT_PROBE_COMPARE"] = options.compare;
+    lo.env["MPSPORT_PROBE_OBSERVER"] = options.observer;
     lo.env["MPSPORT_PROBE_RTOL"] = fmt::format("{}", options.rtol);
     lo.env["MPSPORT_PROBE_ATOL"] = fmt::format("{}", options.atol);
     lo.env["PYTHONUNBUFFERED"] = "1";

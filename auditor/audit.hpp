@@ -19,6 +19,7 @@ struct AuditOptions {
     std::string device = "auto";
     std::filesystem::path out_dir = "mpsport-audit";
     std::string compare;  // "" or "cpu"
+    std::string observer = "dispatch";  // dispatch (overloads, devices, frames) | profiler (names, dtypes; cheaper)
     double rtol = 1e-3;
     double atol = 1e-5;
     bool echo = true;

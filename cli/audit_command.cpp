@@ -59,6 +59,7 @@ int run_audit(const AuditArgs& args) {
         o.device = args.device;
         o.out_dir = args.out;
         o.compare = args.compare;
+        o.observer = args.observer;
         o.rtol = args.rtol;
         o.atol = args.atol;
         o.echo = !args.quiet;

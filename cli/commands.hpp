@@ -37,6 +37,7 @@ struct AuditArgs {
     std::string target_torch = "2.14.1";
     std::string out = "mpsport-audit";
     std::string compare;
+    std::string observer = "dispatch";
     double rtol = 1e-3;
     double atol = 1e-5;
     bool quiet = false;

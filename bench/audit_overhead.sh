@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Auditor overhead: a traced step against the plain step, per model and device.
+#   bench/audit_overhead.sh [PYTHON] [DEVICE] [MODELS...]
+# The plain step time is the script's own median; the traced step time is the probe's median over
+# traced steps 2..N (--steps 6). Prints one line per model with the ratio.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+python=${1:-/usr/bin/python3}
+device=${2:-cpu}
+shift $(( $# > 2 ? 2 : $# ))
+models=("$@")
+[ ${#models[@]} -gt 0 ] || models=(mlp resnet18)
+mpsport=${MPSPORT:-$repo/build/mpsport}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+printf '%-9s %-6s %-6s %-9s %14s %14s %8s\n' model device batch observer plain_step_s traced_step_s ratio
+for m in "${models[@]}"; do
+  batch=64
+  plain=$("$python" "$here/train_step.py" --model "$m" --device "$device" --batch "$batch" --steps 12 | tail -1)
+  for observer in dispatch profiler; do
+    "$mpsport" audit --quiet --steps 6 --observer "$observer" --out "$out/$m-$observer" -- "$python" "$here/train_step.py" \
+        --model "$m" --device "$device" --batch "$batch" --steps 12 >/dev/null || true
+    "$python" - "$plain" "$out/$m-$observer/trace.json" "$m" "$device" "$batch" "$observer" <<'PY'
+import json, sys
+plain = json.loads(sys.argv[1])["median_step_s"]
+t = json.load(open(sys.argv[2]))["timing"]
+traced = t.get("observed_step_s")
+ratio = traced / plain if traced else float("nan")
+print("%-9s %-6s %-6s %-9s %14.5f %14.5f %7.2fx" % (sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6], plain,
+                                                    traced or float("nan"), ratio))
+PY
+  done
+done
