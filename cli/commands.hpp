@@ -1,6 +1,7 @@
 // The commands behind the command line, callable from tests.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>

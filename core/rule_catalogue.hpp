@@ -1,6 +1,7 @@
 // Loads and validates the rule catalogue from a rules/ folder.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <stdexcept>

@@ -1,6 +1,7 @@
 #include "core/source_text.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 namespace mpsport {
