@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -270,7 +271,7 @@ nlohmann::json run_native_step(const NativeStepOptions& o) {
         synchronize(device);
         trace["timing"] = {{"unobserved_step_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
         // Checkpoint round-trip: parameters saved from the device, restored on the CPU.
-        const fs::path tmp = fs::temp_directory_path() / ("mpsport-native-ckpt-" + std::to_string(::getpid()) + ".pt");
+        const fs::path tmp = fs::temp_directory_path() / ("mpsport-native-ckpt-" + std::to_string(std::random_device{}()) + ".pt");
         std::vector<at::Tensor> saved;
         for (const auto& p : params) saved.push_back(p.detach());
         std::string detail;
