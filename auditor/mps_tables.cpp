@@ -51,12 +51,28 @@ MpsSupport MpsTable::lookup(const std::string& op) const {
     return MpsSupport::unknown;
 }
 
+// Kernels of one vendor library that the dispatcher picks because of the backend the step ran on
+// (cuDNN batch norm on CUDA, oneDNN convolutions on the CPU, FlashAttention for SDPA, ...). On MPS the
+// same Python call reaches the op's MPS implementation instead, so they say nothing about MPS support.
+static bool backend_specific(const std::string& op) {
+    static const std::vector<std::string> prefixes = {
+        "aten::cudnn_", "aten::_cudnn_", "aten::miopen_", "aten::_miopen_", "aten::mkldnn_", "aten::_mkldnn_",
+        "aten::_nnpack_", "aten::_flash_attention_", "aten::_efficient_attention_", "aten::_scaled_dot_product_flash_attention",
+        "aten::_scaled_dot_product_efficient_attention", "aten::_scaled_dot_product_cudnn_attention", "aten::_fused_sdp_choice",
+        "aten::_cufft_", "aten::_use_cudnn_", "aten::_nested_"};
+    for (const auto& p : prefixes)
+        if (op.compare(0, p.size(), p) == 0) return true;
+    return false;
+}
+
 MpsPrediction predict(const MpsTable& table, const std::string& op, const std::vector<std::string>& dtypes) {
     for (const auto& d : dtypes)
         for (const auto& bad : table.unsupported_dtypes)
             if (d == bad)
                 return {"unsupported-dtype", "MPS has no " + d + ": allocating it raises TypeError ('Cannot convert a MPS Tensor to " +
                                                  (d == "float64" ? std::string("float64") : d) + " dtype ...')"};
+    if (backend_specific(op))
+        return {"native", "a CUDA/CPU library kernel chosen by the backend this step ran on; on MPS the same call dispatches to MPS"};
     switch (table.lookup(op)) {
         case MpsSupport::native: return {"native", "MPS kernel in PyTorch " + table.torch_version};
         case MpsSupport::composite:

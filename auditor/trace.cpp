@@ -96,8 +96,8 @@ Evidence read_trace(const fs::path& path, const MpsTable& table) {
 std::string summarize_evidence(const Evidence& ev, const nlohmann::json& t) {
     std::string out;
     out += fmt::format("Audit: {}{}\n", ev.complete ? "complete" : "INCOMPLETE", ev.incomplete_reason.empty() ? "" : " - " + ev.incomplete_reason);
-    out += fmt::format("  environment: torch {} / Python {} on {}; MPS built {}, available {}; ran on {}\n", ev.torch_version,
-                       ev.python_version, ev.platform, ev.mps_built ? "yes" : "no", ev.mps_available ? "yes" : "no",
+    out += fmt::format("  environment: torch {}{} on {}; MPS built {}, available {}; ran on {}\n", ev.torch_version,
+                       ev.python_version.empty() ? " (LibTorch)" : " / Python " + ev.python_version, ev.platform, ev.mps_built ? "yes" : "no", ev.mps_available ? "yes" : "no",
                        ev.device.empty() ? "?" : ev.device);
     out += fmt::format("  step: forward {}, backward {}, optimizer steps {}\n", ev.forward ? "yes" : "no", ev.backward ? "yes" : "no",
                        ev.optimizer_steps);

@@ -36,6 +36,10 @@ echo "== Python audit: ResNet-50 b64 train step on cuda, compared with the CPU"
   --device cuda --batch 64 --steps 10
 "$py" -c "import json,sys; t=json.load(open(sys.argv[1])); print('compare:', json.dumps(t.get('compare')))" "$out/resnet50/trace.json"
 
+echo "== the same comparison with TF32 off (NVIDIA_TF32_OVERRIDE=0): are the differences TF32's?"
+NVIDIA_TF32_OVERRIDE=0 "$mpsport" audit --quiet --steps 1 --compare cpu --out "$out/resnet50-fp32" -- "$py" "$repo/bench/train_step.py" \
+  --model resnet50 --device cuda --batch 64 --steps 10 | grep -E "numerics|cudnn"
+
 echo "== overhead"
 MPSPORT=$mpsport "$repo/bench/audit_overhead.sh" "$py" cuda mlp resnet50
 MPSPORT=$mpsport "$repo/bench/audit_overhead.sh" "$py" cpu mlp

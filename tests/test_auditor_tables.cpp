@@ -71,6 +71,10 @@ TEST(MpsTables, PredictionsForKnownOps) {
     EXPECT_EQ(predict(t, "aten::addmm", {"float64"}).status, "unsupported-dtype");
     EXPECT_EQ(predict(t, "aten::mul.Tensor", {"complex128"}).status, "unsupported-dtype");
     EXPECT_FALSE(t.forced_fallback_known) << "SOURCES.md: MPSFallback.mm's 2.14.1 list is unknown";
+    // Seen on an H200: BatchNorm2d runs as cudnn_batch_norm there, which has no MPS entry of its own.
+    EXPECT_EQ(t.lookup("aten::cudnn_batch_norm"), MpsSupport::fallback);
+    EXPECT_EQ(predict(t, "aten::cudnn_batch_norm", {"float32"}).status, "native");
+    EXPECT_EQ(predict(t, "aten::cudnn_batch_norm", {"float64"}).status, "unsupported-dtype");
     EXPECT_EQ(t.unimplemented_xfail.at("take"), std::vector<std::string>{"*"});
     const MpsTable old = load_mps_table(test::rules_dir(), "2.6.0");
     EXPECT_EQ(predict(old, "aten::linalg_svd", {"float32"}).status, "fallback");
