@@ -30,6 +30,13 @@ torch.save(torch.randint(0, 10, (128,)), sys.argv[1] + "/targets.pt")
 PY
 "$mpsport" audit --torchscript "$out/model.pt" --example "$out/inputs.pt" --targets "$out/targets.pt" --loss cross_entropy \
   --device cuda --out "$out/native"
+"$py" - "$out/native/trace.json" <<'PY'
+import collections, json, sys
+t = json.load(open(sys.argv[1]))
+ops = t["ops"]
+print("native trace: %d (op, phase, devices, dtypes) keys; by phase %s" % (len(ops), dict(collections.Counter(o["phase"] for o in ops))))
+print("  e.g.", [(o["op"], o["phase"], o["devices"], o["dtypes"], o["count"]) for o in ops if "addmm" in o["op"] or "mm" == o["op"][6:]][:3])
+PY
 
 echo "== Python audit: ResNet-50 b64 train step on cuda, compared with the CPU"
 "$mpsport" audit --quiet --steps 3 --compare cpu --out "$out/resnet50" -- "$py" "$repo/bench/train_step.py" --model resnet50 \
