@@ -39,7 +39,7 @@ struct AuditArgs {
     std::string out = "mpsport-audit";
     std::string compare;
     std::string observer = "dispatch";
-    double rtol = 1e-3;
+    double rtol = 1e-2;  // fp32 on different hardware reduces in different orders: 1% of the largest value
     double atol = 1e-5;
     bool quiet = false;
     std::optional<std::string> rules_dir;

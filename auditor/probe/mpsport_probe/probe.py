@@ -50,7 +50,7 @@ class _Probe:
         # user frame; profiler: PyTorch's C++ profiler records names and dtypes only, at a fraction of the cost.
         self.observer = os.environ.get("MPSPORT_PROBE_OBSERVER", "dispatch")
         self.profiler = None
-        self.rtol = float(os.environ.get("MPSPORT_PROBE_RTOL", "1e-3"))
+        self.rtol = float(os.environ.get("MPSPORT_PROBE_RTOL", "1e-2"))
         self.atol = float(os.environ.get("MPSPORT_PROBE_ATOL", "1e-5"))
         self.cwd = os.getcwd()
         self.probe_dir = os.path.dirname(os.path.abspath(__file__))
