@@ -187,8 +187,6 @@ StepResult train_step(torch::jit::script::Module& module, torch::optim::Optimize
 
 }  // namespace
 
-bool native_step_available() { return true; }
-
 nlohmann::json run_native_step(const NativeStepOptions& o) {
     if (o.loss != "mse" && o.loss != "cross_entropy") throw std::runtime_error("--loss must be mse or cross_entropy");
     const c10::Device device = pick_device(o.device);

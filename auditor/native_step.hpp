@@ -18,8 +18,6 @@ struct NativeStepOptions {
     double lr = 0.01;
 };
 
-// Whether this binary was built with LibTorch (MPSPORT_WITH_TORCH).
-bool native_step_available();
 // Throws std::runtime_error naming the file or device when the step cannot run.
 nlohmann::json run_native_step(const NativeStepOptions& options);
 // `mpsport doctor`: LibTorch version, devices, and a tiny train step on each device.

@@ -39,13 +39,13 @@ void add_scan_options(CLI::App& cmd, ScanArgs& a) {
     cmd.add_option("--fail-on", a.fail_on, "Exit 1 when a finding is at or above: blocker, major, minor, info, none")->capture_default_str();
     cmd.add_flag("--no-ignore", a.no_ignore, "Do not respect .gitignore / .mpsportignore");
     cmd.add_flag("--follow", a.follow, "Follow symbolic links (loops are detected and skipped)");
-    cmd.add_option("--exclude", a.exclude, "Extra gitignore-style pattern to skip (repeatable)");
+    cmd.add_option("--exclude", a.exclude, "Extra gitignore-style pattern to skip (repeatable)")->allow_extra_args(false);
     cmd.add_option("--max-file-size", a.max_file_size, "Skip files larger than this many bytes")->capture_default_str();
     cmd.add_option("--jobs,-j", a.jobs, "Worker threads (0: one per core)")->capture_default_str();
     cmd.add_flag("--no-cache", a.no_cache, "Do not read or write the scan cache");
     cmd.add_option("--cache-dir", a.cache_dir, "Where the scan cache lives (default: PATH/.mpsport_cache)");
     cmd.add_option("--rules", a.rules_dir, "Rules folder (default: the bundled rules)");
-    cmd.add_option("--select", a.select, "Only these rule ids (repeatable)");
+    cmd.add_option("--select", a.select, "Only these rule ids (repeatable, or comma-separated)")->delimiter(',')->allow_extra_args(false);
 }
 
 int run(int argc, char** argv) {

@@ -1,10 +1,11 @@
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <set>
 
 #include "auditor/audit.hpp"
-#include "auditor/native_step.hpp"
+#include "auditor/launcher.hpp"
 #include "auditor/trace.hpp"
 #include "cli/commands.hpp"
 #include "core/paths.hpp"
@@ -15,6 +16,28 @@ namespace fs = std::filesystem;
 namespace mpsport::cli {
 
 namespace {
+
+// mpsport-native sits next to mpsport (or on $MPSPORT_NATIVE); it is built only when LibTorch was found.
+fs::path native_helper() {
+    const char* env = std::getenv("MPSPORT_NATIVE");
+    const fs::path p = env && *env ? fs::path(env) : executable_dir() / "mpsport-native";
+    std::error_code ec;
+    if (!fs::exists(p, ec))
+        throw std::runtime_error("mpsport-native not found next to mpsport: this build has no LibTorch. Rebuild with LibTorch "
+                                 "(Debian: libtorch-dev; pip torch: -DCMAKE_PREFIX_PATH=$(python3 -c 'import torch.utils; "
+                                 "print(torch.utils.cmake_prefix_path)')); the Python audit works without it");
+    return p;
+}
+
+LaunchResult run_native(std::vector<std::string> args, double timeout) {
+    LaunchOptions lo;
+    lo.argv = std::move(args);
+    lo.argv.insert(lo.argv.begin(), native_helper().string());
+    lo.timeout_s = timeout;
+    LaunchResult r = launch(lo);
+    if (!r.started) throw std::runtime_error(r.launch_error);
+    return r;
+}
 
 // Ops whose predicted MPS status changes between the two bundled tables.
 std::string version_changes(const nlohmann::json& trace, const MpsTable& target, const MpsTable& other) {
@@ -39,17 +62,14 @@ int run_audit(const AuditArgs& args) {
     fs::path trace_path;
     if (args.torchscript) {
         if (!args.example) throw std::runtime_error("--torchscript needs --example inputs.pt (the model's example input)");
-        NativeStepOptions n;
-        n.model = *args.torchscript;
-        n.inputs = *args.example;
-        if (args.targets) n.targets = *args.targets;
-        n.loss = args.loss;
-        n.device = args.device;
-        n.steps = args.steps;
-        trace = run_native_step(n);
         fs::create_directories(args.out);
         trace_path = fs::path(args.out) / "trace.json";
-        write_file_atomically(trace_path, trace.dump(1) + "\n");
+        std::vector<std::string> a = {"step", "--model", *args.torchscript, "--inputs", *args.example, "--loss", args.loss,
+                                      "--device", args.device, "--steps", std::to_string(args.steps), "--out", trace_path.string()};
+        if (args.targets) a.insert(a.end(), {"--targets", *args.targets});
+        const LaunchResult r = run_native(a, args.timeout);
+        if (r.exit_code != 0) throw std::runtime_error("the native step failed (exit " + std::to_string(r.exit_code) + ")");
+        trace = load_trace_json(trace_path);
     } else {
         if (args.command.empty()) throw std::runtime_error("audit: give the training command after --, e.g. mpsport audit -- python train.py");
         AuditOptions o;
@@ -79,8 +99,8 @@ int run_audit(const AuditArgs& args) {
 }
 
 int run_doctor() {
-    std::cout << doctor_report();
-    return 0;
+    const LaunchResult r = run_native({"doctor"}, 300);
+    return r.exit_code == 0 ? 0 : 2;
 }
 
 }  // namespace mpsport::cli

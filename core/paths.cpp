@@ -23,8 +23,15 @@ std::string read_file(const fs::path& path) {
 }
 
 void write_file_atomically(const fs::path& path, std::string_view data) {
-    const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
     std::error_code ec;
+    if (fs::exists(path, ec) && !fs::is_regular_file(path, ec)) {
+        // /dev/stdout, a named pipe: renaming over it would replace the device, so write through it.
+        std::ofstream out(path, std::ios::binary);
+        out.write(data.data(), static_cast<std::streamsize>(data.size()));
+        if (!out) throw std::runtime_error(path.generic_string() + ": write failed");
+        return;
+    }
+    const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
     fs::create_directories(parent, ec);
     fs::path tmp = path;
     tmp += ".tmp-mpsport";

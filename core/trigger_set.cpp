@@ -68,3 +68,18 @@ std::vector<bool> TriggerSet::find_all(std::string_view text) const {
 }
 
 }  // namespace mpsport
+
+namespace mpsport {
+
+std::vector<std::pair<std::size_t, std::uint32_t>> TriggerSet::find_each(std::string_view text) const {
+    std::vector<std::pair<std::size_t, std::uint32_t>> hits;
+    std::int32_t state = 0;
+    const std::int32_t* next = m_next.data();
+    for (std::size_t pos = 0; pos < text.size(); ++pos) {
+        state = next[static_cast<std::size_t>(state) * 256 + static_cast<unsigned char>(text[pos])];
+        for (std::uint32_t i : m_out[static_cast<std::size_t>(state)]) hits.emplace_back(pos + 1 - m_literals[i].size(), i);
+    }
+    return hits;
+}
+
+}  // namespace mpsport

@@ -2,6 +2,7 @@
 // notebooks, suppressions, broken source.
 #include <gtest/gtest.h>
 
+#include "analyzer/python/regions.hpp"
 #include "analyzer/scanner.hpp"
 #include "core/rule_catalogue.hpp"
 #include "test_support.hpp"
@@ -144,6 +145,56 @@ TEST_F(PythonEngineTest, BrokenNotebookIsSkippedWithAReason) {
 
 TEST_F(PythonEngineTest, FilesWithoutTriggersAreNotParsedButCostNothing) {
     EXPECT_TRUE(scan("import torch\nx = torch.zeros(3)\ny = x + 1\n").empty());
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Regions, TopLevelChunksFollowStringsBracketsAndClauses) {
+    const std::string text =
+        "import torch\n"
+        "x = [\n"
+        "1, 2]\n"
+        "s = '''\n"
+        "not a statement\n"
+        "'''\n"
+        "@decorator\n"
+        "def f():\n"
+        "    return 1\n"
+        "if a:\n"
+        "    pass\n"
+        "else:\n"
+        "    pass\n"
+        "y = 1 + \\\n"
+        "2\n";
+    const auto chunks = mpsport::python::top_level_chunks(text);
+    ASSERT_EQ(chunks.size(), 6u);
+    EXPECT_TRUE(chunks[0].is_import);
+    EXPECT_EQ(chunks[1].row, 1u);  // the list spans two lines
+    EXPECT_EQ(chunks[2].row, 3u);  // the triple-quoted string's inside is not a statement
+    EXPECT_EQ(chunks[3].row, 6u);  // the decorator stays with its def
+    EXPECT_EQ(chunks[4].row, 9u);  // else stays with its if
+    EXPECT_EQ(chunks[5].row, 13u); // the backslash continuation stays with its line
+    EXPECT_EQ(chunks[5].end, text.size());
+}
+
+// A large file where only a few statements mention CUDA: parsed in regions, found the same.
+TEST_F(PythonEngineTest, RegionParsingFindsWhatAWholeParseFinds) {
+    std::string big = "import torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\nDEVICE = 'cuda'\n\n";
+    for (int i = 0; i < 300; ++i) big += "def helper_" + std::to_string(i) + "(x):\n    return x * " + std::to_string(i) + "\n\n";
+    big += "class Trainer:\n";
+    for (int i = 0; i < 100; ++i) big += "    def step_" + std::to_string(i) + "(self, x):\n        return x + 1\n\n";
+    big += "    def fit(self, model):\n        model = DDP(model)\n        return model.to(DEVICE)\n";
+    for (int i = 0; i < 100; ++i) big += "def tail_" + std::to_string(i) + "(x):\n    return x\n\n";
+    big += "def main(m):\n    m.cuda()\n";
+    ASSERT_GT(big.size(), 8192u);
+    const auto fs = scan(big);
+    EXPECT_EQ(of(fs, "distributed-data-parallel").size(), 1u);
+    EXPECT_EQ(of(fs, "hardcoded-cuda-device").size(), 1u) << "DEVICE resolved through the constant in another region";
+    const auto cuda = of(fs, "cuda-method-call");
+    ASSERT_EQ(cuda.size(), 1u);
+    EXPECT_EQ(cuda[0].snippet, "m.cuda()");
 }
 
 }  // namespace

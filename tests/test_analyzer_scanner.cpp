@@ -163,3 +163,16 @@ TEST(CommandLine, RulesListsAndExplains) {
 }
 
 }  // namespace
+
+namespace {
+TEST(WriteFileAtomically, ReplacesFilesButWritesThroughDevices) {
+    test::TempDir d;
+    const auto f = d.path() / "sub" / "report.json";
+    write_file_atomically(f, "one");
+    write_file_atomically(f, "two");
+    EXPECT_EQ(read_file(f), "two");
+    EXPECT_FALSE(fs::exists(f.string() + ".tmp-mpsport"));
+    write_file_atomically("/dev/null", "discarded");
+    EXPECT_TRUE(fs::is_character_file("/dev/null")) << "/dev/null must stay a device";
+}
+}  // namespace

@@ -39,40 +39,47 @@ bool takes_regex(const std::string& op) {
 
 QuerySet::QuerySet(const std::vector<const Rule*>& rules) : m_rules(rules) {
     const TSLanguage* lang = tree_sitter_python();
+    // One compilation of all queries together (compiling is most of a small scan's start-up);
+    // only when that fails is each rule's query compiled alone, to name the bad file and line.
     std::string combined;
-    for (std::size_t r = 0; r < rules.size(); ++r) {
-        const Rule& rule = *rules[r];
-        uint32_t err_offset = 0;
-        TSQueryError err = TSQueryErrorNone;
-        TSQuery* single = ts_query_new(lang, rule.query.data(), static_cast<uint32_t>(rule.query.size()), &err_offset, &err);
-        if (!single)
-            throw RuleError(rule.source.generic_string() + ": python.query line " + std::to_string(line_at(rule.query, err_offset)) +
-                            ": " + query_error_name(err));
-        const uint32_t patterns = ts_query_pattern_count(single);
-        bool has_finding = false;
-        for (uint32_t c = 0; c < ts_query_capture_count(single); ++c) {
-            uint32_t len = 0;
-            const char* name = ts_query_capture_name_for_id(single, c, &len);
-            if (std::string_view(name, len) == "finding") has_finding = true;
-        }
-        ts_query_delete(single);
-        if (!has_finding) throw RuleError(rule.source.generic_string() + ": python.query must capture @finding (what is reported)");
-        for (uint32_t p = 0; p < patterns; ++p) m_pattern_rule.push_back(r);
-        combined += rule.query;
+    std::vector<std::size_t> rule_start;  // byte offset of each rule's query in `combined`
+    for (const Rule* rule : rules) {
+        rule_start.push_back(combined.size());
+        combined += rule->query;
         combined += "\n";
     }
     uint32_t err_offset = 0;
     TSQueryError err = TSQueryErrorNone;
     m_query = ts_query_new(lang, combined.data(), static_cast<uint32_t>(combined.size()), &err_offset, &err);
-    if (!m_query) throw RuleError(std::string("combined python query failed: ") + query_error_name(err));
-    if (ts_query_pattern_count(m_query) != m_pattern_rule.size()) throw RuleError("combined python query: pattern count mismatch");
-
+    if (!m_query) {
+        for (const Rule* rule : rules) {
+            TSQuery* single = ts_query_new(lang, rule->query.data(), static_cast<uint32_t>(rule->query.size()), &err_offset, &err);
+            if (!single)
+                throw RuleError(rule->source.generic_string() + ": python.query line " + std::to_string(line_at(rule->query, err_offset)) +
+                                ": " + query_error_name(err));
+            ts_query_delete(single);
+        }
+        throw RuleError(std::string("combined python query failed: ") + query_error_name(err));
+    }
+    for (uint32_t p = 0; p < ts_query_pattern_count(m_query); ++p) {
+        const uint32_t start = ts_query_start_byte_for_pattern(m_query, p);
+        const auto it = std::upper_bound(rule_start.begin(), rule_start.end(), static_cast<std::size_t>(start));
+        m_pattern_rule.push_back(static_cast<std::size_t>(it - rule_start.begin()) - 1);
+    }
     for (uint32_t c = 0; c < ts_query_capture_count(m_query); ++c) {
         uint32_t len = 0;
         const char* name = ts_query_capture_name_for_id(m_query, c, &len);
         m_capture_names.emplace_back(name, len);
         if (m_capture_names.back() == "finding") m_finding_capture = c;
     }
+
+    // Every rule's patterns must capture @finding: that is what gets reported.
+    std::vector<bool> reports(rules.size(), false);
+    for (uint32_t p = 0; p < m_pattern_rule.size(); ++p)
+        if (m_finding_capture != UINT32_MAX && ts_query_capture_quantifier_for_id(m_query, p, m_finding_capture) != TSQuantifierZero)
+            reports[m_pattern_rule[p]] = true;
+    for (std::size_t r = 0; r < rules.size(); ++r)
+        if (!reports[r]) throw RuleError(rules[r]->source.generic_string() + ": python.query must capture @finding (what is reported)");
 
     m_predicates.resize(m_pattern_rule.size());
     for (uint32_t p = 0; p < m_pattern_rule.size(); ++p) {
