@@ -254,3 +254,57 @@ TEST(NativeStep, BadModelFileNamesTheFile) {
 #endif
 
 }  // namespace
+
+namespace {
+
+// The exact texts of PyTorch's MPS fallback warning and NotImplementedError (../shared/data/pytorch/
+// SOURCES.md), raised here by a script, since this host has no MPS to raise them itself.
+TEST_F(AuditTest, MpsFallbackWarningsAndErrorsAreRecordedWithTheirOp) {
+    const std::string script = R"(
+import warnings, torch
+m = torch.nn.Linear(2, 1); opt = torch.optim.SGD(m.parameters(), lr=0.1)
+warnings.warn("The operator 'aten::linalg_eig' is not currently supported on the MPS backend and will fall back to run on the CPU. This may have performance implications.", UserWarning)
+m(torch.ones(3, 2)).sum().backward(); opt.step()
+raise NotImplementedError("The operator 'aten::take' is not currently implemented for the MPS device. If you want this op to be considered for addition please comment on https://github.com/pytorch/pytorch/issues/141287")
+)";
+    AuditOptions o;
+    o.command = {kPython, "-c", script};
+    o.out_dir = m_out.path() / "messages";
+    o.echo = false;
+    o.steps = 2;
+    const AuditRun run = run_python_audit(o);
+    const auto& msgs = run.trace["mps_messages"];
+    ASSERT_EQ(msgs.size(), 2u) << run.trace.dump(1);
+    EXPECT_EQ(msgs[0]["kind"], "fallback-warning");
+    EXPECT_EQ(msgs[0]["op"], "aten::linalg_eig");
+    EXPECT_EQ(msgs[1]["kind"], "not-implemented");
+    EXPECT_EQ(msgs[1]["op"], "aten::take");
+    EXPECT_EQ(run.trace["status"], "incomplete");
+    EXPECT_NE(run.trace["reason"].get<std::string>().find("NotImplementedError"), std::string::npos);
+}
+
+TEST_F(AuditTest, TraceStaysBoundedOnALongStep) {
+    // More distinct (op, dtypes) keys than the probe keeps (capped at 8 here): counts go on, keys stop.
+    const std::string script = R"(
+import torch
+m = torch.nn.Linear(2, 1); opt = torch.optim.SGD(m.parameters(), lr=0.1)
+for i in range(200):
+    for f in (torch.add, torch.mul, torch.sub, torch.maximum):
+        for dt in (torch.float32, torch.float64, torch.int64):
+            a = torch.ones(2, dtype=dt)
+            f(a, a)
+m(torch.ones(3, 2)).sum().backward(); opt.step()
+)";
+    setenv("MPSPORT_PROBE_MAX_KEYS", "8", 1);
+    AuditOptions o;
+    o.command = {kPython, "-c", script};
+    o.out_dir = m_out.path() / "bounded";
+    o.echo = false;
+    const AuditRun run = run_python_audit(o);
+    unsetenv("MPSPORT_PROBE_MAX_KEYS");
+    EXPECT_EQ(run.trace["steps"]["completed"], 1);
+    EXPECT_EQ(run.trace["ops"].size(), 8u);
+    EXPECT_GT(run.trace["ops_dropped"].get<long>(), 1000) << "ops beyond the cap are counted as dropped";
+}
+
+}  // namespace

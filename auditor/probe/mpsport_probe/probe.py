@@ -16,7 +16,7 @@ import warnings
 
 SCHEMA = "mpsport.trace/1"
 EXIT_DONE = 86  # the probe stopped the script after its steps: `mpsport audit` reads this as success
-MAX_OP_KEYS = 4096  # distinct (op, phase, devices, dtypes) keys kept; the trace stays bounded
+MAX_OP_KEYS = int(os.environ.get("MPSPORT_PROBE_MAX_KEYS", "4096"))  # distinct (op, phase, devices, dtypes) keys kept
 
 _FALLBACK_WARNING = re.compile(r"The operator '([^']+)' is not currently supported on the MPS backend")
 _NOT_IMPLEMENTED = re.compile(r"The operator '([^']+)' is not currently implemented for the MPS device")
