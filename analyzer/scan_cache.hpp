@@ -30,6 +30,7 @@ public:
 
     const Entry* find(const std::string& path) const;
     void put(const std::string& path, Entry entry);
+    std::size_t size() const { return m_entries.size(); }
 
 private:
     std::uint64_t m_key = 0;

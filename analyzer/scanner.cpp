@@ -89,7 +89,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
             entry.hash = content_hash(text);
             if (cached && cached->hash == entry.hash && cached->size == file.size) {
                 entry.outcome = cached->outcome;
-                from_cache[i] = 1;
+                from_cache[i] = 2;  // same content, new mtime: the cache entry needs the new mtime
                 continue;
             }
             entry.outcome = scan_text(file.path, file.kind, std::move(text));
@@ -103,20 +103,23 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     for (auto& t : threads) t.join();
 
     ScanCache fresh(cache_key);
+    // Rewrite the cache only when something changed: a file was (re)read, added or removed.
+    bool cache_changed = options.cache_dir && cache.size() != n;
     for (std::size_t i = 0; i < n; ++i) {
+        if (from_cache[i] != 1) cache_changed = true;
         FileOutcome& o = entries[i].outcome;
         if (o.skip_reason) {
             result.skipped.push_back({walked.files[i].path, *o.skip_reason});
         } else {
             ++result.files_scanned;
-            result.files_cached += static_cast<std::size_t>(from_cache[i]);
+            result.files_cached += from_cache[i] ? 1 : 0;
             result.lines_scanned += o.lines;
             if (!o.findings.empty()) result.file_lines[walked.files[i].path] = o.lines;
             result.findings.insert(result.findings.end(), o.findings.begin(), o.findings.end());
         }
         if (options.cache_dir) fresh.put(walked.files[i].path, std::move(entries[i]));
     }
-    if (options.cache_dir) {
+    if (options.cache_dir && cache_changed) {
         try {
             fresh.save(*options.cache_dir);
         } catch (const std::exception& e) {
