@@ -55,7 +55,9 @@ FileOutcome Scanner::scan_text(const std::string& path, FileKind kind, std::stri
 ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& roots, const ScanOptions& options) const {
     const auto start = std::chrono::steady_clock::now();
     ScanResult result;
-    WalkResult walked = walk(base, roots, options.walk);
+    WalkOptions walk_options = options.walk;
+    walk_options.stat_files = false;  // stat()ed by the workers below, on every core
+    WalkResult walked = walk(base, roots, walk_options);
     result.skipped = std::move(walked.skipped);
     result.ignored_dirs = walked.ignored_dirs;
 
@@ -68,8 +70,12 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     std::atomic<std::size_t> next{0};
     auto worker = [&] {
         for (std::size_t i = next++; i < n; i = next++) {
-            const FileEntry& file = walked.files[i];
+            FileEntry& file = walked.files[i];
             ScanCache::Entry& entry = entries[i];
+            if (auto problem = stat_file(file, options.walk.max_file_size)) {
+                entry.outcome.skip_reason = *problem;
+                continue;
+            }
             entry.size = file.size;
             entry.mtime_ns = file.mtime_ns;
             const ScanCache::Entry* cached = options.cache_dir ? cache.find(file.path) : nullptr;

@@ -184,18 +184,14 @@ private:
             if (explicit_file) m_result.skipped.push_back({rel, "not a file type mpsport reads"});
             return;
         }
-        std::uintmax_t size = 0;
-        std::int64_t mtime = 0;
-        if (!size_and_mtime(path, size, mtime)) {
-            m_result.skipped.push_back({rel, std::string("unreadable: ") + std::strerror(errno)});
-            return;
+        FileEntry entry{rel, path, kind, 0, 0};
+        if (m_options.stat_files) {
+            if (auto problem = stat_file(entry, m_options.max_file_size)) {
+                m_result.skipped.push_back({rel, *problem});
+                return;
+            }
         }
-        if (size > m_options.max_file_size) {
-            m_result.skipped.push_back({rel, "oversized: " + std::to_string(size) + " bytes (limit " +
-                                                 std::to_string(m_options.max_file_size) + "; raise --max-file-size)"});
-            return;
-        }
-        m_result.files.push_back({rel, path, kind, size, mtime});
+        m_result.files.push_back(std::move(entry));
     }
 
     fs::path m_base;
@@ -252,6 +248,13 @@ bool classify_file(std::string_view rel, FileKind& kind) {
     if (ends_with(name, ".cpp") || ends_with(name, ".cc") || ends_with(name, ".cxx") || ends_with(name, ".hpp") || ends_with(name, ".h"))
         return kind = FileKind::cpp, true;
     return false;
+}
+
+std::optional<std::string> stat_file(FileEntry& file, std::uintmax_t max_file_size) {
+    if (!size_and_mtime(file.absolute, file.size, file.mtime_ns)) return std::string("unreadable: ") + std::strerror(errno);
+    if (file.size > max_file_size)
+        return "oversized: " + std::to_string(file.size) + " bytes (limit " + std::to_string(max_file_size) + "; raise --max-file-size)";
+    return std::nullopt;
 }
 
 WalkResult walk(const fs::path& base, const std::vector<fs::path>& roots, const WalkOptions& options) {

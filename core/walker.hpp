@@ -35,6 +35,8 @@ struct WalkOptions {
     bool follow_symlinks = false;
     std::uintmax_t max_file_size = 4u << 20;
     std::vector<std::string> exclude;  // extra gitignore-style patterns (--exclude)
+    // false: leave size and mtime for the caller to fill with stat_file(), e.g. on several threads.
+    bool stat_files = true;
 };
 
 struct WalkResult {
@@ -42,6 +44,9 @@ struct WalkResult {
     std::vector<SkippedFile> skipped;
     std::size_t ignored_dirs = 0;  // by .gitignore or the built-in list: expected, not reported one by one
 };
+
+// Fills size and mtime; returns why the file must be skipped (unreadable, oversized), or nullopt.
+std::optional<std::string> stat_file(FileEntry& file, std::uintmax_t max_file_size);
 
 // `roots` may name folders or files; paths in the result are relative to `base`.
 WalkResult walk(const std::filesystem::path& base, const std::vector<std::filesystem::path>& roots,

@@ -112,9 +112,11 @@ TEST_P(RuleFixtures, AnnotatedLinesMatchExactly) {
             ++positives;
             EXPECT_TRUE(hit_lines.count(line)) << fixture.generic_string() << ":" << line << ": expected " << rule->id << " here, got none";
         }
-        for (const auto& [line, ids] : ex.must_not_match)
-            if (ids.count(rule->id))
+        for (const auto& [line, ids] : ex.must_not_match) {
+            if (ids.count(rule->id)) {
                 EXPECT_FALSE(hit_lines.count(line)) << fixture.generic_string() << ":" << line << ": " << rule->id << " must not fire here";
+            }
+        }
         for (int line : hit_lines) {
             const bool expected = ex.must_match.count(line) && ex.must_match.at(line).count(rule->id);
             const bool known = ex.known_wrong.count(line) && ex.known_wrong.at(line).count(rule->id);
