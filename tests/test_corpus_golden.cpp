@@ -55,8 +55,8 @@ TEST_P(CorpusGolden, ReportMatchesExpectedJson) {
     for (const auto& [rule, n] : got.by_rule) EXPECT_TRUE(want.count(rule)) << "unexpected " << n << " x " << rule;
 }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, CorpusGolden, ::testing::ValuesIn(corpus_repos()), [](const auto& info) {
-    std::string name = info.param;
+INSTANTIATE_TEST_SUITE_P(Corpus, CorpusGolden, ::testing::ValuesIn(corpus_repos()), [](const auto& param_info) {
+    std::string name = param_info.param;
     for (char& c : name)
         if (c == '-') c = '_';
     return name;

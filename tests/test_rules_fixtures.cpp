@@ -128,8 +128,8 @@ TEST_P(RuleFixtures, AnnotatedLinesMatchExactly) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllRules, RuleFixtures, ::testing::ValuesIn(all_rule_ids()),
-                         [](const auto& info) {
-                             std::string name = info.param;
+                         [](const auto& param_info) {
+                             std::string name = param_info.param;
                              for (char& c : name)
                                  if (c == '-') c = '_';
                              return name;
