@@ -13,16 +13,8 @@ namespace {
 
 class PythonEngineTest : public ::testing::Test {
 protected:
-    static void SetUpTestSuite() {
-        s_catalogue = new RuleCatalogue(RuleCatalogue::load(test::rules_dir()));
-        s_scanner = new Scanner(*s_catalogue);
-    }
-    static void TearDownTestSuite() {
-        delete s_scanner;
-        delete s_catalogue;
-    }
     std::vector<Finding> scan(const std::string& code, FileKind kind = FileKind::python) const {
-        auto out = s_scanner->scan_text("t.py", kind, code);
+        auto out = test::bundled_scanner().scan_text("t.py", kind, code);
         EXPECT_FALSE(out.skip_reason) << *out.skip_reason;
         return out.findings;
     }
@@ -32,11 +24,7 @@ protected:
             if (f.rule_id == rule) out.push_back(f);
         return out;
     }
-    static RuleCatalogue* s_catalogue;
-    static Scanner* s_scanner;
 };
-RuleCatalogue* PythonEngineTest::s_catalogue = nullptr;
-Scanner* PythonEngineTest::s_scanner = nullptr;
 
 TEST_F(PythonEngineTest, CudaAvailabilityIdiomIsInfoNotLockIn) {
     const auto fs = of(scan("import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"),
@@ -138,7 +126,7 @@ TEST_F(PythonEngineTest, NotebookFindingsMapToCellAndLine) {
 }
 
 TEST_F(PythonEngineTest, BrokenNotebookIsSkippedWithAReason) {
-    const auto out = s_scanner->scan_text("bad.ipynb", FileKind::notebook, "{\"cells\": [");
+    const auto out = test::bundled_scanner().scan_text("bad.ipynb", FileKind::notebook, "{\"cells\": [");
     ASSERT_TRUE(out.skip_reason);
     EXPECT_NE(out.skip_reason->find("not valid JSON"), std::string::npos) << *out.skip_reason;
 }

@@ -60,34 +60,19 @@ bool fixture_kind(const std::string& suffix, FileKind& kind) {
     return classify_file(suffix.substr(1), kind) || classify_file("fixture" + suffix, kind);
 }
 
-class RuleFixtures : public ::testing::TestWithParam<std::string> {
-protected:
-    static void SetUpTestSuite() {
-        s_catalogue = new RuleCatalogue(RuleCatalogue::load(test::rules_dir()));
-        s_scanner = new Scanner(*s_catalogue);
-    }
-    static void TearDownTestSuite() {
-        delete s_scanner;
-        delete s_catalogue;
-    }
-    static RuleCatalogue* s_catalogue;
-    static Scanner* s_scanner;
-};
-RuleCatalogue* RuleFixtures::s_catalogue = nullptr;
-Scanner* RuleFixtures::s_scanner = nullptr;
+class RuleFixtures : public ::testing::TestWithParam<std::string> {};
 
 const std::vector<std::string>& all_rule_ids() {
     static const std::vector<std::string> ids = [] {
         std::vector<std::string> out;
-        const auto catalogue = RuleCatalogue::load(test::rules_dir());
-        for (const auto& r : catalogue.rules()) out.push_back(r.id);
+        for (const auto& r : test::bundled_catalogue().rules()) out.push_back(r.id);
         return out;
     }();
     return ids;
 }
 
 TEST_P(RuleFixtures, AnnotatedLinesMatchExactly) {
-    const Rule* rule = s_catalogue->find(GetParam());
+    const Rule* rule = test::bundled_catalogue().find(GetParam());
     ASSERT_NE(rule, nullptr);
     std::vector<fs::path> fixtures;
     for (const auto& entry : fs::directory_iterator(rule->source.parent_path())) {
@@ -102,7 +87,7 @@ TEST_P(RuleFixtures, AnnotatedLinesMatchExactly) {
         ASSERT_TRUE(fixture_kind(name.substr(rule->id.size()), kind)) << fixture << ": cannot tell the file kind from its name";
         const std::string text = read_file(fixture);
         const Expectations ex = parse_annotations(text);
-        const FileOutcome outcome = s_scanner->scan_text(name, kind, text);
+        const FileOutcome outcome = test::bundled_scanner().scan_text(name, kind, text);
         ASSERT_FALSE(outcome.skip_reason) << fixture << ": " << *outcome.skip_reason;
         std::set<int> hit_lines;
         for (const auto& f : outcome.findings)

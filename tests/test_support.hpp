@@ -7,10 +7,23 @@
 #include <random>
 #include <string>
 
+#include "analyzer/scanner.hpp"
+#include "core/rule_catalogue.hpp"
+
 namespace mpsport::test {
 
 inline std::filesystem::path source_dir() { return MPSPORT_SOURCE_DIR; }
 inline std::filesystem::path rules_dir() { return source_dir() / "rules"; }
+
+// The bundled rules and a scanner over them, built once for the whole test binary.
+inline const RuleCatalogue& bundled_catalogue() {
+    static const RuleCatalogue catalogue = RuleCatalogue::load(rules_dir());
+    return catalogue;
+}
+inline const Scanner& bundled_scanner() {
+    static const Scanner scanner(bundled_catalogue());
+    return scanner;
+}
 
 // A fresh folder under the system temp dir, removed when the object goes away.
 class TempDir {
