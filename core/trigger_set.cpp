@@ -47,25 +47,6 @@ TriggerSet::TriggerSet(std::vector<std::string> literals) : m_literals(std::move
     }
 }
 
-std::vector<bool> TriggerSet::find_all(std::string_view text) const {
-    std::vector<bool> found(m_literals.size(), false);
-    std::size_t remaining = m_literals.size();
-    std::int32_t state = 0;
-    const std::int32_t* next = m_next.data();
-    for (unsigned char c : text) {
-        state = next[static_cast<std::size_t>(state) * 256 + c];
-        const auto& out = m_out[static_cast<std::size_t>(state)];
-        if (!out.empty()) {
-            for (std::uint32_t i : out) {
-                if (!found[i]) {
-                    found[i] = true;
-                    if (--remaining == 0) return found;
-                }
-            }
-        }
-    }
-    return found;
-}
 
 }  // namespace mpsport
 

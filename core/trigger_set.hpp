@@ -13,8 +13,6 @@ namespace mpsport {
 class TriggerSet {
 public:
     explicit TriggerSet(std::vector<std::string> literals);
-    // found[i] is set when literals()[i] occurs in text.
-    std::vector<bool> find_all(std::string_view text) const;
     // Every occurrence: (offset of its first byte, literal index), in text order.
     std::vector<std::pair<std::size_t, std::uint32_t>> find_each(std::string_view text) const;
     const std::vector<std::string>& literals() const { return m_literals; }

@@ -44,6 +44,22 @@ json assessment_json(const Assessment& a) {
             {"effort_hours", {{"low", a.effort.total.low}, {"high", a.effort.total.high}, {"by_category", by_cat}, {"by_rule", by_rule}}}};
 }
 
+json evidence_json(const Evidence& ev) {
+    json roles = json::object();
+    for (const auto& role : ev.roles) roles[role.role] = {{"devices", role.devices}, {"dtypes", role.dtypes}};
+    json ops = json::array();
+    for (const auto& op : ev.ops)
+        ops.push_back({{"op", op.op}, {"phase", op.phase}, {"devices", op.devices}, {"dtypes", op.dtypes}, {"count", op.count},
+                       {"first_frame", op.first_frame}, {"mps", op.mps_status}, {"mps_note", op.mps_note}});
+    json j = {{"trace", ev.trace_path},     {"complete", ev.complete},         {"reason", ev.incomplete_reason},
+              {"device", ev.device},        {"torch", ev.torch_version},      {"platform", ev.platform},
+              {"mps_predicted", ev.predicted}, {"target_torch", ev.target_torch}, {"optimizer_steps", ev.optimizer_steps},
+              {"roles", roles},             {"ops_needing_attention", ops},   {"step_seconds", ev.step_seconds}};
+    if (ev.checkpoint_ok) j["checkpoint"] = {{"ok", *ev.checkpoint_ok}, {"detail", ev.checkpoint_detail}};
+    if (ev.numerics_ok) j["numerics"] = {{"ok", *ev.numerics_ok}, {"detail", ev.numerics_detail}};
+    return j;
+}
+
 std::string render_json(const Report& r) {
     json findings = json::array();
     for (const auto& f : r.scan.findings) findings.push_back(finding_to_json(f));
@@ -60,6 +76,7 @@ std::string render_json(const Report& r) {
               {"findings", findings}};
     if (!r.scan.warnings.empty()) j["warnings"] = r.scan.warnings;
     if (r.assessment) j["assessment"] = assessment_json(*r.assessment);
+    if (r.evidence) j["runtime"] = evidence_json(*r.evidence);
     return j.dump(2) + "\n";
 }
 
@@ -191,6 +208,13 @@ std::string render_md(const Report& r) {
         out += "| # | Item | Status | Detail |\n|---|---|---|---|\n";
         for (const auto& i : a.items)
             out += fmt::format("| {} | {} | {}{} | {} |\n", i.number, md_escape(i.title), to_string(i.status), i.predicted ? " (predicted)" : "", md_escape(i.detail));
+        out += "\n";
+    }
+    if (r.evidence && !r.evidence->ops.empty()) {
+        out += fmt::format("## Ops of the audited step that need attention on MPS (PyTorch {}{})\n\n| Op | MPS | Phase | Count | Dtypes | First frame |\n|---|---|---|---|---|---|\n",
+                           r.evidence->target_torch, r.evidence->predicted ? ", predicted" : "");
+        for (const auto& op : r.evidence->ops)
+            out += fmt::format("| `{}` | {} | {} | {} | {} | `{}` |\n", op.op, op.mps_status, op.phase, op.count, op.dtypes, op.first_frame);
         out += "\n";
     }
     const auto c = count_by_severity(r.scan.findings);

@@ -4,17 +4,19 @@
 
 using mpsport::TriggerSet;
 
-TEST(TriggerSet, FindsOverlappingAndSuffixLiterals) {
+namespace {
+std::vector<std::pair<std::size_t, std::uint32_t>> hits(const TriggerSet& t, std::string_view text) { return t.find_each(text); }
+}  // namespace
+
+TEST(TriggerSet, FindsEveryOccurrenceIncludingOverlapsAndSuffixes) {
     TriggerSet t({"cuda", "nccl", "da", ".cuda(", "float64"});
-    const auto found = t.find_all("model = model.cuda()\nx = 1\n");
-    EXPECT_TRUE(found[0]);
-    EXPECT_FALSE(found[1]);
-    EXPECT_TRUE(found[2]) << "'da' ends inside 'cuda': suffix links must report it";
-    EXPECT_TRUE(found[3]);
-    EXPECT_FALSE(found[4]);
+    const auto found = hits(t, "model = model.cuda()\nx.cuda()\n");
+    // ".cuda(" starts at 13, "cuda" at 14, "da" (inside "cuda") at 16; then again on the second line.
+    const std::vector<std::pair<std::size_t, std::uint32_t>> want = {{14, 0}, {16, 2}, {13, 3}, {23, 0}, {25, 2}, {22, 3}};
+    EXPECT_EQ(found, want);
 }
 
 TEST(TriggerSet, EmptyTextAndNoLiterals) {
-    EXPECT_EQ(TriggerSet({"a"}).find_all(""), std::vector<bool>{false});
-    EXPECT_TRUE(TriggerSet({}).find_all("anything").empty());
+    EXPECT_TRUE(hits(TriggerSet({"a"}), "").empty());
+    EXPECT_TRUE(hits(TriggerSet({}), "anything").empty());
 }

@@ -92,6 +92,14 @@ TEST_F(ReportsTest, RuntimeEvidenceFillsRuntimeItems) {
     const Assessment failed = assess({}, &ev, cat, {});
     EXPECT_EQ(failed.items[3].status, ItemStatus::fail);
     EXPECT_EQ(failed.verdict, Verdict::dual_track);
+
+    ScanResult scan;
+    const Report report{scan, cat, &a, &ev, "0"};
+    const auto j = nlohmann::json::parse(render(report, Format::json));
+    EXPECT_EQ(j["runtime"]["ops_needing_attention"][0]["op"], "aten::linalg_eig");
+    EXPECT_EQ(j["runtime"]["ops_needing_attention"][0]["mps"], "fallback");
+    EXPECT_EQ(j["runtime"]["roles"]["params"]["devices"], nlohmann::json::array({"cpu"}));
+    EXPECT_NE(render(report, Format::md).find("| `aten::linalg_eig` | fallback | forward | 1 |"), std::string::npos);
 }
 
 TEST_F(ReportsTest, RenderersCarryTheSameDecision) {

@@ -120,7 +120,7 @@ void ModuleFacts::add_constants(TSNode root) {
         const std::string name(text(left));
         ++bindings[name];
         auto value = string_literal(field(assign, "right"), m_text);
-        if (value) m_constants[name] = {*value, static_cast<int>(ts_node_start_point(stmt).row) + 1};
+        if (value) m_constants[name] = *value;
     }
     // A name bound more than once at module level is not a constant.
     for (const auto& [name, count] : bindings)
@@ -146,14 +146,10 @@ std::optional<std::string> ModuleFacts::string_value(TSNode node) const {
     if (is_type(node, "string")) return string_literal(node, m_text);
     if (is_type(node, "identifier")) {
         auto it = m_constants.find(text(node));
-        if (it != m_constants.end()) return it->second.value;
+        if (it != m_constants.end()) return it->second;
     }
     return std::nullopt;
 }
 
-int ModuleFacts::constant_line(std::string_view name) const {
-    auto it = m_constants.find(name);
-    return it == m_constants.end() ? 0 : it->second.line;
-}
 
 }  // namespace mpsport::python

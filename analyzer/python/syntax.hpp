@@ -23,8 +23,6 @@ public:
     std::string qualname(TSNode node) const;
     // The text value of a string literal, or of a name bound once at module level to one.
     std::optional<std::string> string_value(TSNode node) const;
-    // Where a module-level constant is bound (1-based line), for messages; 0 if it is not one.
-    int constant_line(std::string_view name) const;
 
     std::string_view text(TSNode node) const;
     std::string_view source() const { return m_text; }
@@ -38,11 +36,7 @@ private:
     std::string_view m_text;
     std::vector<TSNode> m_imports;
     std::map<std::string, std::string, std::less<>> m_aliases;  // local name -> qualified name
-    struct Constant {
-        std::string value;
-        int line;
-    };
-    std::map<std::string, Constant, std::less<>> m_constants;
+    std::map<std::string, std::string, std::less<>> m_constants;  // module-level name -> string value
 };
 
 std::string_view node_type(TSNode node);
