@@ -1,8 +1,7 @@
 #include "analyzer/scan_cache.hpp"
 
-#include <nlohmann/json.hpp>
+#include <cstring>
 
-#include "core/finding_json.hpp"
 #include "core/hash.hpp"
 #include "core/paths.hpp"
 
@@ -10,8 +9,88 @@ namespace fs = std::filesystem;
 
 namespace mpsport {
 namespace {
-constexpr const char* kFile = "scan-cache.msgpack";
-constexpr int kFormat = 1;
+
+constexpr const char* kFile = "scan-cache.bin";
+constexpr std::uint32_t kMagic = 0x4d505343;  // "MPSC"
+constexpr std::uint32_t kFormat = 2;
+
+// A flat little binary format: loading it is most of a warm scan, and a JSON/msgpack DOM of every
+// finding costs several times more than reading the fields straight into place.
+class Writer {
+public:
+    void u64(std::uint64_t v) { m_out.append(reinterpret_cast<const char*>(&v), sizeof v); }
+    void i64(std::int64_t v) { u64(static_cast<std::uint64_t>(v)); }
+    void str(const std::string& s) {
+        u64(s.size());
+        m_out += s;
+    }
+    const std::string& bytes() const { return m_out; }
+
+private:
+    std::string m_out;
+};
+
+class Reader {
+public:
+    explicit Reader(std::string_view in) : m_in(in) {}
+    std::uint64_t u64() {
+        need(8);
+        std::uint64_t v;
+        std::memcpy(&v, m_in.data() + m_pos, 8);
+        m_pos += 8;
+        return v;
+    }
+    std::int64_t i64() { return static_cast<std::int64_t>(u64()); }
+    std::string str() {
+        const std::uint64_t n = u64();
+        need(n);
+        std::string s(m_in.substr(m_pos, n));
+        m_pos += n;
+        return s;
+    }
+    bool done() const { return m_pos == m_in.size(); }
+
+private:
+    void need(std::uint64_t n) const {
+        if (n > m_in.size() - m_pos) throw std::runtime_error("truncated cache");
+    }
+    std::string_view m_in;
+    std::size_t m_pos = 0;
+};
+
+void write_finding(Writer& w, const Finding& f) {
+    w.str(f.rule_id);
+    w.u64(static_cast<std::uint64_t>(f.severity));
+    w.str(f.category);
+    w.u64(static_cast<std::uint64_t>(f.impact));
+    w.str(f.location.path);
+    for (int v : {f.location.line, f.location.col, f.location.end_line, f.location.end_col, f.location.cell}) w.i64(v);
+    w.str(f.snippet);
+    w.str(f.matched);
+    w.str(f.message);
+    w.str(f.fix);
+    w.str(f.source);
+    w.str(f.note);
+}
+
+Finding read_finding(Reader& r) {
+    Finding f;
+    f.rule_id = r.str();
+    f.severity = static_cast<Severity>(r.u64());
+    f.category = r.str();
+    f.impact = static_cast<VerdictImpact>(r.u64());
+    f.location.path = r.str();
+    for (int* v : {&f.location.line, &f.location.col, &f.location.end_line, &f.location.end_col, &f.location.cell})
+        *v = static_cast<int>(r.i64());
+    f.snippet = r.str();
+    f.matched = r.str();
+    f.message = r.str();
+    f.fix = r.str();
+    f.source = r.str();
+    f.note = r.str();
+    return f;
+}
+
 }  // namespace
 
 ScanCache ScanCache::load(const fs::path& dir, std::uint64_t key) {
@@ -20,18 +99,20 @@ ScanCache ScanCache::load(const fs::path& dir, std::uint64_t key) {
     if (!fs::exists(dir / kFile, ec)) return cache;
     try {
         const std::string bytes = read_file(dir / kFile);
-        const nlohmann::json j = nlohmann::json::from_msgpack(bytes);
-        if (j.at("format").get<int>() != kFormat || j.at("key").get<std::string>() != hex64(key)) return cache;
-        for (const auto& [path, e] : j.at("files").items()) {
-            Entry entry;
-            entry.size = e.at(0).get<std::uintmax_t>();
-            entry.mtime_ns = e.at(1).get<std::int64_t>();
-            entry.hash = e.at(2).get<std::uint64_t>();
-            entry.outcome.lines = e.at(3).get<std::size_t>();
-            if (!e.at(4).is_null()) entry.outcome.skip_reason = e.at(4).get<std::string>();
-            for (const auto& f : e.at(5)) entry.outcome.findings.push_back(finding_from_json(f));
-            cache.m_entries.emplace(path, std::move(entry));
+        Reader r(bytes);
+        if (r.u64() != kMagic || r.u64() != kFormat || r.u64() != key) return cache;
+        for (std::uint64_t files = r.u64(); files > 0; --files) {
+            std::string path = r.str();
+            Entry e;
+            e.size = r.u64();
+            e.mtime_ns = r.i64();
+            e.hash = r.u64();
+            e.outcome.lines = r.u64();
+            if (r.u64()) e.outcome.skip_reason = r.str();
+            for (std::uint64_t n = r.u64(); n > 0; --n) e.outcome.findings.push_back(read_finding(r));
+            cache.m_entries.emplace(std::move(path), std::move(e));
         }
+        if (!r.done()) throw std::runtime_error("trailing bytes");
     } catch (const std::exception&) {
         cache.m_entries.clear();  // corrupt or from another version: start cold
     }
@@ -39,21 +120,27 @@ ScanCache ScanCache::load(const fs::path& dir, std::uint64_t key) {
 }
 
 void ScanCache::save(const fs::path& dir) const {
-    nlohmann::json files = nlohmann::json::object();
+    Writer w;
+    w.u64(kMagic);
+    w.u64(kFormat);
+    w.u64(m_key);
+    w.u64(m_entries.size());
     for (const auto& [path, e] : m_entries) {
-        nlohmann::json findings = nlohmann::json::array();
-        for (const auto& f : e.outcome.findings) findings.push_back(finding_to_json(f));
-        files[path] = nlohmann::json::array({e.size, e.mtime_ns, e.hash, e.outcome.lines,
-                                             e.outcome.skip_reason ? nlohmann::json(*e.outcome.skip_reason) : nlohmann::json(),
-                                             std::move(findings)});
+        w.str(path);
+        w.u64(e.size);
+        w.i64(e.mtime_ns);
+        w.u64(e.hash);
+        w.u64(e.outcome.lines);
+        w.u64(e.outcome.skip_reason ? 1 : 0);
+        if (e.outcome.skip_reason) w.str(*e.outcome.skip_reason);
+        w.u64(e.outcome.findings.size());
+        for (const auto& f : e.outcome.findings) write_finding(w, f);
     }
-    const nlohmann::json j = {{"format", kFormat}, {"key", hex64(m_key)}, {"files", std::move(files)}};
-    const std::vector<std::uint8_t> bytes = nlohmann::json::to_msgpack(j);
     std::error_code ec;
     fs::create_directories(dir, ec);
     // Like other tools' caches: ignore ourselves so the cache never shows up in `git status`.
     if (!fs::exists(dir / ".gitignore", ec)) write_file_atomically(dir / ".gitignore", "# created by mpsport\n*\n");
-    write_file_atomically(dir / kFile, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+    write_file_atomically(dir / kFile, w.bytes());
 }
 
 const ScanCache::Entry* ScanCache::find(const std::string& path) const {

@@ -18,14 +18,19 @@ namespace fs = std::filesystem;
 
 namespace mpsport {
 
-Scanner::Scanner(const RuleCatalogue& catalogue)
-    : m_catalogue(catalogue),
-      m_python(std::make_unique<python::PythonEngine>(catalogue)),
-      m_manifests(std::make_unique<manifests::ManifestEngine>(catalogue)) {}
+Scanner::Scanner(const RuleCatalogue& catalogue) : m_catalogue(catalogue) {}
 
 Scanner::~Scanner() = default;
 
+void Scanner::build_engines() const {
+    std::call_once(m_engines_once, [this] {
+        m_python = std::make_unique<python::PythonEngine>(m_catalogue);
+        m_manifests = std::make_unique<manifests::ManifestEngine>(m_catalogue);
+    });
+}
+
 FileOutcome Scanner::scan_text(const std::string& path, FileKind kind, std::string text) const {
+    build_engines();
     FileOutcome out;
     if (auto problem = text_problem(text)) {
         out.skip_reason = *problem;
@@ -66,47 +71,63 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
 
     const std::size_t n = walked.files.size();
     std::vector<ScanCache::Entry> entries(n);
-    std::vector<char> from_cache(n, 0);
-    std::atomic<std::size_t> next{0};
-    auto worker = [&] {
-        for (std::size_t i = next++; i < n; i = next++) {
-            FileEntry& file = walked.files[i];
-            ScanCache::Entry& entry = entries[i];
-            if (auto problem = stat_file(file, options.walk.max_file_size)) {
-                entry.outcome.skip_reason = *problem;
-                continue;
-            }
-            entry.size = file.size;
-            entry.mtime_ns = file.mtime_ns;
-            const ScanCache::Entry* cached = options.cache_dir ? cache.find(file.path) : nullptr;
-            if (cached && cached->size == file.size && cached->mtime_ns == file.mtime_ns && file.mtime_ns != 0) {
-                entry.hash = cached->hash;
-                entry.outcome = cached->outcome;
-                from_cache[i] = 1;
-                continue;
-            }
-            std::string text;
-            try {
-                text = read_file(file.absolute);
-            } catch (const std::exception& e) {
-                entry.outcome.skip_reason = std::string("unreadable: ") + e.what();
-                continue;
-            }
-            entry.hash = content_hash(text);
-            if (cached && cached->hash == entry.hash && cached->size == file.size) {
-                entry.outcome = cached->outcome;
-                from_cache[i] = 2;  // same content, new mtime: the cache entry needs the new mtime
-                continue;
-            }
-            entry.outcome = scan_text(file.path, file.kind, std::move(text));
-        }
-    };
+    std::vector<char> from_cache(n, 0);  // 1: same size and mtime; 2: same content, new mtime
     unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
     jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(1, n)));
-    std::vector<std::thread> threads;
-    for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(worker);
-    worker();
-    for (auto& t : threads) t.join();
+    auto in_parallel = [&](auto&& body) {
+        std::atomic<std::size_t> next{0};
+        auto worker = [&] {
+            for (std::size_t i = next++; i < n; i = next++) body(i);
+        };
+        std::vector<std::thread> threads;
+        for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(worker);
+        worker();
+        for (auto& t : threads) t.join();
+    };
+
+    // Phase 1: stat every file and take what the cache still knows by size and mtime.
+    std::atomic<bool> any_to_read{false};
+    in_parallel([&](std::size_t i) {
+        FileEntry& file = walked.files[i];
+        ScanCache::Entry& entry = entries[i];
+        if (auto problem = stat_file(file, options.walk.max_file_size)) {
+            entry.outcome.skip_reason = *problem;
+            return;
+        }
+        entry.size = file.size;
+        entry.mtime_ns = file.mtime_ns;
+        const ScanCache::Entry* cached = options.cache_dir ? cache.find(file.path) : nullptr;
+        if (cached && cached->size == file.size && cached->mtime_ns == file.mtime_ns && file.mtime_ns != 0) {
+            entry.hash = cached->hash;
+            entry.outcome = cached->outcome;
+            from_cache[i] = 1;
+            return;
+        }
+        any_to_read = true;
+    });
+    if (any_to_read) build_engines();  // here, so a broken rule fails the scan rather than a worker
+
+    // Phase 2: read, hash and analyse the rest.
+    in_parallel([&](std::size_t i) {
+        const FileEntry& file = walked.files[i];
+        ScanCache::Entry& entry = entries[i];
+        if (from_cache[i] || entry.outcome.skip_reason) return;
+        std::string text;
+        try {
+            text = read_file(file.absolute);
+        } catch (const std::exception& e) {
+            entry.outcome.skip_reason = std::string("unreadable: ") + e.what();
+            return;
+        }
+        entry.hash = content_hash(text);
+        const ScanCache::Entry* cached = options.cache_dir ? cache.find(file.path) : nullptr;
+        if (cached && cached->hash == entry.hash && cached->size == file.size) {
+            entry.outcome = cached->outcome;
+            from_cache[i] = 2;
+            return;
+        }
+        entry.outcome = scan_text(file.path, file.kind, std::move(text));
+    });
 
     ScanCache fresh(cache_key);
     // Rewrite the cache only when something changed: a file was (re)read, added or removed.

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,11 +44,14 @@ public:
     FileOutcome scan_text(const std::string& path, FileKind kind, std::string text) const;
 
 private:
-    FileOutcome scan_file(const FileEntry& file) const;
+    // The engines are built on first use: compiling the rules' queries is most of a warm scan's
+    // cost when every file comes from the cache. Throws RuleError for a broken rule.
+    void build_engines() const;
 
     const RuleCatalogue& m_catalogue;
-    std::unique_ptr<python::PythonEngine> m_python;
-    std::unique_ptr<manifests::ManifestEngine> m_manifests;
+    mutable std::once_flag m_engines_once;
+    mutable std::unique_ptr<python::PythonEngine> m_python;
+    mutable std::unique_ptr<manifests::ManifestEngine> m_manifests;
 };
 
 }  // namespace mpsport

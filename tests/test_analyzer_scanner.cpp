@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "analyzer/scan_cache.hpp"
 #include "analyzer/scanner.hpp"
 #include "core/paths.hpp"
 #include "test_support.hpp"
@@ -176,5 +177,29 @@ TEST(WriteFileAtomically, ReplacesFilesButWritesThroughDevices) {
     EXPECT_FALSE(fs::exists(f.string() + ".tmp-mpsport"));
     write_file_atomically("/dev/null", "discarded");
     EXPECT_TRUE(fs::is_character_file("/dev/null")) << "/dev/null must stay a device";
+}
+}  // namespace
+
+namespace {
+TEST(ScanCacheFile, CorruptOrForeignCacheLoadsEmpty) {
+    test::TempDir d;
+    d.write("scan-cache.bin", "garbage that is not a cache");
+    EXPECT_EQ(ScanCache::load(d.path(), 42).size(), 0u);
+    ScanCache c(42);
+    ScanCache::Entry e;
+    e.size = 3;
+    e.outcome.lines = 7;
+    Finding f;
+    f.rule_id = "cuda-method-call";
+    f.location = {"a.py", 2, 3, 2, 9, 4};
+    f.note = "n";
+    e.outcome.findings.push_back(f);
+    c.put("a.py", e);
+    c.save(d.path());
+    const auto back = ScanCache::load(d.path(), 42);
+    ASSERT_NE(back.find("a.py"), nullptr);
+    EXPECT_EQ(back.find("a.py")->outcome.findings.at(0).location.cell, 4);
+    EXPECT_EQ(back.find("a.py")->outcome.findings.at(0).note, "n");
+    EXPECT_EQ(ScanCache::load(d.path(), 43).size(), 0u) << "another rules digest or version: cold";
 }
 }  // namespace
