@@ -106,6 +106,14 @@ void IgnoreRules::add(std::string_view base, std::string_view text) {
         p.anchored = line.find('/') != std::string_view::npos;
         if (line.front() == '/') line.remove_prefix(1);
         p.glob = std::string(line);
+        const auto special = [](std::string_view g) { return g.find_first_of("*?[\\") != std::string_view::npos; };
+        if (!special(p.glob)) {
+            p.kind = Pattern::Kind::literal;
+            p.fixed = p.glob;
+        } else if (!p.anchored && p.glob.size() > 1 && p.glob[0] == '*' && !special(std::string_view(p.glob).substr(1))) {
+            p.kind = Pattern::Kind::suffix;
+            p.fixed = p.glob.substr(1);
+        }
         m_patterns.push_back(std::move(p));
     }
 }
@@ -121,12 +129,14 @@ bool IgnoreRules::is_ignored(std::string_view path, bool is_dir) const {
                 continue;
             rel.remove_prefix(p.base.size() + 1);
         }
+        const std::string_view subject = p.anchored ? rel : rel.substr(rel.rfind('/') == std::string_view::npos ? 0 : rel.rfind('/') + 1);
         bool hit;
-        if (p.anchored) {
-            hit = glob_match(p.glob, rel);
-        } else {
-            const std::size_t slash = rel.rfind('/');
-            hit = glob_match(p.glob, slash == std::string_view::npos ? rel : rel.substr(slash + 1));
+        switch (p.kind) {
+            case Pattern::Kind::literal: hit = subject == p.fixed; break;
+            case Pattern::Kind::suffix:
+                hit = subject.size() >= p.fixed.size() && subject.compare(subject.size() - p.fixed.size(), p.fixed.size(), p.fixed) == 0;
+                break;
+            default: hit = glob_match(p.glob, subject);
         }
         if (hit) ignored = !p.negated;
     }

@@ -25,6 +25,8 @@ private:
         bool negated = false;
         bool dir_only = false;
         bool anchored = false;  // contains a '/' before its end: matched from base, not by name
+        enum class Kind { glob, literal, suffix } kind = Kind::glob;  // literal "build", suffix "*.pyc": no glob engine
+        std::string fixed;  // the literal, or the suffix after '*'
     };
     std::vector<Pattern> m_patterns;
 };
