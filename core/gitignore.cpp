@@ -114,31 +114,42 @@ void IgnoreRules::add(std::string_view base, std::string_view text) {
             p.kind = Pattern::Kind::suffix;
             p.fixed = p.glob.substr(1);
         }
-        m_patterns.push_back(std::move(p));
+        m_by_base[p.base].push_back(std::move(p));
     }
 }
 
 bool IgnoreRules::is_ignored(std::string_view path, bool is_dir) const {
     bool ignored = false;
-    for (const auto& p : m_patterns) {
-        if (p.dir_only && !is_dir) continue;
-        if (ignored != p.negated) continue;  // this pattern cannot change the outcome
-        std::string_view rel = path;
-        if (!p.base.empty()) {
-            if (rel.size() <= p.base.size() || rel.compare(0, p.base.size(), p.base) != 0 || rel[p.base.size()] != '/')
-                continue;
-            rel.remove_prefix(p.base.size() + 1);
+    // Ancestors from the root down, so deeper ignore files (loaded later) win, as in git.
+    std::size_t end = 0;
+    std::size_t search_from = 0;
+    for (;;) {
+        const std::string base(path.substr(0, end));
+        if (auto it = m_by_base.find(base); it != m_by_base.end()) {
+            const std::string_view rel = base.empty() ? path : path.substr(base.size() + 1);
+            const std::size_t slash = rel.rfind('/');
+            const std::string_view name = slash == std::string_view::npos ? rel : rel.substr(slash + 1);
+            for (const auto& p : it->second) {
+                if (p.dir_only && !is_dir) continue;
+                if (ignored != p.negated) continue;  // this pattern cannot change the outcome
+                const std::string_view subject = p.anchored ? rel : name;
+                bool hit;
+                switch (p.kind) {
+                    case Pattern::Kind::literal: hit = subject == p.fixed; break;
+                    case Pattern::Kind::suffix:
+                        hit = subject.size() >= p.fixed.size() &&
+                              subject.compare(subject.size() - p.fixed.size(), p.fixed.size(), p.fixed) == 0;
+                        break;
+                    default: hit = glob_match(p.glob, subject);
+                }
+                if (hit) ignored = !p.negated;
+            }
         }
-        const std::string_view subject = p.anchored ? rel : rel.substr(rel.rfind('/') == std::string_view::npos ? 0 : rel.rfind('/') + 1);
-        bool hit;
-        switch (p.kind) {
-            case Pattern::Kind::literal: hit = subject == p.fixed; break;
-            case Pattern::Kind::suffix:
-                hit = subject.size() >= p.fixed.size() && subject.compare(subject.size() - p.fixed.size(), p.fixed.size(), p.fixed) == 0;
-                break;
-            default: hit = glob_match(p.glob, subject);
-        }
-        if (hit) ignored = !p.negated;
+        const std::size_t next = path.find('/', search_from);
+        if (next == std::string_view::npos) break;
+        end = next;
+        search_from = next + 1;
+        if (end == 0) continue;  // a leading '/': the root's patterns were already consulted
     }
     return ignored;
 }

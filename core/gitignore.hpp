@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_map>
 #include <string_view>
 #include <vector>
 
@@ -16,7 +17,7 @@ public:
     void add(std::string_view base, std::string_view file_text);
     // Last matching pattern wins, as in git. `path` is relative to the root.
     bool is_ignored(std::string_view path, bool is_dir) const;
-    bool empty() const { return m_patterns.empty(); }
+    bool empty() const { return m_by_base.empty(); }
 
 private:
     struct Pattern {
@@ -28,7 +29,8 @@ private:
         enum class Kind { glob, literal, suffix } kind = Kind::glob;  // literal "build", suffix "*.pyc": no glob engine
         std::string fixed;  // the literal, or the suffix after '*'
     };
-    std::vector<Pattern> m_patterns;
+    // Patterns by the folder of their ignore file: a path only consults the files of its ancestors.
+    std::unordered_map<std::string, std::vector<Pattern>> m_by_base;
 };
 
 }  // namespace mpsport

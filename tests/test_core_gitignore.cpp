@@ -39,3 +39,10 @@ TEST(IgnoreRules, NestedIgnoreFileAppliesBelowItsFolder) {
     EXPECT_FALSE(rules.is_ignored("experiments/important.tmp", false));
     EXPECT_TRUE(rules.is_ignored("other/important.tmp", false));
 }
+
+TEST(IgnoreRules, AbsoluteLookingPathsTerminate) {
+    IgnoreRules rules;
+    rules.add("", "*.log\n");
+    EXPECT_TRUE(rules.is_ignored("/tmp/x/run.log", false));
+    EXPECT_FALSE(rules.is_ignored("/tmp/x/run.py", false));
+}
