@@ -104,7 +104,8 @@ std::string summarize_evidence(const Evidence& ev, const nlohmann::json& t) {
     if (!ev.roles.empty()) {
         out += "  device per role:\n";
         for (const auto& r : ev.roles)
-            out += fmt::format("    {:<16} {:<14} {}\n", r.role, join(r.devices), join(r.dtypes));
+            out += r.devices.empty() ? fmt::format("    {:<16} (no tensors)\n", r.role)
+                                     : fmt::format("    {:<16} {:<14} {}\n", r.role, join(r.devices), join(r.dtypes));
     }
     out += fmt::format("  ops needing attention on MPS (predicted from PyTorch {}'s op tables{}):\n", ev.target_torch,
                        ev.predicted ? ", no MPS on this host" : "");

@@ -15,3 +15,18 @@ for t in "${targets[@]}"; do
   printf '\n=== mpsport report %s ===\n' "${t#"$repo_root"/}"
   (cd "$(dirname "$t")" && "$mpsport" report --no-cache "$(basename "$t")")
 done
+
+# With no arguments, also show the runtime pass: audit one real train step of a corpus script
+# and combine its trace with the scan of that repository.
+if [ $# -eq 0 ]; then
+  python=${PYTHON:-/usr/bin/python3}
+  if "$python" -c 'import torch' 2>/dev/null; then
+    out=${MPSPORT_BUILD_DIR:-$repo_root/build}/demo-audit
+    printf '\n=== mpsport audit -- python corpus/runtime-cases/unsupported_op.py ===\n'
+    (cd "$repo_root" && "$mpsport" audit --quiet --out "$out" -- "$python" corpus/runtime-cases/unsupported_op.py) || true
+    printf '\n=== mpsport report corpus/runtime-cases --trace %s/trace.json ===\n' "${out#"$repo_root"/}"
+    (cd "$repo_root" && "$mpsport" report --no-cache corpus/runtime-cases --trace "$out/trace.json" | sed -n '/MPS release checklist/,$p')
+  else
+    echo "(skipping the audit demo: $python has no torch)"
+  fi
+fi
