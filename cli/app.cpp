@@ -1,24 +1,16 @@
 #include "cli/app.hpp"
 
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
-#include <cstdio>
 #include <cstdlib>
 #include <iostream>
-#include <nlohmann/json.hpp>
-#include <set>
 
-#include "analyzer/scanner.hpp"
 #include "cli/commands.hpp"
-#include "core/paths.hpp"
-#include "reports/render.hpp"
+#include "core/rule_catalogue.hpp"
 
 #if defined(__unix__) || defined(__APPLE__)
 #include <unistd.h>
 #endif
-
-namespace fs = std::filesystem;
 
 namespace mpsport::cli {
 namespace {
