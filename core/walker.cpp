@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <thread>
 #include <chrono>
 #include <set>
 
@@ -82,6 +84,17 @@ public:
 
     WalkResult take() { return std::move(m_result); }
 
+    // While set, the subfolders of a root go here instead of being walked, for other threads.
+    void defer_root_subfolders(std::vector<std::pair<fs::path, std::string>>* pending) { m_defer = pending; }
+    // A walker for one deferred subfolder: the ignore rules so far, an empty result.
+    Walker fork() const {
+        Walker w(*this);
+        w.m_result = WalkResult{};
+        w.m_defer = nullptr;
+        return w;
+    }
+    void visit_subfolder(const fs::path& dir, const std::string& rel) { visit_dir(dir, rel); }
+
 private:
     std::string relative_of(const fs::path& abs) const {
         std::error_code ec;
@@ -158,7 +171,8 @@ private:
                     ++m_result.ignored_dirs;
                     continue;
                 }
-                visit_dir(entry.path(), child_rel);
+                if (m_defer) m_defer->emplace_back(entry.path(), child_rel);
+                else visit_dir(entry.path(), child_rel);
             } else if (entry.is_regular_file(ec)) {
                 if (!m_ignore.empty() && m_ignore.is_ignored(child_rel, false)) continue;
                 add_file(entry.path(), child_rel, false);
@@ -196,6 +210,7 @@ private:
 
     fs::path m_base;
     WalkOptions m_options;
+    std::vector<std::pair<fs::path, std::string>>* m_defer = nullptr;
     IgnoreRules m_ignore;
     std::set<std::string> m_loaded;
     std::set<std::string> m_active;
@@ -259,8 +274,30 @@ std::optional<std::string> stat_file(FileEntry& file, std::uintmax_t max_file_si
 
 WalkResult walk(const fs::path& base, const std::vector<fs::path>& roots, const WalkOptions& options) {
     Walker walker(fs::absolute(base), options);
+    // The roots' own entries here; their subfolders on every core. Following symbolic links stays on
+    // one thread, where loop detection sees the whole path from the root.
+    std::vector<std::pair<fs::path, std::string>> pending;
+    if (!options.follow_symlinks) walker.defer_root_subfolders(&pending);
     for (const auto& r : roots) walker.visit_root(r);
+    walker.defer_root_subfolders(nullptr);
+    const unsigned jobs = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(pending.size())));
+    std::vector<WalkResult> parts(jobs);
+    std::atomic<std::size_t> next{0};
+    auto work = [&](unsigned slot) {
+        Walker sub = walker.fork();
+        for (std::size_t i = next++; i < pending.size(); i = next++) sub.visit_subfolder(pending[i].first, pending[i].second);
+        parts[slot] = sub.take();
+    };
+    std::vector<std::thread> threads;
+    for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(work, t);
+    if (!pending.empty()) work(0);
+    for (auto& t : threads) t.join();
     WalkResult result = walker.take();
+    for (auto& part : parts) {
+        result.files.insert(result.files.end(), std::make_move_iterator(part.files.begin()), std::make_move_iterator(part.files.end()));
+        result.skipped.insert(result.skipped.end(), part.skipped.begin(), part.skipped.end());
+        result.ignored_dirs += part.ignored_dirs;
+    }
     std::sort(result.files.begin(), result.files.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
     result.files.erase(std::unique(result.files.begin(), result.files.end(),
                                    [](const auto& a, const auto& b) { return a.path == b.path; }),

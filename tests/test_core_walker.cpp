@@ -93,3 +93,22 @@ TEST(ClassifyFile, KnowsManifestsAndScripts) {
     EXPECT_EQ(k, FileKind::shell);
     EXPECT_FALSE(classify_file("data/train.csv", k));
 }
+
+TEST(Walker, ParallelWalkFindsWhatASequentialWalkFinds) {
+    test::TempDir d;
+    d.write(".gitignore", "*.tmp.py\n");
+    for (int i = 0; i < 12; ++i) {
+        const std::string dir = "pkg" + std::to_string(i);
+        d.write(dir + "/a.py", "x = 1\n");
+        d.write(dir + "/b.tmp.py", "x = 1\n");
+        d.write(dir + "/deep/c.py", "x = 1\n");
+        d.write(dir + "/deep/.gitignore", i % 2 ? "c.py\n" : "");
+    }
+    d.write("top.py", "x = 1\n");
+    WalkOptions sequential;
+    sequential.follow_symlinks = true;  // walks on one thread
+    const auto one = walk(d.path(), {d.path()}, sequential);
+    const auto many = walk(d.path(), {d.path()}, WalkOptions{});
+    EXPECT_EQ(paths(one), paths(many));
+    EXPECT_EQ(paths(many).size(), 1u + 12u + 6u) << "top.py, a.py in each package, c.py where not ignored";
+}
