@@ -19,7 +19,7 @@ struct AuditOptions {
     std::string device = "auto";
     std::filesystem::path out_dir = "mpsport-audit";
     std::string compare;  // "" or "cpu"
-    std::string observer = "dispatch";  // dispatch (overloads, devices, frames) | profiler (names, dtypes; cheaper)
+    std::string observer = "dispatch";  // dispatch (overloads, devices, frames) | native (C++; names, devices, dtypes) | profiler
     double rtol = 1e-2;  // fp32 on different hardware reduces in different orders: 1% of the largest value
     double atol = 1e-5;
     bool echo = true;

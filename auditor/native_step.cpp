@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include <atomic>
+#include <cstring>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -64,14 +65,27 @@ void add_unique(std::vector<std::string>& v, std::string s) {
     if (std::find(v.begin(), v.end(), s) == v.end()) v.push_back(std::move(s));
 }
 
+// Only ops called from outside any other op count: the aten ops a CPU kernel runs internally (e.g.
+// linalg_eig computing in double) say nothing about what the model asks of MPS.
+thread_local int t_depth = 0;
+
+// Scopes such as "autograd::engine::evaluate_function: MulBackward0" wrap the aten ops of a backward
+// node: only aten ops nest.
+bool is_aten(const at::RecordFunction& fn) { return std::strncmp(fn.name(), "aten::", 6) == 0; }
+
+void on_op_end(const at::RecordFunction& fn, at::ObserverContext*) {
+    if (is_aten(fn)) --t_depth;
+}
+
 std::unique_ptr<at::ObserverContext> on_op(const at::RecordFunction& fn) {
+    if (!is_aten(fn) || t_depth++ > 0) return nullptr;
     OpKey key;
     key.op = fn.name();
     key.phase = g_phase.load();
     for (const c10::IValue& v : fn.inputs()) {
         if (v.isTensor()) {
             const at::Tensor& t = v.toTensor();
-            if (!t.defined()) continue;
+            if (!t.defined() || t.unsafeGetTensorImpl()->is_wrapped_number()) continue;
             add_unique(key.devices, t.device().str());
             add_unique(key.dtypes, dtype_name(t.scalar_type()));
         } else if (v.isTensorList()) {
@@ -220,7 +234,7 @@ nlohmann::json run_native_step(const NativeStepOptions& o) {
         std::lock_guard<std::mutex> lock(g_ops_mutex);
         g_ops = &ops;
     }
-    auto handle = at::addGlobalCallback(at::RecordFunctionCallback(&on_op).needsInputs(true).scopes({at::RecordScope::FUNCTION}));
+    auto handle = at::addGlobalCallback(at::RecordFunctionCallback(&on_op, &on_op_end).needsInputs(true).scopes({at::RecordScope::FUNCTION}));
     StepResult last;
     int done = 0;
     std::string error;

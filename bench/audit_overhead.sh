@@ -20,7 +20,7 @@ printf '%-9s %-6s %-6s %-9s %12s %12s %12s %13s %12s\n' model device batch obser
 for m in "${models[@]}"; do
   batch=64
   plain=$("$python" "$here/train_step.py" --model "$m" --device "$device" --batch "$batch" --steps 12 | tail -1)
-  for observer in dispatch profiler; do
+  for observer in dispatch native profiler; do
     "$mpsport" audit --quiet --steps 6 --observer "$observer" --out "$out/$m-$observer" -- "$python" "$here/train_step.py" \
         --model "$m" --device "$device" --batch "$batch" --steps 12 >/dev/null || true
     "$python" - "$plain" "$out/$m-$observer/trace.json" "$m" "$device" "$batch" "$observer" <<'PY'

@@ -83,8 +83,9 @@ int run(int argc, char** argv) {
     audit->add_option("--compare", audit_args.compare, "cpu: replay the first step on the CPU and compare loss, outputs and updates")
         ->check(CLI::IsMember({"", "cpu"}));
     audit->add_option("--observer", audit_args.observer,
-                      "dispatch: every aten overload with devices, dtypes and user frame; profiler: names and dtypes at lower overhead")
-        ->check(CLI::IsMember({"dispatch", "profiler"}))
+                      "dispatch: every aten overload with devices, dtypes and user frame; native: a C++ RecordFunction observer "
+                      "built against your torch (names, devices, dtypes; lowest overhead); profiler: names and dtypes")
+        ->check(CLI::IsMember({"dispatch", "native", "profiler"}))
         ->capture_default_str();
     audit->add_option("--rtol", audit_args.rtol, "Relative tolerance of --compare")->capture_default_str();
     audit->add_option("--atol", audit_args.atol, "Absolute tolerance of --compare")->capture_default_str();

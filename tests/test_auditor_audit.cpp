@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <set>
 
 #include "auditor/audit.hpp"
 #include "auditor/mps_tables.hpp"
@@ -305,6 +306,48 @@ m(torch.ones(3, 2)).sum().backward(); opt.step()
     EXPECT_EQ(run.trace["steps"]["completed"], 1);
     EXPECT_EQ(run.trace["ops"].size(), 8u);
     EXPECT_GT(run.trace["ops_dropped"].get<long>(), 1000) << "ops beyond the cap are counted as dropped";
+}
+
+}  // namespace
+
+namespace {
+
+// The native observer (a RecordFunction callback compiled against this torch) finds the same
+// problem ops as the dispatch observer, from the ops the model calls rather than their insides.
+TEST_F(AuditTest, NativeObserverFindsTheSameProblemOps) {
+    setenv("MPSPORT_PROBE_CACHE", (m_out.path() / "observer-cache").c_str(), 1);
+    AuditOptions o;
+    o.command = {kPython, (test::source_dir() / "corpus" / "runtime-cases" / "unsupported_op.py").string()};
+    o.out_dir = m_out.path() / "native-observer";
+    o.echo = false;
+    o.observer = "native";
+    const AuditRun run = run_python_audit(o);
+    unsetenv("MPSPORT_PROBE_CACHE");
+    ASSERT_EQ(run.trace["observer"], "native") << run.trace.value("observer_note", "");
+    const Evidence ev = evidence_from_trace(run.trace, load_mps_table(test::rules_dir(), "2.14.1"), "t");
+    std::set<std::string> problems;
+    for (const auto& op : ev.ops) problems.insert(op.op + "/" + op.mps_status + "/" + op.phase);
+    EXPECT_EQ(problems, (std::set<std::string>{"aten::linalg_eig/fallback/forward", "aten::take/fallback/forward",
+                                               "aten::multi_margin_loss/fallback/forward",
+                                               "aten::multi_margin_loss_backward/fallback/backward", "aten::put_/fallback/backward"}));
+    EXPECT_TRUE(ev.float64_ops.empty()) << "Python numbers (wrapped 0-dim doubles) and kernels' insides are not the model's float64";
+    EXPECT_TRUE(fs::exists(m_out.path() / "observer-cache")) << "the compiled observer is cached where MPSPORT_PROBE_CACHE says";
+}
+
+TEST_F(AuditTest, NativeObserverWithoutACompilerFallsBackToDispatch) {
+    setenv("MPSPORT_PROBE_CACHE", (m_out.path() / "no-compiler-cache").c_str(), 1);
+    setenv("CXX", "/nonexistent/c++", 1);
+    AuditOptions o;
+    o.command = {kPython, (test::source_dir() / "corpus" / "runtime-cases" / "clean_mlp.py").string()};
+    o.out_dir = m_out.path() / "no-compiler";
+    o.echo = false;
+    o.observer = "native";
+    const AuditRun run = run_python_audit(o);
+    unsetenv("CXX");
+    unsetenv("MPSPORT_PROBE_CACHE");
+    EXPECT_EQ(run.trace["status"], "complete");
+    EXPECT_EQ(run.trace["observer"], "dispatch");
+    EXPECT_NE(run.trace.value("observer_note", "").find("native observer unavailable"), std::string::npos);
 }
 
 }  // namespace

@@ -47,9 +47,12 @@ class _Probe:
         self.expected_device = os.environ.get("MPSPORT_PROBE_DEVICE", "auto")
         self.compare = os.environ.get("MPSPORT_PROBE_COMPARE", "")
         # dispatch: a TorchDispatchMode sees every aten overload with its inputs' devices and dtypes and the
-        # user frame; profiler: PyTorch's C++ profiler records names and dtypes only, at a fraction of the cost.
+        # user frame; profiler: PyTorch's C++ profiler records names and dtypes only; native: a RecordFunction
+        # callback compiled against this torch records names, devices and dtypes in C++ (no frames).
         self.observer = os.environ.get("MPSPORT_PROBE_OBSERVER", "dispatch")
+        self.observer_note = ""
         self.profiler = None
+        self.native = None
         self.rtol = float(os.environ.get("MPSPORT_PROBE_RTOL", "1e-2"))
         self.atol = float(os.environ.get("MPSPORT_PROBE_ATOL", "1e-5"))
         self.cwd = os.getcwd()
@@ -152,6 +155,13 @@ class _Probe:
     # ---- the op observer --------------------------------------------------------------------------
 
     def _start_observing(self):
+        if self.observer == "native":
+            try:
+                self._start_native()
+                return
+            except Exception as err:  # noqa: BLE001 - no compiler, no headers: fall back, and say so
+                self.observer_note = "native observer unavailable (%s); used dispatch" % str(err).splitlines()[0][:300]
+                self.observer = "dispatch"
         if self.observer == "profiler":
             self._start_profiler()
             return
@@ -216,7 +226,9 @@ class _Probe:
         if self.observing:
             self.observing = False
             try:
-                if self.profiler is not None:
+                if self.native is not None:
+                    self._collect_native_ops()
+                elif self.profiler is not None:
                     self.profiler.__exit__(None, None, None)
                     self._collect_profiler_ops()
                 else:
@@ -226,6 +238,68 @@ class _Probe:
         for h in self.hook_handles:
             h.remove()
         self.hook_handles = []
+
+    # ---- the native observer ------------------------------------------------------------------------
+
+    _PHASES = ("forward", "backward", "optimizer")
+
+    def _build_native(self):
+        """Compiles observer.cpp against this torch once (cached by torch version and source), returns the .so."""
+        import hashlib
+        import torch.utils.cpp_extension as ce
+
+        torch = self.torch
+        src = os.path.join(self.probe_dir, "observer.cpp")
+        with open(src, "rb") as f:
+            digest = hashlib.sha256(f.read() + torch.__version__.encode() + sys.executable.encode()).hexdigest()[:16]
+        cache = os.environ.get("MPSPORT_PROBE_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "mpsport")
+        lib = os.path.join(cache, "observer-%s.so" % digest)
+        if os.path.exists(lib):
+            return lib
+        os.makedirs(cache, exist_ok=True)
+        lib_dir = ce.library_paths()[0]
+        cmd = [os.environ.get("CXX", "c++"), "-O2", "-std=c++17", "-shared", "-fPIC", "-DNDEBUG", "-w",
+               "-D_GLIBCXX_USE_CXX11_ABI=%d" % int(torch._C._GLIBCXX_USE_CXX11_ABI)]
+        cmd += ["-I" + p for p in ce.include_paths()[:2]]
+        cmd += [src, "-o", lib + ".tmp", "-L" + lib_dir, "-lc10", "-ltorch_cpu", "-Wl,-rpath," + lib_dir]
+        if platform.system() == "Darwin":
+            cmd += ["-undefined", "dynamic_lookup"]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        if done.returncode != 0:
+            raise RuntimeError("compiling the native observer failed: " + (done.stderr or done.stdout).strip()[-400:])
+        os.replace(lib + ".tmp", lib)
+        return lib
+
+    def _start_native(self):
+        import ctypes
+
+        lib = ctypes.CDLL(self._build_native())
+        lib.mpsport_observer_phase.argtypes = [ctypes.c_int]
+        lib.mpsport_observer_stop.argtypes = [ctypes.c_char_p]
+        if lib.mpsport_observer_start() != 0:
+            raise RuntimeError("native observer already running")
+        self.native = lib
+        self.observing = True
+        self._install_module_hooks()
+
+    def _native_phase(self, phase):
+        if self.native is not None and self.observing:
+            self.native.mpsport_observer_phase(self._PHASES.index(phase))
+
+    def _collect_native_ops(self):
+        fd, path = tempfile.mkstemp(prefix="mpsport-ops-", suffix=".tsv")
+        os.close(fd)
+        try:
+            self.native.mpsport_observer_stop(path.encode())
+            with open(path) as f:
+                for line in f:
+                    op, phase, devices, dtypes, count = line.rstrip("\n").split("\t")
+                    key = (op, self._PHASES[int(phase)], tuple(d for d in devices.split(",") if d),
+                           tuple(t for t in dtypes.split(",") if t))
+                    self.ops[key] = self.ops.get(key, 0) + int(count)
+                    self.op_names[op] = op
+        finally:
+            os.unlink(path)
 
     # ---- the profiler observer ----------------------------------------------------------------------
 
@@ -354,6 +428,7 @@ class _Probe:
                 return original_step(self_opt, *args, **kwargs)
             probe._in_step = True
             probe.phase = "optimizer"
+            probe._native_phase("optimizer")
             scope = probe._phase_scope("optimizer")
             try:
                 return original_step(self_opt, *args, **kwargs)
@@ -362,6 +437,7 @@ class _Probe:
                     scope.__exit__(None, None, None)
                 probe._in_step = False
                 probe.phase = "forward"
+                probe._native_phase("forward")
                 probe._after_step(self_opt)
 
         step._mpsport_wrapped = True
@@ -374,10 +450,12 @@ class _Probe:
         self.backward_seen = True
         self._note_role("loss", tensor)
         self.phase = "backward"
+        self._native_phase("backward")
         self._backward_scope = self._phase_scope("backward")
 
     def _after_backward(self):
         self.phase = "forward"
+        self._native_phase("forward")
         scope = getattr(self, "_backward_scope", None)
         if scope is not None:
             self._backward_scope = None
@@ -667,6 +745,8 @@ class _Probe:
                         "dtypes": [t if isinstance(t, str) else _dtype_name(t) for t in dtypes], "count": count,
                         "first_frame": self.first_frames.get((func, phase, devices, dtypes), "")})
         trace["observer"] = self.observer
+        if self.observer_note:
+            trace["observer_note"] = self.observer_note
         trace["ops"] = ops
         trace["ops_dropped"] = self.ops_dropped
         trace["mps_messages"] = self.mps_messages
