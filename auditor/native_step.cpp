@@ -18,6 +18,8 @@
 #include <sstream>
 
 #include "auditor/trace.hpp"
+// The same RecordFunction observer the Python probe compiles against the user's torch.
+#include "auditor/probe/mpsport_probe/observer.cpp"
 
 #if defined(__unix__) || defined(__APPLE__)
 #include <sys/utsname.h>
@@ -28,86 +30,10 @@ namespace fs = std::filesystem;
 namespace mpsport {
 namespace {
 
-std::atomic<const char*> g_phase{"other"};
+enum Phase { kForward = 0, kBackward = 1, kOptimizer = 2 };
+const char* const kPhaseNames[] = {"forward", "backward", "optimizer"};
 
-struct OpKey {
-    std::string op;
-    std::string phase;
-    std::vector<std::string> devices;
-    std::vector<std::string> dtypes;
-    bool operator<(const OpKey& o) const {
-        return std::tie(op, phase, devices, dtypes) < std::tie(o.op, o.phase, o.devices, o.dtypes);
-    }
-};
-
-std::mutex g_ops_mutex;
-std::map<OpKey, long>* g_ops = nullptr;
-
-std::string dtype_name(c10::ScalarType t) {
-    switch (t) {
-        case c10::kFloat: return "float32";
-        case c10::kDouble: return "float64";
-        case c10::kHalf: return "float16";
-        case c10::kBFloat16: return "bfloat16";
-        case c10::kComplexFloat: return "complex64";
-        case c10::kComplexDouble: return "complex128";
-        case c10::kLong: return "int64";
-        case c10::kInt: return "int32";
-        case c10::kShort: return "int16";
-        case c10::kChar: return "int8";
-        case c10::kByte: return "uint8";
-        case c10::kBool: return "bool";
-        default: return c10::toString(t);
-    }
-}
-
-void add_unique(std::vector<std::string>& v, std::string s) {
-    if (std::find(v.begin(), v.end(), s) == v.end()) v.push_back(std::move(s));
-}
-
-// Only ops called from outside any other op count: the aten ops a CPU kernel runs internally (e.g.
-// linalg_eig computing in double) say nothing about what the model asks of MPS.
-thread_local int t_depth = 0;
-
-// Scopes such as "autograd::engine::evaluate_function: MulBackward0" wrap the aten ops of a backward
-// node: only aten ops nest.
-bool is_aten(const at::RecordFunction& fn) { return std::strncmp(fn.name(), "aten::", 6) == 0; }
-
-void on_op_end(const at::RecordFunction& fn, at::ObserverContext*) {
-    if (is_aten(fn)) --t_depth;
-}
-
-std::unique_ptr<at::ObserverContext> on_op(const at::RecordFunction& fn) {
-    if (!is_aten(fn) || t_depth++ > 0) return nullptr;
-    OpKey key;
-    key.op = fn.name();
-    key.phase = g_phase.load();
-    for (const c10::IValue& v : fn.inputs()) {
-        if (v.isTensor()) {
-            const at::Tensor& t = v.toTensor();
-            if (!t.defined() || t.unsafeGetTensorImpl()->is_wrapped_number()) continue;
-            add_unique(key.devices, t.device().str());
-            add_unique(key.dtypes, dtype_name(t.scalar_type()));
-        } else if (v.isTensorList()) {
-            for (const at::Tensor& t : v.toTensorVector()) {
-                if (!t.defined()) continue;
-                add_unique(key.devices, t.device().str());
-                add_unique(key.dtypes, dtype_name(t.scalar_type()));
-            }
-        }
-    }
-    std::lock_guard<std::mutex> lock(g_ops_mutex);
-    if (g_ops) ++(*g_ops)[key];
-    return nullptr;
-}
-
-bool mps_available() {
-#if defined(__APPLE__)
-    return at::hasMPS();
-#else
-    return at::hasMPS();
-#endif
-}
+bool mps_available() { return at::hasMPS(); }
 
 c10::Device pick_device(const std::string& requested) {
     if (requested == "auto") {
@@ -185,17 +111,17 @@ struct StepResult {
 
 StepResult train_step(torch::jit::script::Module& module, torch::optim::Optimizer& opt, const std::vector<c10::IValue>& inputs,
                       const at::Tensor& target, const std::string& loss_kind) {
-    g_phase = "forward";
+    mpsport_observer_phase(kForward);
     opt.zero_grad();
     at::Tensor out = module.forward(inputs).toTensor();
     at::Tensor loss;
     if (loss_kind == "cross_entropy") loss = torch::nn::functional::cross_entropy(out, target);
     else loss = torch::mse_loss(out, target.defined() ? target : torch::zeros_like(out));
-    g_phase = "backward";
+    mpsport_observer_phase(kBackward);
     loss.backward();
-    g_phase = "optimizer";
+    mpsport_observer_phase(kOptimizer);
     opt.step();
-    g_phase = "other";
+    mpsport_observer_phase(kForward);
     return {loss, out};
 }
 
@@ -229,12 +155,7 @@ nlohmann::json run_native_step(const NativeStepOptions& o) {
     if (params.empty()) throw std::runtime_error(o.model.generic_string() + ": the module has no parameters to train");
     torch::optim::SGD opt(params, torch::optim::SGDOptions(o.lr).momentum(0.9));
 
-    std::map<OpKey, long> ops;
-    {
-        std::lock_guard<std::mutex> lock(g_ops_mutex);
-        g_ops = &ops;
-    }
-    auto handle = at::addGlobalCallback(at::RecordFunctionCallback(&on_op, &on_op_end).needsInputs(true).scopes({at::RecordScope::FUNCTION}));
+    if (mpsport_observer_start() != 0) throw std::runtime_error("the op observer is already running");
     StepResult last;
     int done = 0;
     std::string error;
@@ -244,11 +165,7 @@ nlohmann::json run_native_step(const NativeStepOptions& o) {
     } catch (const c10::Error& e) {
         error = e.what_without_backtrace();
     }
-    at::removeCallback(handle);
-    {
-        std::lock_guard<std::mutex> lock(g_ops_mutex);
-        g_ops = nullptr;
-    }
+    const std::unique_ptr<std::map<Key, long>> ops(take());
 
     nlohmann::json trace = {{"schema", kTraceSchema}, {"producer", "native-libtorch"}};
     trace["env"] = environment(device);
@@ -270,8 +187,18 @@ nlohmann::json run_native_step(const NativeStepOptions& o) {
         if (target.defined()) trace["roles"]["targets"] = role({target});
     }
     nlohmann::json op_list = nlohmann::json::array();
-    for (const auto& [k, n] : ops)
-        op_list.push_back({{"op", k.op}, {"phase", k.phase}, {"devices", k.devices}, {"dtypes", k.dtypes}, {"count", n}, {"first_frame", ""}});
+    auto split = [](const std::string& list) {
+        std::vector<std::string> out;
+        for (std::size_t b = 0; b < list.size();) {
+            const std::size_t e = std::min(list.find(',', b), list.size());
+            out.push_back(list.substr(b, e - b));
+            b = e + 1;
+        }
+        return out;
+    };
+    for (const auto& [k, n] : *ops)
+        op_list.push_back({{"op", k.op}, {"phase", kPhaseNames[k.phase]}, {"devices", split(k.devices)}, {"dtypes", split(k.dtypes)},
+                           {"count", n}, {"first_frame", ""}});
     trace["ops"] = op_list;
     trace["mps_messages"] = nlohmann::json::array();
 

@@ -1,5 +1,6 @@
 // mpsport's native op observer: an at::RecordFunction callback built against the user's own
-// torch by the probe (observer "native"), loaded with ctypes. It aggregates (op, phase, input
+// torch by the probe (observer "native"), loaded with ctypes; mpsport-native's TorchScript step
+// includes this file to observe the same way. It aggregates (op, phase, input
 // devices, dtypes) in C++, so a traced step costs far less than a Python dispatch mode.
 // Built with NDEBUG always: RecordFunction's layout depends on it, and release LibTorch has it.
 #include <ATen/record_function.h>
@@ -83,6 +84,15 @@ std::unique_ptr<at::ObserverContext> on_op(const at::RecordFunction& fn) {
     return nullptr;
 }
 
+// Stops observing and hands over what was recorded (nullptr if nothing was running).
+std::map<Key, long>* take() {
+    at::removeCallback(g_handle);
+    std::lock_guard<std::mutex> lock(g_mutex);
+    std::map<Key, long>* ops = g_ops;
+    g_ops = nullptr;
+    return ops;
+}
+
 }  // namespace
 
 extern "C" {
@@ -99,13 +109,7 @@ void mpsport_observer_phase(int phase) { g_phase.store(phase, std::memory_order_
 
 // Stops observing and writes one line per key: op \t phase \t devices \t dtypes \t count.
 int mpsport_observer_stop(const char* path) {
-    at::removeCallback(g_handle);
-    std::map<Key, long>* ops;
-    {
-        std::lock_guard<std::mutex> lock(g_mutex);
-        ops = g_ops;
-        g_ops = nullptr;
-    }
+    std::map<Key, long>* ops = take();
     if (!ops) return 1;
     FILE* f = std::fopen(path, "w");
     if (!f) {
