@@ -24,27 +24,4 @@ nlohmann::json finding_to_json(const Finding& f) {
     return j;
 }
 
-Finding finding_from_json(const nlohmann::json& j) {
-    Finding f;
-    f.rule_id = j.at("rule").get<std::string>();
-    f.severity = parse_severity(j.at("severity").get<std::string>()).value_or(Severity::info);
-    f.category = j.at("category").get<std::string>();
-    f.impact = parse_verdict_impact(j.at("verdict_impact").get<std::string>()).value_or(VerdictImpact::none);
-    const auto& loc = j.at("location");
-    f.location.path = loc.at("path").get<std::string>();
-    f.location.line = loc.at("line").get<int>();
-    f.location.col = loc.at("col").get<int>();
-    f.location.end_line = loc.at("end_line").get<int>();
-    f.location.end_col = loc.at("end_col").get<int>();
-    f.location.cell = loc.value("cell", 0);
-    f.snippet = j.at("snippet").get<std::string>();
-    f.matched = j.value("matched", "");
-    f.message = j.at("message").get<std::string>();
-    f.fix = j.at("fix").get<std::string>();
-    f.source = j.value("source", "static");
-    f.fingerprint = j.value("fingerprint", "");
-    f.note = j.value("note", "");
-    return f;
-}
-
 }  // namespace mpsport

@@ -1,4 +1,4 @@
-// Finding <-> JSON, shared by the JSON report, the scan cache and trace reading.
+// A Finding as JSON, as the JSON report writes it.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -8,7 +8,5 @@
 namespace mpsport {
 
 nlohmann::json finding_to_json(const Finding& f);
-// Throws nlohmann::json::exception on a malformed object.
-Finding finding_from_json(const nlohmann::json& j);
 
 }  // namespace mpsport

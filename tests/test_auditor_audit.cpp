@@ -32,7 +32,8 @@ struct Audited {
 
 class AuditTest : public ::testing::Test {
 protected:
-    Audited audit(const std::string& script, std::vector<std::string> extra = {}, double timeout = 120, const std::string& compare = "") {
+    Audited audit(const std::string& script, std::vector<std::string> extra = {}, double timeout = 120, const std::string& compare = "",
+                  const std::string& observer = "dispatch") {
         AuditOptions o;
         o.command = {kPython, (test::source_dir() / "corpus" / "runtime-cases" / script).string()};
         o.command.insert(o.command.end(), extra.begin(), extra.end());
@@ -40,6 +41,7 @@ protected:
         o.timeout_s = timeout;
         o.echo = false;
         o.compare = compare;
+        o.observer = observer;
         AuditRun run = run_python_audit(o);
         Evidence ev = evidence_from_trace(run.trace, load_mps_table(test::rules_dir(), "2.14.1"), run.trace_path.string());
         return {std::move(run), std::move(ev)};
@@ -187,12 +189,10 @@ TEST_F(AuditTest, ExistingSitecustomizeStillRuns) {
     const fs::path other = m_out.path() / "site";
     const fs::path marker = m_out.path() / "marker.txt";
     m_out.write("site/sitecustomize.py", "open(" + nlohmann::json(marker.string()).dump() + ", 'w').write('ran')\n");
-    const char* old = std::getenv("PYTHONPATH");
-    const std::string saved = old ? old : "";
-    setenv("PYTHONPATH", other.c_str(), 1);
-    const auto a = audit("clean_mlp.py");
-    if (old) setenv("PYTHONPATH", saved.c_str(), 1);
-    else unsetenv("PYTHONPATH");
+    const auto a = [&] {
+        const test::ScopedEnv path("PYTHONPATH", other.string());
+        return audit("clean_mlp.py");
+    }();
     EXPECT_EQ(a.run.trace["status"], "complete");
     ASSERT_TRUE(fs::exists(marker)) << "the lab's own sitecustomize must still run";
     EXPECT_EQ(read_file(marker), "ran");
@@ -296,13 +296,12 @@ for i in range(200):
             f(a, a)
 m(torch.ones(3, 2)).sum().backward(); opt.step()
 )";
-    setenv("MPSPORT_PROBE_MAX_KEYS", "8", 1);
+    const test::ScopedEnv cap("MPSPORT_PROBE_MAX_KEYS", "8");
     AuditOptions o;
     o.command = {kPython, "-c", script};
     o.out_dir = m_out.path() / "bounded";
     o.echo = false;
     const AuditRun run = run_python_audit(o);
-    unsetenv("MPSPORT_PROBE_MAX_KEYS");
     EXPECT_EQ(run.trace["steps"]["completed"], 1);
     EXPECT_EQ(run.trace["ops"].size(), 8u);
     EXPECT_GT(run.trace["ops_dropped"].get<long>(), 1000) << "ops beyond the cap are counted as dropped";
@@ -315,16 +314,10 @@ namespace {
 // The native observer (a RecordFunction callback compiled against this torch) finds the same
 // problem ops as the dispatch observer, from the ops the model calls rather than their insides.
 TEST_F(AuditTest, NativeObserverFindsTheSameProblemOps) {
-    setenv("MPSPORT_PROBE_CACHE", (m_out.path() / "observer-cache").c_str(), 1);
-    AuditOptions o;
-    o.command = {kPython, (test::source_dir() / "corpus" / "runtime-cases" / "unsupported_op.py").string()};
-    o.out_dir = m_out.path() / "native-observer";
-    o.echo = false;
-    o.observer = "native";
-    const AuditRun run = run_python_audit(o);
-    unsetenv("MPSPORT_PROBE_CACHE");
-    ASSERT_EQ(run.trace["observer"], "native") << run.trace.value("observer_note", "");
-    const Evidence ev = evidence_from_trace(run.trace, load_mps_table(test::rules_dir(), "2.14.1"), "t");
+    const test::ScopedEnv cache("MPSPORT_PROBE_CACHE", (m_out.path() / "observer-cache").string());
+    const auto a = audit("unsupported_op.py", {}, 120, "", "native");
+    ASSERT_EQ(a.run.trace["observer"], "native") << a.run.trace.value("observer_note", "");
+    const Evidence& ev = a.evidence;
     std::set<std::string> problems;
     for (const auto& op : ev.ops) problems.insert(op.op + "/" + op.mps_status + "/" + op.phase);
     EXPECT_EQ(problems, (std::set<std::string>{"aten::linalg_eig/fallback/forward", "aten::take/fallback/forward",
@@ -335,19 +328,12 @@ TEST_F(AuditTest, NativeObserverFindsTheSameProblemOps) {
 }
 
 TEST_F(AuditTest, NativeObserverWithoutACompilerFallsBackToDispatch) {
-    setenv("MPSPORT_PROBE_CACHE", (m_out.path() / "no-compiler-cache").c_str(), 1);
-    setenv("CXX", "/nonexistent/c++", 1);
-    AuditOptions o;
-    o.command = {kPython, (test::source_dir() / "corpus" / "runtime-cases" / "clean_mlp.py").string()};
-    o.out_dir = m_out.path() / "no-compiler";
-    o.echo = false;
-    o.observer = "native";
-    const AuditRun run = run_python_audit(o);
-    unsetenv("CXX");
-    unsetenv("MPSPORT_PROBE_CACHE");
-    EXPECT_EQ(run.trace["status"], "complete");
-    EXPECT_EQ(run.trace["observer"], "dispatch");
-    EXPECT_NE(run.trace.value("observer_note", "").find("native observer unavailable"), std::string::npos);
+    const test::ScopedEnv cache("MPSPORT_PROBE_CACHE", (m_out.path() / "no-compiler-cache").string());
+    const test::ScopedEnv compiler("CXX", "/nonexistent/c++");
+    const auto a = audit("clean_mlp.py", {}, 120, "", "native");
+    EXPECT_EQ(a.run.trace["status"], "complete");
+    EXPECT_EQ(a.run.trace["observer"], "dispatch");
+    EXPECT_NE(a.run.trace.value("observer_note", "").find("native observer unavailable"), std::string::npos);
 }
 
 }  // namespace

@@ -3,8 +3,12 @@
 // a large tree fast: most of an ML file never mentions CUDA, float64 or NCCL.
 #pragma once
 
+#include <tree_sitter/api.h>
+
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace mpsport::python {
@@ -26,5 +30,9 @@ std::vector<Chunk> block_chunks(std::string_view text, std::size_t begin, std::s
 
 // The indentation of the first code line after the header line of the chunk (a class body), 0 if none.
 std::size_t body_indent(std::string_view text, const Chunk& chunk);
+
+// The statements holding one of `hits` (trigger literal offsets, in text order), the imports, and the
+// statements using names those bind, as tree-sitter ranges; empty when the file should be parsed whole.
+std::vector<TSRange> regions_to_parse(std::string_view text, const std::vector<std::pair<std::size_t, std::uint32_t>>& hits);
 
 }  // namespace mpsport::python
