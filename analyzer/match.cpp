@@ -22,33 +22,51 @@ std::string expand_message(const std::string& templ, const std::map<std::string,
     return out;
 }
 
+namespace {
+
+Location locate(const SourceText& source, const std::string& path, std::size_t begin, std::size_t end,
+                const std::vector<std::pair<int, int>>* cell_lines) {
+    Location l;
+    l.path = path;
+    l.line = source.line_of(begin);
+    l.end_line = source.line_of(end > begin ? end - 1 : begin);
+    l.col = static_cast<int>(begin - static_cast<std::size_t>(source.line(l.line).data() - source.text().data())) + 1;
+    l.end_col = static_cast<int>(end - static_cast<std::size_t>(source.line(l.end_line).data() - source.text().data())) + 1;
+    if (cell_lines && static_cast<std::size_t>(l.end_line) <= cell_lines->size()) {
+        l.cell = (*cell_lines)[static_cast<std::size_t>(l.line - 1)].first;
+        const int end_cell_line = (*cell_lines)[static_cast<std::size_t>(l.end_line - 1)].second;
+        l.line = (*cell_lines)[static_cast<std::size_t>(l.line - 1)].second;
+        l.end_line = end_cell_line;
+    }
+    return l;
+}
+
+}  // namespace
+
 void append_findings(const std::vector<Match>& matches, const SourceText& source, const std::string& path,
                      const Suppressions& suppressions, std::vector<Finding>& out,
                      const std::vector<std::pair<int, int>>* cell_lines) {
     for (const auto& m : matches) {
-        const int line = source.line_of(m.begin);
-        if (suppressions.suppressed(m.rule->id, line)) continue;
-        const int end_line = source.line_of(m.end > m.begin ? m.end - 1 : m.begin);
+        if (suppressions.suppressed(m.rule->id, source.line_of(m.begin))) continue;
         Finding f;
         f.rule_id = m.rule->id;
-        f.severity = m.severity.value_or(m.rule->severity);
+        f.severity = f.rule_severity = m.severity.value_or(m.rule->severity);
         f.category = m.rule->category;
-        f.impact = m.impact.value_or(m.rule->impact);
-        f.location.path = path;
-        f.location.line = line;
-        f.location.col = static_cast<int>(m.begin - static_cast<std::size_t>(source.line(line).data() - source.text().data())) + 1;
-        f.location.end_line = end_line;
-        f.location.end_col = static_cast<int>(m.end - static_cast<std::size_t>(source.line(end_line).data() - source.text().data())) + 1;
+        f.impact = f.rule_impact = m.impact.value_or(m.rule->impact);
+        f.guard = m.guard;
+        f.guard_note = m.guard_note;
+        f.subject = m.subject;
+        f.location = locate(source, path, m.begin, m.end, cell_lines);
         f.snippet = source.snippet(m.begin, m.end);
         f.matched = source.text().substr(m.begin, m.end - m.begin);
         f.message = expand_message(m.rule->message, m.captures);
         f.fix = expand_message(m.rule->fix, m.captures);
         f.note = m.note;
-        if (cell_lines && static_cast<std::size_t>(end_line) <= cell_lines->size()) {
-            const auto [cell, cell_line] = (*cell_lines)[static_cast<std::size_t>(line - 1)];
-            f.location.cell = cell;
-            f.location.line = cell_line;
-            f.location.end_line = (*cell_lines)[static_cast<std::size_t>(end_line - 1)].second;
+        for (const auto& [range, label] : m.related) {
+            RelatedLocation rel;
+            rel.label = label;
+            rel.location = locate(source, path, range.first, range.second, cell_lines);
+            f.related.push_back(std::move(rel));
         }
         out.push_back(std::move(f));
     }
@@ -58,6 +76,7 @@ void append_findings(const std::vector<Match>& matches, const SourceText& source
 
 namespace mpsport {
 void describe_package(Match& m, const PackageInfo& pkg) {
+    m.subject = pkg.import_name;
     m.captures["package"] = pkg.import_name;
     m.captures["alternative"] = pkg.alternative;
     m.captures["why"] = pkg.why;

@@ -18,9 +18,14 @@ struct Match {
     std::size_t begin = 0;  // byte offsets into the analysed text
     std::size_t end = 0;
     std::map<std::string, std::string> captures;  // for {name} placeholders in the message
-    std::optional<Severity> severity;             // set when the context lowers the rule's own
+    std::optional<Severity> severity;             // set when package data lowers the rule's own
     std::optional<VerdictImpact> impact;
     std::string note;  // why severity or impact differ from the rule's
+    GuardKind guard = GuardKind::none;  // the guard around the match (weighed later, with reach)
+    std::string guard_note;
+    std::string subject;  // what the finding is about: a package, a variable, an extension
+    // Other places of the same cause (byte ranges in the same text), with a label each.
+    std::vector<std::pair<std::pair<std::size_t, std::size_t>, std::string>> related;
 };
 
 // Turns matches into findings: message placeholders, snippet, location, suppressions.

@@ -12,7 +12,7 @@ namespace {
 
 constexpr const char* kFile = "scan-cache.bin";
 constexpr std::uint32_t kMagic = 0x4d505343;  // "MPSC"
-constexpr std::uint32_t kFormat = 2;
+constexpr std::uint32_t kFormat = 3;
 
 // A flat little binary format: loading it is most of a warm scan, and a JSON/msgpack DOM of every
 // finding costs several times more than reading the fields straight into place.
@@ -41,6 +41,12 @@ public:
         return v;
     }
     std::int64_t i64() { return static_cast<std::int64_t>(u64()); }
+    // An element count: never more than the bytes left, so a corrupt file cannot ask for huge memory.
+    std::size_t count() {
+        const std::uint64_t n = u64();
+        need(n);
+        return static_cast<std::size_t>(n);
+    }
     std::string str() {
         const std::uint64_t n = u64();
         need(n);
@@ -58,13 +64,45 @@ private:
     std::size_t m_pos = 0;
 };
 
+void write_location(Writer& w, const Location& l) {
+    w.str(l.path);
+    for (int v : {l.line, l.col, l.end_line, l.end_col, l.cell}) w.i64(v);
+}
+
+Location read_location(Reader& r) {
+    Location l;
+    l.path = r.str();
+    for (int* v : {&l.line, &l.col, &l.end_line, &l.end_col, &l.cell}) *v = static_cast<int>(r.i64());
+    return l;
+}
+
+void write_strings(Writer& w, const std::vector<std::string>& v) {
+    w.u64(v.size());
+    for (const auto& s : v) w.str(s);
+}
+
+std::vector<std::string> read_strings(Reader& r) {
+    std::vector<std::string> v(r.count());
+    for (auto& s : v) s = r.str();
+    return v;
+}
+
+// Only what an engine decides is cached: reach, chains and the final weight depend on the whole
+// repository and are recomputed by the program model on every scan.
 void write_finding(Writer& w, const Finding& f) {
     w.str(f.rule_id);
-    w.u64(static_cast<std::uint64_t>(f.severity));
+    w.u64(static_cast<std::uint64_t>(f.rule_severity));
     w.str(f.category);
-    w.u64(static_cast<std::uint64_t>(f.impact));
-    w.str(f.location.path);
-    for (int v : {f.location.line, f.location.col, f.location.end_line, f.location.end_col, f.location.cell}) w.i64(v);
+    w.u64(static_cast<std::uint64_t>(f.rule_impact));
+    w.u64(static_cast<std::uint64_t>(f.guard));
+    w.str(f.guard_note);
+    w.str(f.subject);
+    w.u64(f.related.size());
+    for (const auto& rel : f.related) {
+        write_location(w, rel.location);
+        w.str(rel.label);
+    }
+    write_location(w, f.location);
     w.str(f.snippet);
     w.str(f.matched);
     w.str(f.message);
@@ -76,12 +114,19 @@ void write_finding(Writer& w, const Finding& f) {
 Finding read_finding(Reader& r) {
     Finding f;
     f.rule_id = r.str();
-    f.severity = static_cast<Severity>(r.u64());
+    f.severity = f.rule_severity = static_cast<Severity>(r.u64());
     f.category = r.str();
-    f.impact = static_cast<VerdictImpact>(r.u64());
-    f.location.path = r.str();
-    for (int* v : {&f.location.line, &f.location.col, &f.location.end_line, &f.location.end_col, &f.location.cell})
-        *v = static_cast<int>(r.i64());
+    f.impact = f.rule_impact = static_cast<VerdictImpact>(r.u64());
+    f.guard = static_cast<GuardKind>(r.u64());
+    f.guard_note = r.str();
+    f.subject = r.str();
+    for (std::uint64_t n = r.u64(); n > 0; --n) {
+        RelatedLocation rel;
+        rel.location = read_location(r);
+        rel.label = r.str();
+        f.related.push_back(std::move(rel));
+    }
+    f.location = read_location(r);
     f.snippet = r.str();
     f.matched = r.str();
     f.message = r.str();
@@ -89,6 +134,70 @@ Finding read_finding(Reader& r) {
     f.source = r.str();
     f.note = r.str();
     return f;
+}
+
+void write_facts(Writer& w, const FileFacts& facts) {
+    w.u64(facts.script ? 1 : 0);
+    w.i64(facts.script_line);
+    w.u64(static_cast<std::uint64_t>(facts.file_guard));
+    w.u64(facts.imports.size());
+    for (const auto& i : facts.imports) {
+        w.str(i.module);
+        w.i64(i.level);
+        write_strings(w, i.names);
+        w.i64(i.line);
+        w.u64(static_cast<std::uint64_t>(i.guard));
+        w.str(i.guard_note);
+        w.u64(i.lazy ? 1 : 0);
+    }
+    w.u64(facts.extensions.size());
+    for (const auto& e : facts.extensions) {
+        w.str(e.name);
+        w.u64(e.cuda ? 1 : 0);
+        write_strings(w, e.sources);
+        w.u64(e.conditional ? 1 : 0);
+        w.i64(e.line);
+    }
+    w.u64(facts.entry_refs.size());
+    for (const auto& e : facts.entry_refs) {
+        w.str(e.target);
+        w.u64(e.module ? 1 : 0);
+        w.i64(e.line);
+    }
+    write_strings(w, facts.project_names);
+}
+
+FileFacts read_facts(Reader& r) {
+    FileFacts facts;
+    facts.script = r.u64() != 0;
+    facts.script_line = static_cast<int>(r.i64());
+    facts.file_guard = static_cast<GuardKind>(r.u64());
+    facts.imports.resize(r.count());
+    for (auto& i : facts.imports) {
+        i.module = r.str();
+        i.level = static_cast<int>(r.i64());
+        i.names = read_strings(r);
+        i.line = static_cast<int>(r.i64());
+        i.guard = static_cast<GuardKind>(r.u64());
+        i.guard_note = r.str();
+        i.lazy = r.u64() != 0;
+    }
+    facts.extensions.resize(r.count());
+    for (auto& e : facts.extensions) {
+        e.name = r.str();
+        e.cuda = r.u64() != 0;
+        e.sources = read_strings(r);
+        e.conditional = r.u64() != 0;
+        e.line = static_cast<int>(r.i64());
+    }
+    facts.entry_refs.resize(r.count());
+    for (auto& e : facts.entry_refs) {
+        e.target = r.str();
+        e.module = r.u64() != 0;
+        e.line = static_cast<int>(r.i64());
+    }
+    facts.project_names = read_strings(r);
+    return facts;
 }
 
 }  // namespace
@@ -110,6 +219,7 @@ ScanCache ScanCache::load(const fs::path& dir, std::uint64_t key) {
             e.outcome.lines = r.u64();
             if (r.u64()) e.outcome.skip_reason = r.str();
             for (std::uint64_t n = r.u64(); n > 0; --n) e.outcome.findings.push_back(read_finding(r));
+            e.outcome.facts = read_facts(r);
             cache.m_entries.emplace(std::move(path), std::move(e));
         }
         if (!r.done()) throw std::runtime_error("trailing bytes");
@@ -135,6 +245,7 @@ void ScanCache::save(const fs::path& dir) const {
         if (e.outcome.skip_reason) w.str(*e.outcome.skip_reason);
         w.u64(e.outcome.findings.size());
         for (const auto& f : e.outcome.findings) write_finding(w, f);
+        write_facts(w, e.outcome.facts);
     }
     std::error_code ec;
     fs::create_directories(dir, ec);

@@ -31,6 +31,10 @@ public:
     const Entry* find(const std::string& path) const;
     void put(const std::string& path, Entry entry);
     std::size_t size() const { return m_entries.size(); }
+    template <typename F>
+    void for_each(F&& f) const {
+        for (const auto& [path, entry] : m_entries) f(path, entry);
+    }
 
 private:
     std::uint64_t m_key = 0;

@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <set>
 #include <thread>
 
 #include "analyzer/manifests/manifest_engine.hpp"
 #include "analyzer/match.hpp"
 #include "analyzer/notebooks/notebook.hpp"
+#include "analyzer/program/entry_refs.hpp"
+#include "analyzer/program/program_model.hpp"
 #include "analyzer/python/python_engine.hpp"
 #include "analyzer/scan_cache.hpp"
 #include "core/hash.hpp"
@@ -30,6 +33,12 @@ void Scanner::build_engines() const {
 }
 
 FileOutcome Scanner::scan_text(const std::string& path, FileKind kind, std::string text) const {
+    FileOutcome out = analyze_file(path, kind, std::move(text));
+    for (auto& f : out.findings) program::weigh(f, program::Level::core, {}, m_catalogue.program());
+    return out;
+}
+
+FileOutcome Scanner::analyze_file(const std::string& path, FileKind kind, std::string text) const {
     build_engines();
     FileOutcome out;
     if (auto problem = text_problem(text)) {
@@ -41,15 +50,21 @@ FileOutcome Scanner::scan_text(const std::string& path, FileKind kind, std::stri
             notebooks::NotebookSource nb = notebooks::notebook_to_python(text);
             const SourceText source(std::move(nb.python));
             out.lines = source.line_count();
-            append_findings(m_python->analyze(source.text()), source, path, Suppressions::parse(source), out.findings,
-                            &nb.cell_lines);
+            auto analysed = m_python->analyze(source.text());
+            append_findings(analysed.matches, source, path, Suppressions::parse(source), out.findings, &nb.cell_lines);
+            out.facts = std::move(analysed.facts);
             return out;
         }
         const SourceText source(std::move(text));
         out.lines = source.line_count();
         const Suppressions suppressions = Suppressions::parse(source);
-        if (kind == FileKind::python) append_findings(m_python->analyze(source.text()), source, path, suppressions, out.findings);
+        if (kind == FileKind::python) {
+            auto analysed = m_python->analyze(source.text());
+            append_findings(analysed.matches, source, path, suppressions, out.findings);
+            out.facts = std::move(analysed.facts);
+        }
         if (m_manifests->reads(kind)) append_findings(m_manifests->analyze(kind, source), source, path, suppressions, out.findings);
+        if (kind != FileKind::python) out.facts = program::entry_facts(kind, source.text());
     } catch (const std::exception& e) {
         out.findings.clear();
         out.skip_reason = e.what();
@@ -126,15 +141,18 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
             from_cache[i] = 2;
             return;
         }
-        entry.outcome = scan_text(file.path, file.kind, std::move(text));
+        entry.outcome = analyze_file(file.path, file.kind, std::move(text));
     });
 
     ScanCache fresh(cache_key);
     // Rewrite the cache only when something changed: a file was (re)read, added or removed.
-    bool cache_changed = options.cache_dir && cache.size() != n;
+    bool cache_changed = options.cache_dir && !options.partial && cache.size() != n;
+    std::vector<program::FileRecord> records;
+    std::set<std::string> walked_paths;
     for (std::size_t i = 0; i < n; ++i) {
         if (from_cache[i] != 1) cache_changed = true;
         FileOutcome& o = entries[i].outcome;
+        walked_paths.insert(walked.files[i].path);
         if (o.skip_reason) {
             result.skipped.push_back({walked.files[i].path, *o.skip_reason});
         } else {
@@ -146,6 +164,30 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         }
         if (options.cache_dir) fresh.put(walked.files[i].path, std::move(entries[i]));
     }
+    // A partial scan (check) keeps what the cache knows of the other files, for the next full scan
+    // and for the program model.
+    if (options.partial) cache.for_each([&](const std::string& path, const ScanCache::Entry& e) {
+        if (!walked_paths.count(path)) fresh.put(path, e);
+    });
+    const ScanCache& known = options.cache_dir ? fresh : cache;
+    std::vector<FileOutcome> uncached;  // without a cache, the facts of this scan's files
+    if (!options.cache_dir) {
+        for (std::size_t i = 0; i < n; ++i) uncached.push_back(std::move(entries[i].outcome));
+        for (std::size_t i = 0; i < n; ++i) {
+            FileKind kind;
+            if (classify_file(walked.files[i].path, kind) && !uncached[i].skip_reason)
+                records.push_back({walked.files[i].path, kind, &uncached[i].facts});
+        }
+    } else {
+        known.for_each([&](const std::string& path, const ScanCache::Entry& e) {
+            FileKind kind;
+            if (!e.outcome.skip_reason && classify_file(path, kind)) records.push_back({path, kind, &e.outcome.facts});
+        });
+    }
+    std::sort(records.begin(), records.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+    const program::ProgramModel model(records, m_catalogue.program(), {options.entries});
+    program::apply_program_model(model, m_catalogue.program(), result.findings);
+    result.program = model.summary();
     if (options.cache_dir && cache_changed) {
         try {
             fresh.save(*options.cache_dir);

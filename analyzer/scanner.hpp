@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/finding.hpp"
+#include "core/program_facts.hpp"
 #include "core/rule_catalogue.hpp"
 #include "core/scan_result.hpp"
 #include "core/walker.hpp"
@@ -24,11 +25,16 @@ struct ScanOptions {
     WalkOptions walk;
     unsigned jobs = 0;                             // 0: one per core
     std::optional<std::filesystem::path> cache_dir;  // nullopt: no cache
+    // The roots are a few files of the repository at `base` (check): the cache keeps every other
+    // file's entry, and the program model reads their facts from it.
+    bool partial = false;
+    std::vector<std::string> entries;  // --entry: the program model's entry points, relative to base
 };
 
 
 struct FileOutcome {
     std::vector<Finding> findings;
+    FileFacts facts;
     std::optional<std::string> skip_reason;
     std::size_t lines = 0;
 };
@@ -40,10 +46,13 @@ public:
 
     ScanResult scan(const std::filesystem::path& base, const std::vector<std::filesystem::path>& roots,
                     const ScanOptions& options) const;
-    // One file's findings from its text (no walking, no cache); used by the scan and by tests.
+    // One file's findings from its text (no walking, no cache), weighed as if the file were core:
+    // what `scan FILE` of a lone file reports. Used by tests and the fixture runner.
     FileOutcome scan_text(const std::string& path, FileKind kind, std::string text) const;
 
 private:
+    // One file's raw findings and facts, before the program model weighs them (what the cache keeps).
+    FileOutcome analyze_file(const std::string& path, FileKind kind, std::string text) const;
     // The engines are built on first use: compiling the rules' queries is most of a warm scan's
     // cost when every file comes from the cache. Throws RuleError for a broken rule.
     void build_engines() const;

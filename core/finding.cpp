@@ -42,6 +42,42 @@ std::optional<VerdictImpact> parse_verdict_impact(std::string_view s) {
     return std::nullopt;
 }
 
+std::string_view to_string(Reach r) {
+    switch (r) {
+        case Reach::core: return "core";
+        case Reach::optional: return "optional";
+        case Reach::tooling: return "tooling";
+        case Reach::unreached: return "unreached";
+    }
+    return "core";
+}
+
+std::optional<Reach> parse_reach(std::string_view s) {
+    for (Reach r : {Reach::core, Reach::optional, Reach::tooling, Reach::unreached})
+        if (to_string(r) == s) return r;
+    return std::nullopt;
+}
+
+std::string_view to_string(GuardKind g) {
+    switch (g) {
+        case GuardKind::none: return "none";
+        case GuardKind::import_fallback: return "import-fallback";
+        case GuardKind::device_check: return "device-check";
+        case GuardKind::distributed_gate: return "distributed-gate";
+        case GuardKind::platform: return "platform";
+        case GuardKind::test_skip: return "test-skip";
+        case GuardKind::availability_select: return "availability-select";
+    }
+    return "none";
+}
+
+std::optional<GuardKind> parse_guard_kind(std::string_view s) {
+    for (GuardKind g : {GuardKind::none, GuardKind::import_fallback, GuardKind::device_check, GuardKind::distributed_gate,
+                        GuardKind::platform, GuardKind::test_skip, GuardKind::availability_select})
+        if (to_string(g) == s) return g;
+    return std::nullopt;
+}
+
 static std::string normalise_whitespace(std::string_view text) {
     std::string out;
     bool in_space = false;

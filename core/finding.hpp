@@ -10,11 +10,20 @@ namespace mpsport {
 
 enum class Severity { info = 0, minor = 1, major = 2, blocker = 3 };
 enum class VerdictImpact { none = 0, dual = 1, stay = 2 };
+// Where a finding sits in the program model: reached unconditionally from an entry point, only
+// behind a guard, only in tests/benchmarks/examples/docs, or from nothing the model found.
+enum class Reach { core = 0, optional = 1, tooling = 2, unreached = 3 };
+// The context that makes code optional (the vocabulary lives in rules/program.yaml).
+enum class GuardKind { none = 0, import_fallback, device_check, distributed_gate, platform, test_skip, availability_select };
 
 std::string_view to_string(Severity s);
 std::string_view to_string(VerdictImpact v);
 std::optional<Severity> parse_severity(std::string_view s);
 std::optional<VerdictImpact> parse_verdict_impact(std::string_view s);
+std::string_view to_string(Reach r);
+std::optional<Reach> parse_reach(std::string_view s);
+std::string_view to_string(GuardKind g);
+std::optional<GuardKind> parse_guard_kind(std::string_view s);
 
 struct Location {
     std::string path;  // relative to the scanned root, '/' separated
@@ -25,11 +34,27 @@ struct Location {
     int cell = 0;  // notebooks: 1-based code cell; line/end_line then count within that cell
 };
 
+// Another place that belongs to the same cause: the uses of a constant, an extension's import sites.
+struct RelatedLocation {
+    Location location;
+    std::string label;  // "used here", "imported here", ...
+};
+
 struct Finding {
     std::string rule_id;
+    // Final weight, decided in one place (analyzer/program/weigh.cpp) from the rule, the guard,
+    // the package data and the reach; `note` says why it differs from the rule's.
     Severity severity = Severity::info;
     std::string category;
     VerdictImpact impact = VerdictImpact::none;
+    Severity rule_severity = Severity::info;  // what the rule (or its package entry) says
+    VerdictImpact rule_impact = VerdictImpact::none;
+    GuardKind guard = GuardKind::none;        // the guard around the match, found by the engine
+    std::string guard_note;                   // the guard as written, e.g. "if x.is_cuda:"
+    std::string subject;                      // what it is about: a package, a variable, an extension
+    Reach reach = Reach::core;
+    std::vector<std::string> chain;           // entry point -> ... -> this file (core / optional)
+    std::vector<RelatedLocation> related;
     Location location;
     std::string snippet;  // the source line(s) of the match, trimmed
     std::string matched;  // the matched text, used for the fingerprint
@@ -37,7 +62,7 @@ struct Finding {
     std::string fix;
     std::string source = "static";  // static | runtime
     std::string fingerprint;
-    std::string note;  // why severity was lowered (guarded, optional import, ...), empty if not
+    std::string note;  // why severity or impact differ from the rule's, empty if not
 };
 
 // rule + path + whitespace-normalised matched text + ordinal among equal keys: stable across line moves.

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,39 @@ struct Rule {
     std::map<std::string, std::vector<std::string>> params;
 
     std::filesystem::path source;  // the .yaml file
+};
+
+// The program model's vocabulary (rules/program.yaml): which conditions make code optional, which
+// files are tooling, and how a guard or a reach weighs on a finding.
+struct GuardVocabulary {
+    std::vector<std::string> device_calls;       // qualified calls that test the device: torch.cuda.is_available
+    std::vector<std::string> device_attributes;  // x.is_cuda
+    std::vector<std::string> device_strings;     // compared in a condition: device.type == "cuda"
+    std::vector<std::string> mps_names;          // what makes a device check MPS-aware (qualified names)
+    std::vector<std::string> mps_strings;        // "mps"
+    std::vector<std::string> distributed_env;    // RANK, WORLD_SIZE read from os.environ
+    std::vector<std::string> distributed_calls;  // torch.distributed.is_initialized
+    std::vector<std::string> distributed_names;  // ddp, world_size, distributed (names or attributes)
+    std::vector<std::string> platform_names;     // sys.platform, platform.system, torch.version.hip
+    std::vector<std::string> mac_strings;        // "darwin": the branch that names macOS is not a guard
+    std::vector<std::string> skip_decorators;    // unittest.skipIf, pytest.mark.skipif
+    std::vector<std::string> skip_calls;         // pytest.skip, pytest.importorskip, skipTest
+    std::vector<std::string> import_errors;      // exceptions an import fallback catches
+};
+
+struct WeightRule {
+    int severity_drop = 0;                                 // levels below the rule's severity
+    std::optional<Severity> max_severity;                  // at most this
+    std::optional<VerdictImpact> impact_cap;               // at most this verdict impact
+    std::string why;                                       // said in the finding's note
+};
+
+struct ProgramVocabulary {
+    GuardVocabulary guards;
+    std::vector<std::string> tooling_dirs;   // a path with one of these folders is tooling
+    std::vector<std::string> tooling_files;  // file-name globs: test_*.py, conftest.py
+    std::map<GuardKind, WeightRule> guard_weights;
+    std::map<Reach, WeightRule> reach_weights;
 };
 
 // The CUDA-only package list (rules/packages/*.yaml).

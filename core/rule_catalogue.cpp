@@ -148,6 +148,69 @@ void parse_packages(const YAML::Node& doc, const fs::path& file, std::vector<Pac
     }
 }
 
+WeightRule parse_weight(const YAML::Node& node, const std::string& where, const fs::path& file) {
+    WeightRule w;
+    static const std::set<std::string> keys = {"severity_drop", "max_severity", "impact_cap", "why"};
+    for (const auto& kv : node)
+        if (!keys.count(kv.first.as<std::string>())) fail(file, where + ": unknown key '" + kv.first.as<std::string>() + "'");
+    w.severity_drop = node["severity_drop"] ? node["severity_drop"].as<int>() : 0;
+    w.why = optional_string(node, "why");
+    if (node["max_severity"]) {
+        w.max_severity = parse_severity(node["max_severity"].as<std::string>());
+        if (!w.max_severity) fail(file, where + ".max_severity must be blocker|major|minor|info");
+    }
+    if (node["impact_cap"]) {
+        w.impact_cap = parse_verdict_impact(node["impact_cap"].as<std::string>());
+        if (!w.impact_cap) fail(file, where + ".impact_cap must be stay|dual|none");
+    }
+    return w;
+}
+
+ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
+    ProgramVocabulary p;
+    const YAML::Node g = doc["guards"];
+    if (!g || !g.IsMap()) fail(file, "expected a 'guards' map");
+    GuardVocabulary& v = p.guards;
+    const std::pair<const char*, std::vector<std::string>*> lists[] = {
+        {"device_calls", &v.device_calls},           {"device_attributes", &v.device_attributes},
+        {"device_strings", &v.device_strings},       {"mps_names", &v.mps_names},
+        {"mps_strings", &v.mps_strings},             {"distributed_env", &v.distributed_env},
+        {"distributed_calls", &v.distributed_calls}, {"distributed_names", &v.distributed_names},
+        {"platform_names", &v.platform_names},       {"mac_strings", &v.mac_strings},
+        {"skip_decorators", &v.skip_decorators},     {"skip_calls", &v.skip_calls},
+        {"import_errors", &v.import_errors}};
+    for (const auto& kv : g) {
+        const std::string key = kv.first.as<std::string>();
+        auto it = std::find_if(std::begin(lists), std::end(lists), [&](const auto& l) { return key == l.first; });
+        if (it == std::end(lists)) fail(file, "guards: unknown key '" + key + "'");
+        *it->second = string_list(g, it->first, file);
+    }
+    const YAML::Node tooling = doc["tooling"];
+    if (!tooling || !tooling.IsMap()) fail(file, "expected a 'tooling' map with 'dirs' and 'files'");
+    p.tooling_dirs = string_list(tooling, "dirs", file);
+    p.tooling_files = string_list(tooling, "files", file);
+    if (const YAML::Node gw = doc["guard_weights"]) {
+        for (const auto& kv : gw) {
+            auto kind = parse_guard_kind(kv.first.as<std::string>());
+            if (!kind || *kind == GuardKind::none) fail(file, "guard_weights: unknown guard kind '" + kv.first.as<std::string>() + "'");
+            p.guard_weights[*kind] = parse_weight(kv.second, "guard_weights." + kv.first.as<std::string>(), file);
+        }
+    }
+    if (const YAML::Node rw = doc["reach_weights"]) {
+        for (const auto& kv : rw) {
+            auto reach = parse_reach(kv.first.as<std::string>());
+            if (!reach) fail(file, "reach_weights: unknown reach '" + kv.first.as<std::string>() + "'");
+            p.reach_weights[*reach] = parse_weight(kv.second, "reach_weights." + kv.first.as<std::string>(), file);
+        }
+    }
+    for (const auto& kv : doc) {
+        const std::string key = kv.first.as<std::string>();
+        if (key != "guards" && key != "tooling" && key != "guard_weights" && key != "reach_weights")
+            fail(file, "unknown top-level key '" + key + "'");
+    }
+    return p;
+}
+
 std::string normalise_distribution(std::string_view name) {
     std::string out;
     for (char c : name) out.push_back(c == '_' || c == '.' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
@@ -163,15 +226,20 @@ RuleCatalogue RuleCatalogue::load(const fs::path& rules_dir) {
     if (!fs::is_directory(rules_dir, ec))
         throw RuleError(rules_dir.generic_string() + ": rules folder not found (pass --rules DIR or set MPSPORT_RULES)");
     std::vector<fs::path> files;
+    std::set<fs::path> top_level_files;
     for (auto it = fs::recursive_directory_iterator(rules_dir, ec); it != fs::recursive_directory_iterator(); ++it) {
-        if (it->is_regular_file() && it->path().extension() == ".yaml") files.push_back(it->path());
+        if (!it->is_regular_file() || it->path().extension() != ".yaml") continue;
+        files.push_back(it->path());
+        if (it.depth() == 0) top_level_files.insert(it->path());
     }
     std::sort(files.begin(), files.end());
     std::string digest_input;
     std::set<std::string> ids;
+    bool have_program = false;
     for (const auto& file : files) {
         const std::string family = file.parent_path().filename().string();
         if (family == "mps") continue;  // generated op tables, read by the auditor
+        const bool top_level = top_level_files.count(file) > 0;
         std::string text = read_file(file);
         digest_input += file.generic_string();
         digest_input += text;
@@ -182,6 +250,12 @@ RuleCatalogue RuleCatalogue::load(const fs::path& rules_dir) {
             throw RuleError(file.generic_string() + ":" + std::to_string(e.mark.line + 1) + ": invalid YAML: " + e.msg);
         }
         try {
+            if (top_level) {
+                if (file.filename() != "program.yaml") fail(file, "unexpected file: rules live in rules/<family>/<id>.yaml");
+                cat.m_program = parse_program(doc, file);
+                have_program = true;
+                continue;
+            }
             if (family == "packages") {
                 parse_packages(doc, file, cat.m_packages);
                 continue;
@@ -195,6 +269,7 @@ RuleCatalogue RuleCatalogue::load(const fs::path& rules_dir) {
     }
     if (cat.m_rules.empty())
         throw RuleError(rules_dir.generic_string() + ": no rule files (<family>/<id>.yaml) found; is this the rules folder?");
+    if (!have_program) throw RuleError((rules_dir / "program.yaml").generic_string() + ": missing (the program model's vocabulary)");
     cat.m_digest = fnv1a64(digest_input);
     return cat;
 }

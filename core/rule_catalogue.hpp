@@ -19,12 +19,13 @@ public:
 
 class RuleCatalogue {
 public:
-    // Reads every rules/<family>/<id>.yaml plus rules/packages/*.yaml. Throws RuleError naming the
+    // Reads every rules/<family>/<id>.yaml, rules/packages/*.yaml and rules/program.yaml. Throws RuleError naming the
     // file and the field on the first malformed rule.
     static RuleCatalogue load(const std::filesystem::path& rules_dir);
 
     const std::vector<Rule>& rules() const { return m_rules; }
     const std::vector<PackageInfo>& packages() const { return m_packages; }
+    const ProgramVocabulary& program() const { return m_program; }
     const Rule* find(std::string_view id) const;
     const PackageInfo* find_package(std::string_view import_or_distribution) const;
     const std::filesystem::path& root() const { return m_root; }
@@ -37,6 +38,7 @@ public:
 private:
     std::vector<Rule> m_rules;
     std::vector<PackageInfo> m_packages;
+    ProgramVocabulary m_program;
     std::filesystem::path m_root;
     std::uint64_t m_digest = 0;
 };

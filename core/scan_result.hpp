@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/finding.hpp"
+#include "core/program_facts.hpp"
 #include "core/walker.hpp"
 
 namespace mpsport {
@@ -21,6 +22,7 @@ struct ScanResult {
     double seconds = 0;
     std::vector<std::string> warnings;  // e.g. the cache could not be written
     std::map<std::string, std::size_t> file_lines;  // line counts of files with findings (effort per kloc)
+    ProgramSummary program;
 };
 
 }  // namespace mpsport

@@ -18,31 +18,6 @@ bool listed(const std::vector<std::string>& list, std::string_view value) {
 
 // ---- package-import: imports of packages from rules/packages/ ----------------------------------
 
-// Is `node` in the body of a try whose except clause catches a failed import and carries on?
-bool import_has_fallback(TSNode node, const ModuleFacts& facts) {
-    for (TSNode t = enclosing(node, {"try_statement"}); !ts_node_is_null(t); t = enclosing(t, {"try_statement"})) {
-        if (!contains(field(t, "body"), node)) continue;
-        const uint32_t n = ts_node_named_child_count(t);
-        for (uint32_t i = 0; i < n; ++i) {
-            TSNode clause = ts_node_named_child(t, i);
-            if (!is_type(clause, "except_clause")) continue;
-            const std::string_view text = facts.text(clause);
-            const std::string_view header = text.substr(0, text.find(':'));
-            const bool catches = header == "except" || header.find("ImportError") != std::string_view::npos ||
-                                 header.find("ModuleNotFoundError") != std::string_view::npos ||
-                                 header.find("Exception") != std::string_view::npos;
-            if (!catches) continue;
-            // A clause that only re-raises gives no fallback.
-            TSNode body = ts_node_named_child(clause, ts_node_named_child_count(clause) - 1);
-            bool only_raise = ts_node_named_child_count(body) > 0;
-            for (uint32_t k = 0; k < ts_node_named_child_count(body); ++k)
-                if (!is_type(ts_node_named_child(body, k), "raise_statement")) only_raise = false;
-            if (!only_raise) return true;
-        }
-    }
-    return false;
-}
-
 void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out) {
     const bool want_optional = listed(param(rule, "optional"), "true");
     for (TSNode imp : in.facts.imports()) {
@@ -61,10 +36,16 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
             const std::string head(name.substr(0, name.find('.')));
             const PackageInfo* pkg = in.catalogue.find_package(head);
             if (!pkg || pkg->import_name != head) continue;
-            const bool optional = import_has_fallback(imp, in.facts);
+            const Guard guard = in.guards.guard_of(imp);
+            const bool optional = guard.kind == GuardKind::import_fallback;
             if (optional != want_optional) continue;
             Match m;
             m.rule = &rule;
+            m.subject = pkg->import_name;
+            if (!optional) {
+                m.guard = guard.kind;
+                m.guard_note = guard.note;
+            }
             m.begin = ts_node_start_byte(imp);
             m.end = ts_node_end_byte(imp);
             describe_package(m, *pkg);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analyzer/match.hpp"
+#include "analyzer/python/guards.hpp"
 #include "analyzer/python/syntax.hpp"
 #include "core/rule_catalogue.hpp"
 
@@ -14,6 +15,7 @@ namespace mpsport::python {
 struct AnalysisInput {
     TSNode root;
     const ModuleFacts& facts;
+    const GuardFinder& guards;
     const RuleCatalogue& catalogue;
 };
 

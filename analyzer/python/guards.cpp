@@ -1,71 +1,359 @@
 #include "analyzer/python/guards.hpp"
 
+#include <algorithm>
+
 namespace mpsport::python {
 namespace {
 
-// A condition that chooses between devices: an availability check, a device-type test, a --cuda flag.
-bool selects_device(std::string_view condition) {
-    for (std::string_view word : {"is_available", "device_count", "cuda", "device", ".type"})
-        if (condition.find(word) != std::string_view::npos) return true;
+bool listed(const std::vector<std::string>& list, std::string_view value) {
+    return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+// `torch.mps.synchronize` is under `torch.mps`.
+bool under_any(const std::vector<std::string>& prefixes, std::string_view name) {
+    for (const auto& p : prefixes)
+        if (name == p || (name.size() > p.size() && name.compare(0, p.size(), p) == 0 && name[p.size()] == '.')) return true;
     return false;
 }
 
-bool mentions_mps(std::string_view text) {
-    return text.find("mps") != std::string_view::npos || text.find("accelerator") != std::string_view::npos;
+std::string last_component(std::string_view dotted) {
+    const auto dot = dotted.rfind('.');
+    return std::string(dot == std::string_view::npos ? dotted : dotted.substr(dot + 1));
 }
 
-// The conditions of an if/elif chain, joined.
-std::string chain_conditions(TSNode if_statement, const ModuleFacts& facts) {
-    std::string conditions(facts.text(field(if_statement, "condition")));
-    const uint32_t n = ts_node_named_child_count(if_statement);
-    for (uint32_t i = 0; i < n; ++i) {
-        TSNode clause = ts_node_named_child(if_statement, i);
-        if (!is_type(clause, "elif_clause")) continue;
-        conditions += " ";
-        conditions += facts.text(field(clause, "condition"));
+bool is_exit(TSNode stmt) {
+    return is_type(stmt, "return_statement") || is_type(stmt, "continue_statement");
+}
+
+}  // namespace
+
+GuardFinder::GuardFinder(const GuardVocabulary& vocabulary, const ModuleFacts& facts, TSNode root)
+    : m_vocab(vocabulary), m_facts(facts) {
+    bind_names(root);
+    find_file_guard(root);
+}
+
+std::string GuardFinder::one_line(TSNode node) const {
+    std::string out;
+    bool space = false;
+    for (char c : m_facts.text(node)) {
+        if (c == '\n' || c == '\r' || c == ' ' || c == '\t') {
+            space = !out.empty();
+            continue;
+        }
+        if (space) out.push_back(' ');
+        space = false;
+        out.push_back(c);
+        if (out.size() > 120) return out + "...";
     }
-    return conditions;
+    return out;
 }
 
-// `if cuda: return "cuda"` followed by `if mps: return "mps"` in the same block also knows about MPS.
-bool sibling_checks_mps(TSNode if_statement, const ModuleFacts& facts) {
+void GuardFinder::classify_node(TSNode n, Test& t) const {
+    const std::string_view type = node_type(n);
+    auto take = [&](GuardKind k) {
+        // A distributed gate wins over a device check it is combined with; both over a platform test.
+        auto rank = [](GuardKind g) { return g == GuardKind::distributed_gate ? 3 : g == GuardKind::device_check ? 2 : g == GuardKind::platform ? 1 : 0; };
+        if (rank(k) > rank(t.kind)) t.kind = k;
+    };
+    if (type == "call") {
+        const std::string q = m_facts.qualname(field(n, "function"));
+        if (listed(m_vocab.device_calls, q)) take(GuardKind::device_check);
+        if (listed(m_vocab.distributed_calls, q)) take(GuardKind::distributed_gate);
+        if (listed(m_vocab.platform_names, q)) take(GuardKind::platform);
+        if (under_any(m_vocab.mps_names, q)) t.mps = true;
+    } else if (type == "attribute") {
+        const std::string q = m_facts.qualname(n);
+        const std::string attr(m_facts.text(field(n, "attribute")));
+        if (listed(m_vocab.device_attributes, attr)) {
+            take(GuardKind::device_check);
+            if (attr == "is_mps") t.mps = true;
+        }
+        if (listed(m_vocab.platform_names, q)) take(GuardKind::platform);
+        if (listed(m_vocab.distributed_names, attr)) take(GuardKind::distributed_gate);
+        if (auto it = m_bound.find(attr); it != m_bound.end()) take(it->second);
+        if (under_any(m_vocab.mps_names, q)) t.mps = true;
+        return;  // `args.distributed` is one name, not `args` and `distributed`
+    } else if (type == "identifier") {
+        const std::string_view name = m_facts.text(n);
+        if (auto it = m_bound.find(name); it != m_bound.end()) take(it->second);
+        if (listed(m_vocab.distributed_names, name)) take(GuardKind::distributed_gate);
+        if (listed(m_vocab.platform_names, name)) take(GuardKind::platform);
+    } else if (type == "string") {
+        if (auto v = string_literal(n, m_facts.source())) {
+            if (listed(m_vocab.distributed_env, *v)) take(GuardKind::distributed_gate);
+            if (listed(m_vocab.mac_strings, *v)) t.names_mac = true;
+            if (listed(m_vocab.mps_strings, *v)) t.mps = true;
+            // A device name compared in a condition: device.type == "cuda", "cuda" in str(device).
+            const TSNode parent = ts_node_parent(n);
+            if (is_type(parent, "comparison_operator") && listed(m_vocab.device_strings, *v)) {
+                take(GuardKind::device_check);
+                if (*v == "cpu") t.negated = !t.negated;
+                for (uint32_t i = 0; i < ts_node_child_count(parent); ++i)
+                    if (node_type(ts_node_child(parent, i)) == "!=" || node_type(ts_node_child(parent, i)) == "not in")
+                        t.negated = !t.negated;
+            }
+        }
+        return;
+    }
+    const uint32_t count = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < count; ++i) classify_node(ts_node_named_child(n, i), t);
+}
+
+GuardFinder::Test GuardFinder::classify(TSNode condition) const {
+    Test t;
+    if (ts_node_is_null(condition)) return t;
+    TSNode c = condition;
+    bool negated = false;
+    while (is_type(c, "not_operator") || is_type(c, "parenthesized_expression")) {
+        if (is_type(c, "not_operator")) negated = !negated;
+        c = is_type(c, "not_operator") ? field(c, "argument") : ts_node_named_child(c, 0);
+    }
+    classify_node(c, t);
+    if (negated) t.negated = !t.negated;
+    return t;
+}
+
+void GuardFinder::bind_names(TSNode root) {
+    // `use_cuda = torch.cuda.is_available()`, `ddp = int(os.environ.get("RANK", -1)) != -1`: later
+    // conditions on these names are the same guard. Two passes let one name build on another.
+    for (int pass = 0; pass < 2; ++pass) {
+        TSTreeCursor cursor = ts_tree_cursor_new(root);
+        for (bool more = true; more;) {
+            TSNode n = ts_tree_cursor_current_node(&cursor);
+            if (is_type(n, "assignment")) {
+                TSNode left = field(n, "left");
+                TSNode right = field(n, "right");
+                std::string name;
+                if (is_type(left, "identifier")) name = std::string(m_facts.text(left));
+                else if (is_type(left, "attribute")) name = std::string(m_facts.text(field(left, "attribute")));
+                if (!name.empty() && !ts_node_is_null(right) && !is_type(right, "conditional_expression")) {
+                    const Test t = classify(right);
+                    if (t.kind != GuardKind::none && !t.negated) m_bound.emplace(name, t.kind);
+                }
+            }
+            if (ts_tree_cursor_goto_first_child(&cursor)) continue;
+            if (ts_tree_cursor_goto_next_sibling(&cursor)) continue;
+            more = false;
+            while (ts_tree_cursor_goto_parent(&cursor)) {
+                if (ts_tree_cursor_goto_next_sibling(&cursor)) {
+                    more = true;
+                    break;
+                }
+            }
+        }
+        ts_tree_cursor_delete(&cursor);
+    }
+}
+
+bool GuardFinder::is_skip_call(TSNode call) const {
+    if (!is_type(call, "call")) return false;
+    const TSNode fn = field(call, "function");
+    const std::string q = m_facts.qualname(fn);
+    if (listed(m_vocab.skip_calls, q)) return true;
+    // self.skipTest(...): a method, matched by its name.
+    return is_type(fn, "attribute") && listed(m_vocab.skip_calls, m_facts.text(field(fn, "attribute")));
+}
+
+void GuardFinder::find_file_guard(TSNode root) {
+    const uint32_t n = ts_node_named_child_count(root);
+    for (uint32_t i = 0; i < n; ++i) {
+        TSNode stmt = ts_node_named_child(root, i);
+        TSNode expr = is_type(stmt, "expression_statement") ? ts_node_named_child(stmt, 0) : TSNode{};
+        if (is_type(expr, "assignment")) {
+            // pytestmark = pytest.mark.skipif(...); x = pytest.importorskip("triton")
+            TSNode left = field(expr, "left");
+            TSNode right = field(expr, "right");
+            if (is_type(right, "call")) {
+                const std::string q = m_facts.qualname(field(right, "function"));
+                if ((m_facts.text(left) == "pytestmark" && listed(m_vocab.skip_decorators, q)) || is_skip_call(right)) {
+                    m_file_guard = {GuardKind::test_skip, false, one_line(stmt)};
+                    return;
+                }
+            }
+        } else if (is_type(expr, "call") && is_skip_call(expr)) {
+            m_file_guard = {GuardKind::test_skip, false, one_line(stmt)};
+            return;
+        } else if (is_type(stmt, "if_statement")) {
+            // if not torch.cuda.is_available(): pytest.skip(..., allow_module_level=True)
+            TSNode body = field(stmt, "consequence");
+            for (uint32_t k = 0; k < ts_node_named_child_count(body); ++k) {
+                TSNode s = ts_node_named_child(body, k);
+                TSNode call = is_type(s, "expression_statement") ? ts_node_named_child(s, 0) : TSNode{};
+                const bool raises_skip = is_type(s, "raise_statement") && m_facts.text(s).find("SkipTest") != std::string_view::npos;
+                if (is_skip_call(call) || raises_skip) {
+                    m_file_guard = {GuardKind::test_skip, false, one_line(field(stmt, "condition"))};
+                    return;
+                }
+            }
+        }
+    }
+}
+
+bool GuardFinder::sibling_checks_mps(TSNode if_statement) const {
     TSNode parent = ts_node_parent(if_statement);
     if (ts_node_is_null(parent)) return false;
     const uint32_t n = ts_node_named_child_count(parent);
     for (uint32_t i = 0; i < n; ++i) {
         TSNode sibling = ts_node_named_child(parent, i);
-        if (is_type(sibling, "if_statement") && !ts_node_eq(sibling, if_statement) && mentions_mps(chain_conditions(sibling, facts)))
-            return true;
+        if (!is_type(sibling, "if_statement") || ts_node_eq(sibling, if_statement)) continue;
+        if (classify(field(sibling, "condition")).mps) return true;
+        for (uint32_t k = 0; k < ts_node_named_child_count(sibling); ++k) {
+            TSNode clause = ts_node_named_child(sibling, k);
+            if (is_type(clause, "elif_clause") && classify(field(clause, "condition")).mps) return true;
+        }
     }
     return false;
 }
 
-}  // namespace
+Guard GuardFinder::from_if(TSNode if_statement, TSNode node) const {
+    // Which branch holds the node, and the conditions of the whole chain.
+    std::vector<TSNode> conditions{field(if_statement, "condition")};
+    TSNode branch_condition{};
+    bool in_else = false;
+    if (contains(field(if_statement, "consequence"), node)) branch_condition = conditions[0];
+    const uint32_t n = ts_node_named_child_count(if_statement);
+    for (uint32_t i = 0; i < n; ++i) {
+        TSNode clause = ts_node_named_child(if_statement, i);
+        if (is_type(clause, "elif_clause")) {
+            conditions.push_back(field(clause, "condition"));
+            if (contains(field(clause, "consequence"), node)) branch_condition = field(clause, "condition");
+        } else if (is_type(clause, "else_clause") && contains(clause, node)) {
+            in_else = true;
+        }
+    }
+    bool chain_mps = false;
+    for (TSNode c : conditions) chain_mps = chain_mps || classify(c).mps;
+    if (in_else) {
+        // The else of `if sys.platform == "darwin":` never runs on a Mac; the else of a negated
+        // device test (`if not x.is_cuda: ... else: <cuda path>`) is the CUDA path.
+        const Test first = classify(conditions[0]);
+        if (first.kind == GuardKind::platform && first.names_mac && !first.negated) return {GuardKind::platform, false, "else of: " + one_line(conditions[0])};
+        if (conditions.size() == 1 && first.negated && first.kind != GuardKind::none && first.kind != GuardKind::platform) {
+            if (chain_mps || sibling_checks_mps(if_statement)) return {GuardKind::none, true, ""};
+            return {first.kind, false, "else of: " + one_line(conditions[0])};
+        }
+        return {};
+    }
+    if (ts_node_is_null(branch_condition)) {
+        // In a condition of the chain: `elif torch.cuda.is_available():` after an MPS check knows MPS.
+        return chain_mps || sibling_checks_mps(if_statement) ? Guard{GuardKind::none, true, ""} : Guard{};
+    }
+    const Test t = classify(branch_condition);
+    if (t.kind == GuardKind::none) return {};
+    if (t.kind == GuardKind::platform) {
+        if (t.names_mac != t.negated) return {};  // the macOS branch
+        return {GuardKind::platform, false, one_line(branch_condition)};
+    }
+    if (t.negated) return {};  // `if not torch.cuda.is_available():` is the non-CUDA path
+    if (t.kind == GuardKind::device_check && (chain_mps || sibling_checks_mps(if_statement))) return {GuardKind::none, true, ""};
+    return {t.kind, false, one_line(branch_condition)};
+}
 
-Guard availability_guard(TSNode node, const ModuleFacts& facts) {
-    for (TSNode parent = ts_node_parent(node); !ts_node_is_null(parent); parent = ts_node_parent(parent)) {
-        const std::string_view type = ts_node_type(parent);
+Guard GuardFinder::from_early_exit(TSNode block, TSNode node) const {
+    // `if not x.is_cuda: return cpu_path(x)` guards the rest of the block; so does a test's
+    // `if not torch.cuda.is_available(): self.skipTest(...)`. A `raise` is a requirement, not a guard.
+    const uint32_t n = ts_node_named_child_count(block);
+    for (uint32_t i = 0; i < n; ++i) {
+        TSNode stmt = ts_node_named_child(block, i);
+        if (ts_node_start_byte(stmt) >= ts_node_start_byte(node)) break;
+        if (!is_type(stmt, "if_statement")) continue;
+        TSNode body = field(stmt, "consequence");
+        bool exits = false, skips = false;
+        for (uint32_t k = 0; k < ts_node_named_child_count(body); ++k) {
+            TSNode s = ts_node_named_child(body, k);
+            TSNode call = is_type(s, "expression_statement") ? ts_node_named_child(s, 0) : TSNode{};
+            if (is_exit(s)) exits = true;
+            if (is_skip_call(call) || (is_type(s, "raise_statement") && m_facts.text(s).find("SkipTest") != std::string_view::npos)) skips = true;
+        }
+        if (!exits && !skips) continue;
+        const Test t = classify(field(stmt, "condition"));
+        if (skips) return {GuardKind::test_skip, false, one_line(field(stmt, "condition"))};
+        if (t.kind == GuardKind::none || !t.negated) continue;
+        if (t.mps) return {GuardKind::none, true, ""};
+        return {t.kind, false, "after: " + one_line(field(stmt, "condition"))};
+    }
+    return {};
+}
+
+Guard GuardFinder::from_try(TSNode try_statement, TSNode node) const {
+    if (!contains(field(try_statement, "body"), node)) return {};
+    const uint32_t n = ts_node_named_child_count(try_statement);
+    for (uint32_t i = 0; i < n; ++i) {
+        TSNode clause = ts_node_named_child(try_statement, i);
+        if (!is_type(clause, "except_clause")) continue;
+        const uint32_t parts = ts_node_named_child_count(clause);
+        TSNode body = ts_node_named_child(clause, parts - 1);
+        bool catches = parts == 1;  // a bare `except:`
+        for (uint32_t k = 0; k + 1 < parts && !catches; ++k) {
+            TSTreeCursor cursor = ts_tree_cursor_new(ts_node_named_child(clause, k));
+            // the exception names, also inside a tuple or an `as` pattern
+            for (bool more = true; more && !catches;) {
+                TSNode e = ts_tree_cursor_current_node(&cursor);
+                if (is_type(e, "identifier") || is_type(e, "attribute"))
+                    catches = listed(m_vocab.import_errors, last_component(m_facts.text(e)));
+                if (ts_tree_cursor_goto_first_child(&cursor)) continue;
+                if (ts_tree_cursor_goto_next_sibling(&cursor)) continue;
+                more = false;
+                while (ts_tree_cursor_goto_parent(&cursor))
+                    if (ts_tree_cursor_goto_next_sibling(&cursor)) {
+                        more = true;
+                        break;
+                    }
+            }
+            ts_tree_cursor_delete(&cursor);
+        }
+        if (!catches) continue;
+        bool only_raise = ts_node_named_child_count(body) > 0;
+        for (uint32_t k = 0; k < ts_node_named_child_count(body); ++k)
+            if (!is_type(ts_node_named_child(body, k), "raise_statement") && !is_type(ts_node_named_child(body, k), "comment")) only_raise = false;
+        if (!only_raise) return {GuardKind::import_fallback, false, "try/except with a fallback"};
+    }
+    return {};
+}
+
+Guard GuardFinder::from_decorators(TSNode decorated) const {
+    const uint32_t n = ts_node_named_child_count(decorated);
+    for (uint32_t i = 0; i < n; ++i) {
+        TSNode d = ts_node_named_child(decorated, i);
+        if (!is_type(d, "decorator")) continue;
+        TSNode e = ts_node_named_child(d, 0);
+        const std::string q = m_facts.qualname(is_type(e, "call") ? field(e, "function") : e);
+        if (listed(m_vocab.skip_decorators, q)) return {GuardKind::test_skip, false, one_line(d)};
+    }
+    return {};
+}
+
+Guard GuardFinder::guard_of(TSNode node) const {
+    TSNode child = node;
+    for (TSNode parent = ts_node_parent(node); !ts_node_is_null(parent); child = parent, parent = ts_node_parent(parent)) {
+        const std::string_view type = node_type(parent);
+        Guard g;
         if (type == "conditional_expression") {
             // children: consequence 'if' condition 'else' alternative
             TSNode condition = ts_node_named_child(parent, 1);
-            if (!selects_device(facts.text(condition))) continue;
-            if (mentions_mps(facts.text(parent))) return {GuardKind::mps_aware, ""};
-            return {GuardKind::cuda_check,
-                    "guarded by a device check: device-agnostic, but on a Mac it picks the CPU, not MPS"};
+            if (contains(condition, node)) {
+                if (classify(parent).mps) return {GuardKind::none, true, ""};
+                continue;
+            }
+            const Test t = classify(condition);
+            if (t.kind == GuardKind::device_check) {
+                if (t.mps || classify(parent).mps) return {GuardKind::none, true, ""};
+                return {GuardKind::availability_select, false, one_line(parent)};
+            }
+            if (t.kind != GuardKind::none && !t.negated) g = {t.kind, false, one_line(condition)};
+        } else if (type == "if_statement") {
+            g = from_if(parent, node);
+        } else if (type == "block") {
+            g = from_early_exit(parent, child);
+        } else if (type == "try_statement") {
+            g = from_try(parent, node);
+        } else if (type == "decorated_definition") {
+            g = from_decorators(parent);
         }
-        if (type == "if_statement") {
-            const std::string conditions = chain_conditions(parent, facts);
-            if (!selects_device(conditions)) continue;
-            if (mentions_mps(conditions) || sibling_checks_mps(parent, facts)) return {GuardKind::mps_aware, ""};
-            // Only the branches the check selects are guarded: code in `else:` runs on a Mac.
-            TSNode else_clause{};
-            for (uint32_t i = 0; i < ts_node_named_child_count(parent); ++i)
-                if (is_type(ts_node_named_child(parent, i), "else_clause")) else_clause = ts_node_named_child(parent, i);
-            if (!ts_node_is_null(else_clause) && contains(else_clause, node)) continue;
-            return {GuardKind::cuda_check, "inside a CUDA/device check: on a Mac this path is skipped and the CPU path runs"};
-        }
+        if (g.kind != GuardKind::none || g.mps_aware) return g;
     }
-    return {};
+    return m_file_guard;
 }
 
 }  // namespace mpsport::python

@@ -1,21 +1,59 @@
-// Is a match inside code that first checks which accelerator exists? Such code is not lock-in:
-// `"cuda" if torch.cuda.is_available() else "cpu"` runs on a Mac (on the CPU), and anything under
-// `if torch.backends.mps.is_available():` already knows about MPS.
+// Guards: the conditions that make a piece of code optional. A device check (`if x.is_cuda:`), a
+// distributed gate (`if ddp:` with ddp read from RANK), a platform branch that never runs on macOS,
+// a test skip, an import with a fallback in its except clause. Names are resolved through the
+// file's imports and matched against rules/program.yaml, never as substrings.
 #pragma once
 
+#include <tree_sitter/api.h>
+
+#include <map>
 #include <string>
 
 #include "analyzer/python/syntax.hpp"
+#include "core/finding.hpp"
+#include "core/rule.hpp"
 
 namespace mpsport::python {
 
-enum class GuardKind { none, cuda_check, mps_aware };
-
 struct Guard {
     GuardKind kind = GuardKind::none;
-    std::string note;
+    bool mps_aware = false;  // the check also knows about MPS: the code is already portable
+    std::string note;        // the condition as written, one line
 };
 
-Guard availability_guard(TSNode node, const ModuleFacts& facts);
+class GuardFinder {
+public:
+    GuardFinder(const GuardVocabulary& vocabulary, const ModuleFacts& facts, TSNode root);
+
+    // The innermost guard around `node`, or kind none.
+    Guard guard_of(TSNode node) const;
+    // A guard over the whole file: a module-level pytest.importorskip / skip(allow_module_level=True)
+    // / `pytestmark = pytest.mark.skipif(...)`, or an early module-level skip under a check.
+    Guard file_guard() const { return m_file_guard; }
+
+private:
+    struct Test {
+        GuardKind kind = GuardKind::none;
+        bool negated = false;       // `not x.is_cuda`, `device == "cpu"`: the branch is the non-CUDA path
+        bool names_mac = false;     // a platform test naming macOS
+        bool mps = false;           // mentions MPS
+    };
+    Test classify(TSNode condition) const;
+    void classify_node(TSNode n, Test& t) const;
+    Guard from_if(TSNode if_statement, TSNode node) const;
+    Guard from_early_exit(TSNode block, TSNode node) const;
+    Guard from_try(TSNode try_statement, TSNode node) const;
+    Guard from_decorators(TSNode decorated) const;
+    bool sibling_checks_mps(TSNode if_statement) const;
+    bool is_skip_call(TSNode call) const;
+    void bind_names(TSNode root);
+    void find_file_guard(TSNode root);
+    std::string one_line(TSNode node) const;
+
+    const GuardVocabulary& m_vocab;
+    const ModuleFacts& m_facts;
+    std::map<std::string, GuardKind, std::less<>> m_bound;  // use_cuda = torch.cuda.is_available()
+    Guard m_file_guard;
+};
 
 }  // namespace mpsport::python

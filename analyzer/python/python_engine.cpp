@@ -1,9 +1,11 @@
 #include "analyzer/python/python_engine.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "analyzer/python/analyses.hpp"
 #include "analyzer/python/guards.hpp"
+#include "analyzer/python/program_facts.hpp"
 #include "analyzer/python/query_set.hpp"
 #include "analyzer/python/regions.hpp"
 
@@ -55,18 +57,58 @@ PythonEngine::PythonEngine(const RuleCatalogue& catalogue) : m_catalogue(catalog
     };
     for (const Rule* r : m_query_rules) add_rule(r);
     for (const Rule* r : m_analysis_rules) add_rule(r);
+    for (const auto& t : program_fact_literals()) {
+        auto [it, inserted] = literal_index.emplace(t, literals.size());
+        if (inserted) literals.push_back(t);
+        m_fact_triggers.push_back(it->second);
+    }
     m_triggers = std::make_unique<TriggerSet>(std::move(literals));
 }
 
 PythonEngine::~PythonEngine() = default;
 
-std::vector<Match> PythonEngine::analyze(std::string_view text) const {
-    std::vector<Match> out;
+namespace {
+
+// A module-level constant used in N places is one cause: one match at its definition, the uses
+// as related locations (nanoGPT's `device = 'cuda'` is one edit, not twelve).
+void merge_constant_uses(std::vector<NodeMatch>& matches, const ModuleFacts& facts) {
+    std::map<std::pair<const Rule*, std::string>, std::size_t> first_use;
+    std::vector<NodeMatch> out;
+    for (auto& nm : matches) {
+        TSNode def = is_type(nm.node, "identifier") ? facts.constant_definition(facts.text(nm.node)) : TSNode{};
+        if (ts_node_is_null(def)) {
+            out.push_back(std::move(nm));
+            continue;
+        }
+        const std::string name(facts.text(nm.node));
+        const auto key = std::make_pair(nm.match.rule, name);
+        auto it = first_use.find(key);
+        if (it == first_use.end()) {
+            NodeMatch merged = nm;
+            Match& m = merged.match;
+            m.related.clear();
+            m.begin = ts_node_start_byte(def);
+            m.end = ts_node_end_byte(def);
+            m.captures["finding"] = std::string(facts.text(def)) + " (module constant " + name + ")";
+            m.subject = name;
+            merged.node = def;
+            it = first_use.emplace(key, out.size()).first;
+            out.push_back(std::move(merged));
+        }
+        out[it->second].match.related.push_back({{nm.match.begin, nm.match.end}, "used here"});
+    }
+    matches = std::move(out);
+}
+
+}  // namespace
+
+PythonEngine::Result PythonEngine::analyze(std::string_view text) const {
+    Result result;
     const auto hits = m_triggers->find_each(text);
     std::vector<bool> found(m_triggers->literals().size(), false);
     for (const auto& hit : hits) found[hit.second] = true;
     std::vector<bool> enabled(m_rule_triggers.size(), false);
-    bool any = false;
+    bool any = std::any_of(m_fact_triggers.begin(), m_fact_triggers.end(), [&](std::size_t lit) { return found[lit]; });
     for (std::size_t r = 0; r < m_rule_triggers.size(); ++r) {
         for (std::size_t lit : m_rule_triggers[r]) {
             if (found[lit]) {
@@ -76,41 +118,43 @@ std::vector<Match> PythonEngine::analyze(std::string_view text) const {
             }
         }
     }
-    if (!any) return out;
+    if (!any) return result;
 
     TSParser* parser = thread_parser();
     const std::vector<TSRange> ranges = regions_to_parse(text, hits);
     if (!ranges.empty()) ts_parser_set_included_ranges(parser, ranges.data(), static_cast<uint32_t>(ranges.size()));
     std::unique_ptr<TSTree, TreeDeleter> tree(ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size())));
     if (!ranges.empty()) ts_parser_set_included_ranges(parser, nullptr, 0);
-    if (!tree) return out;
+    if (!tree) return result;
     const TSNode root = ts_tree_root_node(tree.get());
     const ModuleFacts facts(root, text);
+    const GuardFinder guards(m_catalogue.program().guards, facts, root);
+    result.facts = extract_program_facts(root, facts, guards);
 
     std::vector<NodeMatch> query_matches;
     const std::vector<bool> query_enabled(enabled.begin(), enabled.begin() + static_cast<std::ptrdiff_t>(m_query_rules.size()));
     m_queries->run(root, facts, query_enabled, query_matches);
+    merge_constant_uses(query_matches, facts);
     for (auto& nm : query_matches) {
         Match& m = nm.match;
         if (m.rule->guard != "none") {
-            const Guard guard = availability_guard(nm.node, facts);
-            if (guard.kind == GuardKind::mps_aware) continue;
-            if (guard.kind == GuardKind::cuda_check && m.rule->guard == "downgrade") {
-                m.severity = Severity::info;
-                m.impact = VerdictImpact::none;
-                m.note = guard.note;
+            const Guard guard = guards.guard_of(nm.node);
+            if (guard.mps_aware) continue;
+            if (m.rule->guard == "downgrade") {
+                m.guard = guard.kind;
+                m.guard_note = guard.note;
             }
         }
-        out.push_back(std::move(m));
+        result.matches.push_back(std::move(m));
     }
 
-    const AnalysisInput input{root, facts, m_catalogue};
+    const AnalysisInput input{root, facts, guards, m_catalogue};
     for (std::size_t i = 0; i < m_analysis_rules.size(); ++i) {
         if (!enabled[m_query_rules.size() + i]) continue;
         const Rule& rule = *m_analysis_rules[i];
-        find_analysis(rule.analysis)(input, rule, out);
+        find_analysis(rule.analysis)(input, rule, result.matches);
     }
-    return out;
+    return result;
 }
 
 }  // namespace mpsport::python

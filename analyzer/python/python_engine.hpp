@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analyzer/match.hpp"
+#include "core/program_facts.hpp"
 #include "core/rule_catalogue.hpp"
 #include "core/trigger_set.hpp"
 
@@ -20,9 +21,13 @@ public:
     explicit PythonEngine(const RuleCatalogue& catalogue);
     ~PythonEngine();
 
-    // Matches of every python rule in `text` (Python source). Never throws on bad source:
-    // tree-sitter recovers from syntax errors and the rest of the file is still checked.
-    std::vector<Match> analyze(std::string_view text) const;
+    struct Result {
+        std::vector<Match> matches;
+        FileFacts facts;  // for the program model
+    };
+    // Matches of every python rule in `text` (Python source), and the file's program facts. Never
+    // throws on bad source: tree-sitter recovers from syntax errors and the rest is still checked.
+    Result analyze(std::string_view text) const;
 
 private:
     const RuleCatalogue& m_catalogue;
@@ -32,6 +37,7 @@ private:
     std::unique_ptr<TriggerSet> m_triggers;
     // For each rule (query rules first, then analysis rules): indexes into m_triggers' literals.
     std::vector<std::vector<std::size_t>> m_rule_triggers;
+    std::vector<std::size_t> m_fact_triggers;  // literals that make a file worth reading for its facts
 };
 
 }  // namespace mpsport::python

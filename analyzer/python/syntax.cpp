@@ -120,11 +120,22 @@ void ModuleFacts::add_constants(TSNode root) {
         const std::string name(text(left));
         ++bindings[name];
         auto value = string_literal(field(assign, "right"), m_text);
-        if (value) m_constants[name] = *value;
+        if (value) {
+            m_constants[name] = *value;
+            m_constant_nodes[name] = field(assign, "right");
+        }
     }
     // A name bound more than once at module level is not a constant.
     for (const auto& [name, count] : bindings)
-        if (count > 1) m_constants.erase(name);
+        if (count > 1) {
+            m_constants.erase(name);
+            m_constant_nodes.erase(name);
+        }
+}
+
+TSNode ModuleFacts::constant_definition(std::string_view name) const {
+    auto it = m_constant_nodes.find(name);
+    return it == m_constant_nodes.end() ? TSNode{} : it->second;
 }
 
 std::string ModuleFacts::qualname(TSNode node) const {

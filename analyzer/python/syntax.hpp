@@ -24,6 +24,9 @@ public:
     // The text value of a string literal, or of a name bound once at module level to one.
     std::optional<std::string> string_value(TSNode node) const;
 
+    // Where a module-level string constant is bound: its value node, or a null node.
+    TSNode constant_definition(std::string_view name) const;
+
     std::string_view text(TSNode node) const;
     std::string_view source() const { return m_text; }
     // Every import / from-import statement in the file, in order.
@@ -37,6 +40,7 @@ private:
     std::vector<TSNode> m_imports;
     std::map<std::string, std::string, std::less<>> m_aliases;  // local name -> qualified name
     std::map<std::string, std::string, std::less<>> m_constants;  // module-level name -> string value
+    std::map<std::string, TSNode, std::less<>> m_constant_nodes;  // module-level name -> its value node
 };
 
 std::string_view node_type(TSNode node);

@@ -3,6 +3,7 @@ import argparse
 import torch
 import torch as T
 
+# ruleid: hardcoded-cuda-device
 DEVICE = "cuda"
 
 
@@ -15,8 +16,8 @@ def train(model, batch, rank):
     dev = T.device("cuda", 0)
     # ruleid: hardcoded-cuda-device
     batch = batch.to(f"cuda:{rank}", non_blocking=True)
-    # ruleid: hardcoded-cuda-device
-    model.to(DEVICE)
+    # ok: hardcoded-cuda-device
+    model.to(DEVICE)  # a use of DEVICE: a related location of the one finding at its definition
     # ruleid: hardcoded-cuda-device
     state = torch.load("ckpt.pt", map_location="cuda")
     # ruleid: hardcoded-cuda-device

@@ -3,14 +3,15 @@ import argparse
 import torch
 import torch.distributed as dist
 
+# ruleid: nccl-backend
 BACKEND = "nccl"
 
 
 def setup(args):
     # ruleid: nccl-backend
     dist.init_process_group("nccl", init_method="env://")
-    # ruleid: nccl-backend
-    dist.init_process_group(backend=BACKEND)
+    # ok: nccl-backend
+    dist.init_process_group(backend=BACKEND)  # a use of BACKEND: related to the finding at its definition
     # ruleid: nccl-backend
     torch.distributed.init_process_group(backend="cpu:gloo,cuda:nccl")
     # ok: nccl-backend

@@ -1,0 +1,171 @@
+#include "analyzer/program/entry_refs.hpp"
+
+#include <algorithm>
+#include <sstream>
+#define TOML_EXCEPTIONS 1
+#include <toml++/toml.h>
+
+namespace mpsport::program {
+namespace {
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string_view basename(std::string_view token) {
+    const auto slash = token.rfind('/');
+    return slash == std::string_view::npos ? token : token.substr(slash + 1);
+}
+
+// python, python3, python3.11, pythonw: an interpreter that runs a script or `-m module`.
+bool is_python(std::string_view token) {
+    const std::string_view b = basename(token);
+    if (b.compare(0, 6, "python") != 0) return false;
+    return std::all_of(b.begin() + 6, b.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
+}
+
+bool is_launcher(std::string_view token) {
+    const std::string_view b = basename(token);
+    return b == "torchrun" || b == "deepspeed" || b == "accelerate" || b == "lightning" || b == "horovodrun" || b == "mpirun" ||
+           b == "srun" || b == "uv" || b == "poetry" || b == "pipenv" || b == "conda" || b == "exec" || b == "nohup" || b == "time";
+}
+
+std::vector<std::string> tokens_of(std::string_view command) {
+    std::string cleaned;
+    for (char c : command) cleaned.push_back(c == '"' || c == '\'' || c == ',' || c == '[' || c == ']' || c == ';' || c == '&' || c == '|' || c == '(' || c == ')' ? ' ' : c);
+    std::istringstream in(cleaned);
+    std::vector<std::string> out;
+    for (std::string t; in >> t;) out.push_back(t);
+    return out;
+}
+
+// The scripts and modules one command line runs.
+void commands(std::string_view line, int line_no, FileFacts& out) {
+    const auto tokens = tokens_of(line);
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        if (!is_python(tokens[i]) && !is_launcher(tokens[i])) continue;
+        for (std::size_t k = i + 1; k < tokens.size(); ++k) {
+            const std::string& t = tokens[k];
+            if (t == "-m" && k + 1 < tokens.size()) {
+                out.entry_refs.push_back({tokens[k + 1], true, line_no});
+                ++k;
+                continue;  // `python -m torch.distributed.run … train.py` also runs train.py
+            }
+            if (ends_with(t, ".py")) {
+                out.entry_refs.push_back({t.compare(0, 2, "./") == 0 ? t.substr(2) : t, false, line_no});
+                i = k;
+                break;
+            }
+        }
+    }
+}
+
+void script_lines(std::string_view text, FileFacts& out) {
+    std::string logical;
+    int start_line = 1, line_no = 0;
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        std::size_t eol = text.find('\n', pos);
+        if (eol == std::string_view::npos) eol = text.size();
+        std::string_view line = text.substr(pos, eol - pos);
+        ++line_no;
+        if (logical.empty()) start_line = line_no;
+        const auto hash = line.find('#');
+        const bool comment = hash != std::string_view::npos && line.find_first_not_of(" \t") == hash;
+        if (!comment) {
+            if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+            if (!line.empty() && line.back() == '\\') {
+                logical.append(line.substr(0, line.size() - 1)).push_back(' ');
+                pos = eol + 1;
+                continue;
+            }
+            logical.append(line);
+        }
+        commands(logical, start_line, out);
+        logical.clear();
+        pos = eol + 1;
+    }
+}
+
+int line_of(const toml::node& node) { return static_cast<int>(node.source().begin.line); }
+
+void pyproject_facts(std::string_view text, FileFacts& out) {
+    toml::table doc;
+    try {
+        doc = toml::parse(text);
+    } catch (const toml::parse_error&) {
+        return;
+    }
+    for (const char* table : {"project.scripts", "project.gui-scripts", "tool.poetry.scripts"}) {
+        const auto* t = doc.at_path(table).as_table();
+        if (!t) continue;
+        for (const auto& [name, node] : *t) {
+            const auto* value = node.as_string();
+            if (!value) continue;
+            const std::string target = value->get().substr(0, value->get().find(':'));
+            if (!target.empty()) out.entry_refs.push_back({target, true, line_of(node)});
+        }
+    }
+    for (const char* key : {"project.name", "tool.poetry.name"})
+        if (auto name = doc.at_path(key).value<std::string>()) out.project_names.push_back(*name);
+    if (const auto* packages = doc.at_path("tool.poetry.packages").as_array())
+        for (const auto& p : *packages)
+            if (const auto* t = p.as_table())
+                if (auto include = (*t)["include"].value<std::string>()) out.project_names.push_back(*include);
+    if (const auto* packages = doc.at_path("tool.setuptools.packages").as_array())
+        for (const auto& p : *packages)
+            if (auto name = p.value<std::string>()) out.project_names.push_back(name->substr(0, name->find('.')));
+}
+
+void setup_cfg_facts(std::string_view text, FileFacts& out) {
+    std::string section, key;
+    int line_no = 0;
+    std::istringstream in{std::string(text)};
+    for (std::string line; std::getline(in, line);) {
+        ++line_no;
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (!line.empty() && line.front() == '[') {
+            section = line.substr(1, line.find(']') - 1);
+            continue;
+        }
+        const bool indented = !line.empty() && (line.front() == ' ' || line.front() == '\t');
+        std::string value = line;
+        if (!indented) {
+            const auto eq = line.find('=');
+            if (eq == std::string::npos) continue;
+            key = line.substr(0, line.find_last_not_of(" \t", eq - 1) + 1);
+            value = line.substr(eq + 1);
+            if (section == "metadata" && key == "name") {
+                value.erase(0, value.find_first_not_of(" \t"));
+                if (!value.empty()) out.project_names.push_back(value);
+                continue;
+            }
+        }
+        if (section != "options.entry_points" || (key != "console_scripts" && key != "gui_scripts")) continue;
+        // "name = pkg.module:function"
+        const auto eq = value.find('=');
+        const auto colon = value.find(':');
+        if (eq == std::string::npos || colon == std::string::npos || colon < eq) continue;
+        std::string module = value.substr(eq + 1, colon - eq - 1);
+        module.erase(0, module.find_first_not_of(" \t"));
+        module.erase(module.find_last_not_of(" \t") + 1);
+        if (!module.empty()) out.entry_refs.push_back({module, true, line_no});
+    }
+}
+
+}  // namespace
+
+FileFacts entry_facts(FileKind kind, std::string_view text) {
+    FileFacts out;
+    switch (kind) {
+        case FileKind::shell:
+        case FileKind::dockerfile:
+        case FileKind::makefile: script_lines(text, out); break;
+        case FileKind::pyproject: pyproject_facts(text, out); break;
+        case FileKind::setup_cfg: setup_cfg_facts(text, out); break;
+        default: break;
+    }
+    return out;
+}
+
+}  // namespace mpsport::program

@@ -1,0 +1,413 @@
+#include "analyzer/program/program_model.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <fnmatch.h>
+
+namespace mpsport::program {
+namespace {
+
+std::string dir_of(const std::string& path) {
+    const auto slash = path.rfind('/');
+    return slash == std::string::npos ? std::string() : path.substr(0, slash);
+}
+
+std::string join(const std::string& dir, const std::string& rel) { return dir.empty() ? rel : dir + "/" + rel; }
+
+std::string dotted_to_path(const std::string& dotted) {
+    std::string p = dotted;
+    std::replace(p.begin(), p.end(), '.', '/');
+    return p;
+}
+
+// "a/./b/../c" -> "a/c"; empty when it leaves the repository.
+std::string normalise(const std::string& path) {
+    std::vector<std::string> parts;
+    std::size_t pos = 0;
+    while (pos <= path.size()) {
+        std::size_t next = path.find('/', pos);
+        if (next == std::string::npos) next = path.size();
+        const std::string part = path.substr(pos, next - pos);
+        if (part == "..") {
+            if (parts.empty()) return {};
+            parts.pop_back();
+        } else if (!part.empty() && part != ".") {
+            parts.push_back(part);
+        }
+        pos = next + 1;
+    }
+    std::string out;
+    for (const auto& p : parts) out += (out.empty() ? "" : "/") + p;
+    return out;
+}
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+int strength(GuardKind g) {
+    if (g == GuardKind::none) return static_cast<int>(Level::core);
+    if (g == GuardKind::import_fallback) return static_cast<int>(Level::optional_fallback);
+    return static_cast<int>(Level::optional_dead);
+}
+
+std::string normalise_package(std::string name) {
+    std::transform(name.begin(), name.end(), name.begin(), [](char c) { return c == '-' || c == '.' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
+    return name;
+}
+
+}  // namespace
+
+ProgramModel::ProgramModel(const std::vector<FileRecord>& files, const ProgramVocabulary& vocabulary, const ModelOptions& options)
+    : m_vocab(vocabulary) {
+    index_files(files);
+    for (const auto& f : files)
+        if (f.kind == FileKind::python && f.facts) add_edges(f);
+    link_extensions(files);
+    find_entry_points(files, options);
+    compute_reach();
+    // Extensions take the reach of the files that import them.
+    for (auto& ext : m_extensions) {
+        FileReach best;
+        for (const auto& site : ext.imports) {
+            const FileReach r = reach_of(site.path);
+            if (r.level > best.level) {
+                best = r;
+                best.chain.back() += ":" + std::to_string(site.line);
+            }
+        }
+        if (ext.imports.empty()) {
+            best.level = Level::core;  // imported from nowhere we can see: assume it is needed
+            best.guard_note = "no import of " + ext.fact.name + " was found";
+        }
+        if (ext.fact.conditional && best.level == Level::core) {
+            best.level = Level::optional_fallback;
+            best.guard = GuardKind::import_fallback;
+            best.guard_note = "built only under a condition in " + ext.defined_in + ":" + std::to_string(ext.fact.line);
+        }
+        ext.reach = best;
+    }
+    for (const auto& own : m_own) m_summary.own_packages.push_back(own);
+}
+
+bool ProgramModel::is_tooling_path(const std::string& path) const {
+    std::size_t pos = 0;
+    while (true) {
+        const std::size_t slash = path.find('/', pos);
+        if (slash == std::string::npos) break;
+        const std::string dir = path.substr(pos, slash - pos);
+        if (std::find(m_vocab.tooling_dirs.begin(), m_vocab.tooling_dirs.end(), dir) != m_vocab.tooling_dirs.end()) return true;
+        pos = slash + 1;
+    }
+    const std::string name = path.substr(pos);
+    for (const auto& glob : m_vocab.tooling_files)
+        if (fnmatch(glob.c_str(), name.c_str(), 0) == 0) return true;
+    return false;
+}
+
+void ProgramModel::index_files(const std::vector<FileRecord>& files) {
+    for (const auto& f : files)
+        if (f.kind == FileKind::python) m_python.insert(f.path);
+    m_roots = {"", "src"};
+    for (const auto& path : m_python) {
+        if (!ends_with(path, "__init__.py")) continue;
+        // The folder above the outermost package is a root: `lib/pkg/sub/__init__.py` -> `lib`.
+        std::string top = dir_of(path);
+        while (!top.empty() && m_python.count(join(dir_of(top), "__init__.py"))) top = dir_of(top);
+        if (!top.empty()) m_roots.insert(dir_of(top));
+    }
+    // The repository's own top-level names: packages and modules under each root, and declared names.
+    for (const auto& path : m_python) {
+        for (const auto& root : m_roots) {
+            if (!root.empty() && path.compare(0, root.size() + 1, root + "/") != 0) continue;
+            const std::string rel = root.empty() ? path : path.substr(root.size() + 1);
+            const auto slash = rel.find('/');
+            if (slash == std::string::npos) {
+                m_own.insert(rel.substr(0, rel.size() - 3));
+            } else if (m_python.count(join(root, rel.substr(0, slash) + "/__init__.py"))) {
+                m_own.insert(rel.substr(0, slash));
+            }
+        }
+    }
+    for (const auto& f : files)
+        if (f.facts)
+            for (const auto& name : f.facts->project_names) m_own.insert(normalise_package(name));
+}
+
+bool ProgramModel::is_own_package(std::string_view top_level) const { return m_own.count(normalise_package(std::string(top_level))) > 0; }
+
+std::optional<std::string> ProgramModel::find_module(const std::string& base, const std::string& dotted) const {
+    if (dotted.empty()) {
+        const std::string init = join(base, "__init__.py");
+        return m_python.count(init) ? std::optional<std::string>(init) : std::nullopt;
+    }
+    const std::string rel = join(base, dotted_to_path(dotted));
+    if (m_python.count(rel + ".py")) return rel + ".py";
+    if (m_python.count(rel + "/__init__.py")) return rel + "/__init__.py";
+    return std::nullopt;
+}
+
+std::string ProgramModel::module_name_of(const std::string& path) const {
+    std::string mod = path.substr(0, path.size() - 3);
+    if (ends_with(mod, "/__init__")) mod = mod.substr(0, mod.size() - 9);
+    std::string dir = dir_of(path);
+    // Climb while the folder is a package: the dotted name starts below the first non-package folder.
+    std::string top = dir;
+    while (!top.empty() && m_python.count(join(top, "__init__.py"))) top = dir_of(top);
+    std::string rel = top.empty() ? mod : mod.substr(top.size() + 1);
+    std::replace(rel.begin(), rel.end(), '/', '.');
+    return rel;
+}
+
+void ProgramModel::add_edges(const FileRecord& file) {
+    auto& edges = m_edges[file.path];
+    const std::string here = dir_of(file.path);
+    for (const auto& imp : file.facts->imports) {
+        auto add = [&](const std::string& to) { edges.push_back({to, imp.line, imp.guard, imp.guard_note}); };
+        std::vector<std::string> dotted_names;  // absolute names, for extensions and outside packages
+        if (imp.level > 0) {
+            std::string pkg_dir = here;
+            for (int up = 1; up < imp.level; ++up) pkg_dir = dir_of(pkg_dir);
+            const std::string pkg_path = join(pkg_dir, "__init__.py");
+            std::string pkg_name = module_name_of(m_python.count(pkg_path) ? pkg_path : join(pkg_dir, "x.py"));
+            if (!m_python.count(pkg_path)) pkg_name = pkg_name.substr(0, pkg_name.rfind('.') == std::string::npos ? 0 : pkg_name.rfind('.'));
+            const std::string module_abs = imp.module.empty() ? pkg_name : (pkg_name.empty() ? imp.module : pkg_name + "." + imp.module);
+            dotted_names.push_back(module_abs);
+            if (auto m = find_module(pkg_dir, imp.module)) add(*m);
+            for (const auto& n : imp.names) {
+                if (auto m = find_module(pkg_dir, imp.module.empty() ? n : imp.module + "." + n)) add(*m);
+                dotted_names.push_back(module_abs.empty() ? n : module_abs + "." + n);
+            }
+        } else {
+            dotted_names.push_back(imp.module);
+            for (const auto& n : imp.names) dotted_names.push_back(imp.module + "." + n);
+            std::vector<std::string> bases{here};
+            bases.insert(bases.end(), m_roots.begin(), m_roots.end());
+            const std::string head = imp.module.substr(0, imp.module.find('.'));
+            for (const auto& base : bases) {
+                if (!find_module(base, head)) continue;
+                // Importing a.b.c runs a/__init__.py and a/b/__init__.py first.
+                std::string prefix;
+                std::size_t pos = 0;
+                while (pos != std::string::npos) {
+                    const std::size_t dot = imp.module.find('.', pos);
+                    prefix = imp.module.substr(0, dot);
+                    if (auto m = find_module(base, prefix)) add(*m);
+                    pos = dot == std::string::npos ? dot : dot + 1;
+                }
+                for (const auto& n : imp.names)
+                    if (auto m = find_module(base, imp.module + "." + n)) add(*m);
+                break;
+            }
+        }
+        for (const auto& name : dotted_names)
+            if (!name.empty()) m_external[name].push_back({file.path, {file.path, imp.line}});
+        if (!imp.module.empty() && imp.level == 0)
+            m_package_importers[imp.module.substr(0, imp.module.find('.'))].push_back({file.path, imp.line});
+    }
+}
+
+void ProgramModel::link_extensions(const std::vector<FileRecord>& files) {
+    for (const auto& f : files) {
+        if (!f.facts) continue;
+        for (const auto& e : f.facts->extensions) {
+            ExtensionLink link;
+            link.fact = e;
+            link.defined_in = f.path;
+            for (const auto& s : e.sources) {
+                const std::string p = normalise(join(dir_of(f.path), s));
+                if (!p.empty()) link.sources.push_back(p);
+                // setup.py often lists sources relative to the repository, where it also lives
+                const std::string from_root = normalise(s);
+                if (!from_root.empty() && from_root != p) link.sources.push_back(from_root);
+            }
+            m_any_sources = m_any_sources || !link.sources.empty();
+            // `from pkg import _C`, `import pkg._C`, `from . import _C` in pkg/: the dotted name matches.
+            const std::string tail = e.name.substr(e.name.rfind('.') == std::string::npos ? 0 : e.name.rfind('.') + 1);
+            for (const auto& [dotted, sites] : m_external) {
+                const bool same = dotted == e.name || (e.name.find('.') == std::string::npos && ends_with(dotted, "." + e.name)) ||
+                                  (dotted.find('.') == std::string::npos && dotted == tail && e.name.find('.') == std::string::npos);
+                if (!same) continue;
+                for (const auto& [path, site] : sites)
+                    if (std::none_of(link.imports.begin(), link.imports.end(), [&](const ImportSite& s2) { return s2.path == site.path && s2.line == site.line; }))
+                        link.imports.push_back(site);
+            }
+            m_extensions.push_back(std::move(link));
+        }
+    }
+}
+
+void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const ModelOptions& options) {
+    auto add = [&](const std::string& path, std::string why) {
+        for (const auto& e : m_summary.entry_points)
+            if (e.path == path) return;
+        m_summary.entry_points.push_back({path, std::move(why), is_tooling_path(path)});
+    };
+    if (!options.entries.empty()) {
+        for (const auto& e : options.entries) {
+            const std::string p = normalise(e);
+            if (m_python.count(p) || std::any_of(files.begin(), files.end(), [&](const FileRecord& f) { return f.path == p; }))
+                add(p, "--entry");
+            else
+                throw std::runtime_error("--entry " + e + ": no such Python file was scanned (paths are relative to the scanned folder)");
+        }
+        for (auto& e : m_summary.entry_points) e.tooling = false;
+        return;
+    }
+    for (const auto& f : files) {
+        if (f.kind == FileKind::notebook) add(f.path, "notebook");
+        if (!f.facts) continue;
+        if (f.facts->script) add(f.path, "__main__ block (line " + std::to_string(f.facts->script_line) + ")");
+        for (const auto& ref : f.facts->entry_refs) {
+            const std::string where = f.path + ":" + std::to_string(ref.line);
+            std::optional<std::string> target;
+            if (ref.module) {
+                for (const auto& root : m_roots)
+                    if ((target = find_module(root, ref.target))) break;
+                if (!target) target = find_module(dir_of(f.path), ref.target);
+            } else {
+                for (const std::string& candidate : {normalise(ref.target), normalise(join(dir_of(f.path), ref.target))})
+                    if (!candidate.empty() && m_python.count(candidate)) {
+                        target = candidate;
+                        break;
+                    }
+            }
+            if (!target) continue;
+            const bool console = f.kind == FileKind::pyproject || f.kind == FileKind::setup_cfg || f.kind == FileKind::python;
+            add(*target, (console ? "console script in " : "run by ") + where);
+        }
+    }
+    // A library's public packages are entry points too: importing the package is how it is used.
+    for (const auto& path : m_python) {
+        if (!ends_with(path, "/__init__.py") || is_tooling_path(path)) continue;
+        const std::string dir = dir_of(path);
+        const std::string name = dir.substr(dir.rfind('/') == std::string::npos ? 0 : dir.rfind('/') + 1);
+        const bool top = m_roots.count(dir_of(dir)) > 0;
+        bool declared = false;
+        for (const auto& f : files)
+            if (f.facts)
+                for (const auto& n : f.facts->project_names) declared = declared || normalise_package(n) == normalise_package(name);
+        if (top && declared) add(path, "package API (" + name + " is the project's package)");
+    }
+    const bool any_training = std::any_of(m_summary.entry_points.begin(), m_summary.entry_points.end(), [](const EntryPoint& e) { return !e.tooling; });
+    if (!any_training) {
+        for (const auto& path : m_python)
+            if (ends_with(path, "/__init__.py") && !is_tooling_path(path) && m_roots.count(dir_of(dir_of(path))))
+                add(path, "package API (no script or console entry point found)");
+    }
+    if (std::none_of(m_summary.entry_points.begin(), m_summary.entry_points.end(), [](const EntryPoint& e) { return !e.tooling; })) {
+        m_summary.complete = false;
+        m_summary.incomplete_reason = "no entry point found (no __main__ block, console script, launch script or package): every non-tooling file counts as core";
+    }
+    std::sort(m_summary.entry_points.begin(), m_summary.entry_points.end(), [](const EntryPoint& a, const EntryPoint& b) { return a.path < b.path; });
+}
+
+std::vector<std::string> ProgramModel::chain_to(const std::string& path, const std::map<std::string, std::pair<std::string, int>>& pred) const {
+    std::vector<std::string> chain{path};
+    std::string cur = path;
+    for (int guard = 0; guard < 64; ++guard) {
+        auto it = pred.find(cur);
+        if (it == pred.end() || it->second.first.empty()) break;
+        chain.back() = chain.back();
+        chain.push_back(it->second.first + ":" + std::to_string(it->second.second));
+        cur = it->second.first;
+    }
+    std::reverse(chain.begin(), chain.end());
+    return chain;
+}
+
+void ProgramModel::compute_reach() {
+    std::vector<std::string> training, tooling;
+    for (const auto& e : m_summary.entry_points) (e.tooling ? tooling : training).push_back(e.path);
+    // Widest path: a file's level is the strongest over its chains of the weakest edge on each.
+    for (int level = static_cast<int>(Level::core); level >= static_cast<int>(Level::optional_dead); --level) {
+        std::map<std::string, std::pair<std::string, int>> pred;
+        std::map<std::string, std::pair<GuardKind, std::string>> guard_on_path;
+        std::deque<std::string> queue;
+        for (const auto& e : training) {
+            if (pred.emplace(e, std::make_pair(std::string(), 0)).second) queue.push_back(e);
+            guard_on_path[e] = {GuardKind::none, ""};
+        }
+        while (!queue.empty()) {
+            const std::string cur = queue.front();
+            queue.pop_front();
+            if (!m_reach.count(cur)) {
+                FileReach r;
+                r.level = static_cast<Level>(level);
+                r.guard = guard_on_path[cur].first;
+                r.guard_note = guard_on_path[cur].second;
+                r.chain = chain_to(cur, pred);
+                m_reach[cur] = std::move(r);
+            }
+            auto it = m_edges.find(cur);
+            if (it == m_edges.end()) continue;
+            for (const auto& edge : it->second) {
+                if (strength(edge.guard) < level || pred.count(edge.to)) continue;
+                pred[edge.to] = {cur, edge.line};
+                guard_on_path[edge.to] = edge.guard != GuardKind::none && strength(edge.guard) == level
+                                             ? std::make_pair(edge.guard, edge.guard_note + " (" + cur + ":" + std::to_string(edge.line) + ")")
+                                             : guard_on_path[cur];
+                queue.push_back(edge.to);
+            }
+        }
+    }
+    // Tooling: test, benchmark and example files, and whatever only they import.
+    std::deque<std::string> queue(tooling.begin(), tooling.end());
+    for (const auto& path : m_python)
+        if (is_tooling_path(path)) queue.push_back(path);
+    std::set<std::string> seen(queue.begin(), queue.end());
+    while (!queue.empty()) {
+        const std::string cur = queue.front();
+        queue.pop_front();
+        if (!m_reach.count(cur)) m_reach[cur].level = Level::tooling;
+        auto it = m_edges.find(cur);
+        if (it == m_edges.end()) continue;
+        for (const auto& edge : it->second)
+            if (seen.insert(edge.to).second) queue.push_back(edge.to);
+    }
+    for (const auto& path : m_python) {
+        if (m_reach.count(path)) continue;
+        FileReach r;
+        r.level = m_summary.complete ? Level::unreached : Level::core;
+        if (!m_summary.complete) r.chain = {path};
+        m_reach[path] = r;
+    }
+    for (const auto& [path, r] : m_reach) {
+        const int i = r.level == Level::core ? 0 : r.level == Level::tooling ? 2 : r.level == Level::unreached ? 3 : 1;
+        ++m_summary.files[i];
+    }
+}
+
+FileReach ProgramModel::reach_of(const std::string& path) const {
+    auto it = m_reach.find(path);
+    if (it != m_reach.end()) return it->second;
+    FileReach r;  // not a Python file
+    r.level = is_tooling_path(path) ? Level::tooling : Level::core;
+    return r;
+}
+
+const ExtensionLink* ProgramModel::extension_defined_at(const std::string& path, int line) const {
+    for (const auto& e : m_extensions)
+        if (e.defined_in == path && e.fact.line == line) return &e;
+    return nullptr;
+}
+
+const ExtensionLink* ProgramModel::extension_with_source(const std::string& path) const {
+    for (const auto& e : m_extensions)
+        if (std::find(e.sources.begin(), e.sources.end(), path) != e.sources.end()) return &e;
+    return nullptr;
+}
+
+std::optional<FileReach> ProgramModel::reach_of_importers(std::string_view package) const {
+    auto it = m_package_importers.find(std::string(package));
+    if (it == m_package_importers.end()) return std::nullopt;
+    std::optional<FileReach> best;
+    for (const auto& [path, line] : it->second) {
+        FileReach r = reach_of(path);
+        if (!r.chain.empty()) r.chain.back() += ":" + std::to_string(line);
+        if (!best || r.level > best->level) best = r;
+    }
+    return best;
+}
+
+}  // namespace mpsport::program

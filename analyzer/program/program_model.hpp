@@ -1,0 +1,105 @@
+// The program model: entry points, the import graph of the repository's own modules, the reach of
+// every file (core / optional / tooling / unreached) with the import chain that proves it, the
+// repository's own package names, and compiled extensions linked to the files that import them.
+// Built from the FileFacts of every file (fresh or cached) after the per-file pass.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/finding.hpp"
+#include "core/program_facts.hpp"
+#include "core/rule.hpp"
+#include "core/walker.hpp"
+
+namespace mpsport::program {
+
+struct FileRecord {
+    std::string path;
+    FileKind kind;
+    const FileFacts* facts = nullptr;  // may be null: a file that names nothing
+};
+
+// How strongly a file is reached. Higher is stronger: an unconditional chain beats a guarded one.
+enum class Level { unreached = -1, tooling = 0, optional_dead = 1, optional_fallback = 2, core = 3 };
+
+struct FileReach {
+    Level level = Level::unreached;
+    GuardKind guard = GuardKind::none;  // for optional: the guard on the chain
+    std::string guard_note;
+    std::vector<std::string> chain;  // "train.py:3", "models/__init__.py:1", "ops/knn.py"
+};
+
+struct ImportSite {
+    std::string path;
+    int line = 0;
+};
+
+struct ExtensionLink {
+    ExtensionFact fact;
+    std::string defined_in;
+    std::vector<std::string> sources;  // repository paths
+    std::vector<ImportSite> imports;
+    FileReach reach;
+};
+
+struct ModelOptions {
+    std::vector<std::string> entries;  // --entry: replaces discovery
+};
+
+class ProgramModel {
+public:
+    ProgramModel(const std::vector<FileRecord>& files, const ProgramVocabulary& vocabulary, const ModelOptions& options);
+
+    const ProgramSummary& summary() const { return m_summary; }
+    FileReach reach_of(const std::string& path) const;
+    bool is_tooling_path(const std::string& path) const;
+    bool is_own_package(std::string_view top_level) const;
+    const ExtensionLink* extension_defined_at(const std::string& path, int line) const;
+    const ExtensionLink* extension_with_source(const std::string& path) const;
+    // The strongest reach among the files that import this top-level package; nullopt if none does.
+    std::optional<FileReach> reach_of_importers(std::string_view package) const;
+    bool any_extension_sources() const { return m_any_sources; }
+
+private:
+    struct Edge {
+        std::string to;
+        int line = 0;
+        GuardKind guard = GuardKind::none;
+        std::string guard_note;
+    };
+    void index_files(const std::vector<FileRecord>& files);
+    std::optional<std::string> find_module(const std::string& base, const std::string& dotted) const;
+    std::string module_name_of(const std::string& path) const;
+    void add_edges(const FileRecord& file);
+    void find_entry_points(const std::vector<FileRecord>& files, const ModelOptions& options);
+    void compute_reach();
+    void link_extensions(const std::vector<FileRecord>& files);
+    std::vector<std::string> chain_to(const std::string& path, const std::map<std::string, std::pair<std::string, int>>& pred) const;
+
+    const ProgramVocabulary& m_vocab;
+    std::set<std::string> m_python;                 // importable .py files
+    std::set<std::string> m_roots;                  // folders that hold top-level packages ("" = the repository)
+    std::map<std::string, std::vector<Edge>> m_edges;
+    std::map<std::string, std::vector<std::pair<std::string, ImportSite>>> m_external;  // dotted name -> import sites
+    std::vector<std::pair<std::string, FileReach>> m_reach_list;
+    std::map<std::string, FileReach> m_reach;
+    std::set<std::string> m_own;
+    std::vector<ExtensionLink> m_extensions;
+    std::map<std::string, std::vector<std::pair<std::string, int>>> m_package_importers;  // top-level -> (file, line)
+    ProgramSummary m_summary;
+    bool m_any_sources = false;
+};
+
+// Gives every finding its reach and chain, drops the repository's own packages reported as outside
+// dependencies, links extension findings to their import sites, and weighs each finding once.
+void apply_program_model(const ProgramModel& model, const ProgramVocabulary& vocabulary, std::vector<Finding>& findings);
+
+// The one place a finding's final severity and verdict impact are decided, from the rule's weight,
+// the guard around it and its reach; `note` says what changed and why.
+void weigh(Finding& f, Level level, const FileReach& reach, const ProgramVocabulary& vocabulary);
+
+}  // namespace mpsport::program

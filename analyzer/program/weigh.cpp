@@ -1,0 +1,119 @@
+#include <algorithm>
+
+#include "analyzer/program/program_model.hpp"
+
+namespace mpsport::program {
+namespace {
+
+Reach reach_for(Level level) {
+    switch (level) {
+        case Level::core: return Reach::core;
+        case Level::optional_fallback:
+        case Level::optional_dead: return Reach::optional;
+        case Level::tooling: return Reach::tooling;
+        case Level::unreached: return Reach::unreached;
+    }
+    return Reach::core;
+}
+
+bool is_native_source(const std::string& path) {
+    for (std::string_view ext : {".cu", ".cuh", ".cpp", ".cc", ".cxx", ".h", ".hpp"})
+        if (path.size() > ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0) return true;
+    return false;
+}
+
+bool is_python_source(const std::string& path) {
+    return path.size() > 3 && (path.compare(path.size() - 3, 3, ".py") == 0 || path.compare(path.size() - 6, 6, ".ipynb") == 0);
+}
+
+}  // namespace
+
+void weigh(Finding& f, Level level, const FileReach& reach, const ProgramVocabulary& vocabulary) {
+    int drop = 0;
+    std::optional<Severity> max_severity;
+    std::optional<VerdictImpact> impact_cap;
+    std::vector<std::string> why;
+    auto take = [&](const WeightRule* w, std::string reason) {
+        if (!w) return;
+        if (!w->why.empty()) reason += " (" + w->why + ")";
+        drop = std::max(drop, w->severity_drop);
+        if (w->max_severity) max_severity = std::min(max_severity.value_or(Severity::blocker), *w->max_severity);
+        if (w->impact_cap) impact_cap = std::min(impact_cap.value_or(VerdictImpact::stay), *w->impact_cap);
+        why.push_back(std::move(reason));
+    };
+    auto guard_weight = [&](GuardKind g) -> const WeightRule* {
+        auto it = vocabulary.guard_weights.find(g);
+        return it == vocabulary.guard_weights.end() ? nullptr : &it->second;
+    };
+    auto reach_weight = [&](Reach r) -> const WeightRule* {
+        auto it = vocabulary.reach_weights.find(r);
+        return it == vocabulary.reach_weights.end() ? nullptr : &it->second;
+    };
+    if (f.guard != GuardKind::none)
+        take(guard_weight(f.guard), std::string(to_string(f.guard)) + " guard `" + f.guard_note + "`");
+    switch (level) {
+        case Level::optional_fallback:
+        case Level::optional_dead:
+            take(reach_weight(Reach::optional), reach.guard_note.empty() ? "optional" : "optional: " + reach.guard_note);
+            if (level == Level::optional_dead) take(guard_weight(reach.guard), std::string(to_string(reach.guard)) + " on the import chain");
+            break;
+        case Level::tooling: take(reach_weight(Reach::tooling), "tooling"); break;
+        case Level::unreached: take(reach_weight(Reach::unreached), "unreached"); break;
+        case Level::core: break;
+    }
+    Severity severity = static_cast<Severity>(std::max(0, static_cast<int>(f.rule_severity) - drop));
+    if (max_severity) severity = std::min(severity, *max_severity);
+    VerdictImpact impact = f.rule_impact;
+    if (impact_cap) impact = std::min(impact, *impact_cap);
+    f.severity = severity;
+    f.impact = impact;
+    if (severity == f.rule_severity && impact == f.rule_impact) return;
+    std::string note = "rule weight " + std::string(to_string(f.rule_severity)) + "/" + std::string(to_string(f.rule_impact)) + ", now " +
+                       std::string(to_string(severity)) + "/" + std::string(to_string(impact)) + ": ";
+    for (std::size_t i = 0; i < why.size(); ++i) note += (i ? "; " : "") + why[i];
+    f.note = f.note.empty() ? note : f.note + "; " + note;
+}
+
+void apply_program_model(const ProgramModel& model, const ProgramVocabulary& vocabulary, std::vector<Finding>& findings) {
+    std::vector<Finding> kept;
+    kept.reserve(findings.size());
+    for (auto& f : findings) {
+        // `mamba_ssm` importing `mamba_ssm` is the repository itself, not an outside dependency.
+        if (f.category == "dependency" && !f.subject.empty() && model.is_own_package(f.subject)) continue;
+        FileReach r;
+        if (const ExtensionLink* ext = model.extension_defined_at(f.location.path, f.location.line)) {
+            r = ext->reach;
+            f.subject = ext->fact.name;
+            for (const auto& site : ext->imports) {
+                RelatedLocation rel;
+                rel.location.path = site.path;
+                rel.location.line = rel.location.end_line = site.line;
+                rel.label = "imports " + ext->fact.name;
+                f.related.push_back(std::move(rel));
+            }
+        } else if (is_native_source(f.location.path)) {
+            if (const ExtensionLink* src = model.extension_with_source(f.location.path)) {
+                r = src->reach;
+                f.subject = src->fact.name;
+            } else {
+                r.level = model.any_extension_sources() ? Level::unreached : model.reach_of(f.location.path).level;
+            }
+        } else if (f.category == "dependency" && !f.subject.empty() && !is_python_source(f.location.path)) {
+            r = model.reach_of_importers(f.subject).value_or(model.reach_of(f.location.path));
+            if (r.level == Level::unreached || r.level == Level::tooling) {
+                // a dependency only tests import is still installed by everyone who installs the project
+                if (!model.is_tooling_path(f.location.path)) r.level = std::max(r.level, Level::tooling);
+            }
+        } else {
+            r = model.reach_of(f.location.path);
+            if (!r.chain.empty()) r.chain.back() += ":" + std::to_string(f.location.line);
+        }
+        f.reach = reach_for(r.level);
+        if (f.reach == Reach::core || f.reach == Reach::optional) f.chain = r.chain;
+        weigh(f, r.level, r, vocabulary);
+        kept.push_back(std::move(f));
+    }
+    findings = std::move(kept);
+}
+
+}  // namespace mpsport::program

@@ -1,0 +1,207 @@
+#include "analyzer/python/program_facts.hpp"
+
+#include <algorithm>
+
+namespace mpsport::python {
+namespace {
+
+constexpr std::string_view kCppExtension = "torch.utils.cpp_extension.";
+
+int line_of(TSNode node) { return static_cast<int>(ts_node_start_point(node).row) + 1; }
+
+TSNode keyword_value(TSNode call, std::string_view name, const ModuleFacts& facts) {
+    TSNode args = field(call, "arguments");
+    if (ts_node_is_null(args)) return TSNode{};
+    for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
+        TSNode a = ts_node_named_child(args, i);
+        if (is_type(a, "keyword_argument") && facts.text(field(a, "name")) == name) return field(a, "value");
+    }
+    return TSNode{};
+}
+
+TSNode positional(TSNode call, uint32_t index) {
+    TSNode args = field(call, "arguments");
+    if (ts_node_is_null(args)) return TSNode{};
+    uint32_t seen = 0;
+    for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
+        TSNode a = ts_node_named_child(args, i);
+        if (is_type(a, "keyword_argument") || is_type(a, "comment")) continue;
+        if (seen++ == index) return a;
+    }
+    return TSNode{};
+}
+
+// Every string literal under `node` (a list of sources, a dict of entry points).
+void strings_under(TSNode node, const ModuleFacts& facts, std::vector<std::string>& out) {
+    if (ts_node_is_null(node)) return;
+    if (is_type(node, "string")) {
+        if (auto v = string_literal(node, facts.source())) out.push_back(*v);
+        return;
+    }
+    for (uint32_t i = 0; i < ts_node_named_child_count(node); ++i) strings_under(ts_node_named_child(node, i), facts, out);
+}
+
+bool is_main_guard(TSNode if_statement, const ModuleFacts& facts) {
+    const TSNode c = field(if_statement, "condition");
+    if (!is_type(c, "comparison_operator")) return false;
+    bool name = false, main = false;
+    for (uint32_t i = 0; i < ts_node_named_child_count(c); ++i) {
+        TSNode side = ts_node_named_child(c, i);
+        if (facts.text(side) == "__name__") name = true;
+        if (auto v = string_literal(side, facts.source()); v && *v == "__main__") main = true;
+    }
+    return name && main;
+}
+
+void add_import(TSNode imp, const ModuleFacts& facts, const GuardFinder& guards, FileFacts& out) {
+    const Guard g = guards.guard_of(imp);
+    const bool lazy = !ts_node_is_null(enclosing(imp, {"function_definition"}));
+    auto make = [&](std::string module, int level) {
+        ImportFact f;
+        f.module = std::move(module);
+        f.level = level;
+        f.line = line_of(imp);
+        f.guard = g.kind;
+        f.guard_note = g.note;
+        f.lazy = lazy;
+        return f;
+    };
+    if (is_type(imp, "import_statement")) {
+        for (uint32_t i = 0; i < ts_node_named_child_count(imp); ++i) {
+            TSNode c = ts_node_named_child(imp, i);
+            TSNode name = is_type(c, "aliased_import") ? field(c, "name") : c;
+            if (is_type(name, "dotted_name")) out.imports.push_back(make(std::string(facts.text(name)), 0));
+        }
+        return;
+    }
+    TSNode module = field(imp, "module_name");
+    std::string dotted;
+    int level = 0;
+    if (is_type(module, "relative_import")) {
+        for (uint32_t i = 0; i < ts_node_child_count(module); ++i) {
+            TSNode part = ts_node_child(module, i);
+            if (is_type(part, "import_prefix")) level = static_cast<int>(facts.text(part).size());
+            else if (is_type(part, "dotted_name")) dotted = std::string(facts.text(part));
+        }
+    } else if (is_type(module, "dotted_name")) {
+        dotted = std::string(facts.text(module));
+    } else {
+        return;
+    }
+    ImportFact f = make(dotted, level);
+    for (uint32_t i = 0; i < ts_node_named_child_count(imp); ++i) {
+        TSNode c = ts_node_named_child(imp, i);
+        if (ts_node_start_byte(c) == ts_node_start_byte(module)) continue;
+        TSNode name = is_type(c, "aliased_import") ? field(c, "name") : c;
+        if (is_type(name, "dotted_name")) f.names.emplace_back(facts.text(name));
+    }
+    out.imports.push_back(std::move(f));
+}
+
+void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, FileFacts& out) {
+    const std::string q = facts.qualname(field(call, "function"));
+    if (q == "importlib.import_module") {
+        if (auto name = facts.string_value(positional(call, 0)); name && !name->empty()) {
+            ImportFact f;
+            f.level = static_cast<int>(name->find_first_not_of('.'));
+            f.module = name->substr(static_cast<std::size_t>(f.level));
+            const Guard g = guards.guard_of(call);
+            f.guard = g.kind;
+            f.guard_note = g.note;
+            f.line = line_of(call);
+            f.lazy = !ts_node_is_null(enclosing(call, {"function_definition"}));
+            out.imports.push_back(std::move(f));
+        }
+        return;
+    }
+    if (q.compare(0, kCppExtension.size(), kCppExtension) == 0) {
+        const std::string kind = q.substr(kCppExtension.size());
+        if (kind != "CUDAExtension" && kind != "CppExtension" && kind != "load" && kind != "load_inline") return;
+        ExtensionFact e;
+        TSNode name = keyword_value(call, "name", facts);
+        if (ts_node_is_null(name)) name = positional(call, 0);
+        const auto value = facts.string_value(name);
+        if (!value || value->empty()) return;
+        e.name = *value;
+        TSNode sources = keyword_value(call, "sources", facts);
+        if (ts_node_is_null(sources) && kind != "load_inline") sources = positional(call, 1);
+        strings_under(sources, facts, e.sources);
+        e.cuda = kind == "CUDAExtension" || !ts_node_is_null(keyword_value(call, "cuda_sources", facts)) ||
+                 std::any_of(e.sources.begin(), e.sources.end(), [](const std::string& s) {
+                     return s.size() > 3 && (s.compare(s.size() - 3, 3, ".cu") == 0 || s.compare(s.size() - 4, 4, ".cuh") == 0);
+                 });
+        e.conditional = guards.guard_of(call).kind != GuardKind::none ||
+                        !ts_node_is_null(enclosing(call, {"if_statement", "try_statement", "conditional_expression"}));
+        e.line = line_of(call);
+        out.extensions.push_back(std::move(e));
+        if (kind == "load" || kind == "load_inline") {
+            // A JIT-built extension is imported where it is loaded.
+            ImportFact f;
+            f.module = out.extensions.back().name;
+            f.line = line_of(call);
+            const Guard g = guards.guard_of(call);
+            f.guard = g.kind;
+            f.guard_note = g.note;
+            f.lazy = !ts_node_is_null(enclosing(call, {"function_definition"}));
+            out.imports.push_back(std::move(f));
+        }
+        return;
+    }
+    if (q == "setup" || q == "setuptools.setup" || q == "distutils.core.setup") {
+        if (auto name = facts.string_value(keyword_value(call, "name", facts))) out.project_names.push_back(*name);
+        std::vector<std::string> packages;
+        strings_under(keyword_value(call, "packages", facts), facts, packages);
+        for (auto& p : packages) out.project_names.push_back(p.substr(0, p.find('.')));
+        std::vector<std::string> entries;
+        strings_under(keyword_value(call, "entry_points", facts), facts, entries);
+        for (const auto& s : entries) {
+            // "name = pkg.module:function"
+            const auto eq = s.find('=');
+            const auto colon = s.find(':', eq == std::string::npos ? 0 : eq);
+            if (eq == std::string::npos || colon == std::string::npos) continue;
+            std::string module = s.substr(eq + 1, colon - eq - 1);
+            module.erase(0, module.find_first_not_of(' '));
+            module.erase(module.find_last_not_of(' ') + 1);
+            if (!module.empty()) out.entry_refs.push_back({module, true, line_of(call)});
+        }
+    }
+}
+
+}  // namespace
+
+const std::vector<std::string>& program_fact_literals() {
+    static const std::vector<std::string> literals = {"import", "__main__", "Extension", "load(", "load_inline", "setup(",
+                                                      "skip", "environ", "is_available", "is_cuda", "platform"};
+    return literals;
+}
+
+FileFacts extract_program_facts(TSNode root, const ModuleFacts& facts, const GuardFinder& guards) {
+    FileFacts out;
+    for (TSNode imp : facts.imports()) add_import(imp, facts, guards, out);
+    const uint32_t n = ts_node_named_child_count(root);
+    for (uint32_t i = 0; i < n; ++i) {
+        TSNode stmt = ts_node_named_child(root, i);
+        if (is_type(stmt, "if_statement") && is_main_guard(stmt, facts)) {
+            out.script = true;
+            out.script_line = line_of(stmt);
+        }
+    }
+    TSTreeCursor cursor = ts_tree_cursor_new(root);
+    for (bool more = true; more;) {
+        TSNode node = ts_tree_cursor_current_node(&cursor);
+        if (is_type(node, "call")) add_call(node, facts, guards, out);
+        if (ts_tree_cursor_goto_first_child(&cursor)) continue;
+        if (ts_tree_cursor_goto_next_sibling(&cursor)) continue;
+        more = false;
+        while (ts_tree_cursor_goto_parent(&cursor))
+            if (ts_tree_cursor_goto_next_sibling(&cursor)) {
+                more = true;
+                break;
+            }
+    }
+    ts_tree_cursor_delete(&cursor);
+    out.file_guard = guards.file_guard().kind;
+    return out;
+}
+
+}  // namespace mpsport::python

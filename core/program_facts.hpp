@@ -1,0 +1,74 @@
+// What one file tells the program model: its imports (with the guard around each), whether it is a
+// script, the compiled extensions it defines, the entry points it names, the project names it
+// declares. Engines fill it while they read the file; it is cached with the file's findings, and
+// analyzer/program/ joins the facts of every file into reach, chains and extension linkage.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/finding.hpp"
+
+namespace mpsport {
+
+struct ImportFact {
+    std::string module;              // as written, without the leading dots: "pkg.ops", "" for `from . import x`
+    int level = 0;                   // leading dots of a relative import
+    std::vector<std::string> names;  // `from M import a, b`: a and b (each may be a submodule)
+    int line = 0;
+    GuardKind guard = GuardKind::none;  // guard around the import statement
+    std::string guard_note;
+    bool lazy = false;  // inside a function body: runs only when the function is called
+};
+
+struct ExtensionFact {
+    std::string name;                  // the Python module it builds: "pkg._C", "knn_cuda"
+    bool cuda = false;                 // CUDAExtension, load(...) of .cu sources, load_inline(cuda_sources=)
+    std::vector<std::string> sources;  // as written, relative to the defining file's folder
+    bool conditional = false;          // built only under an if / try (e.g. `if CUDA_HOME:`)
+    int line = 0;
+};
+
+struct EntryRef {
+    std::string target;  // a path ("train.py", "scripts/eval.py") or a dotted module ("pkg.train")
+    bool module = false;  // `python -m`, console scripts
+    int line = 0;
+};
+
+struct FileFacts {
+    bool script = false;  // `if __name__ == "__main__":` at module level
+    int script_line = 0;
+    std::vector<ImportFact> imports;
+    std::vector<ExtensionFact> extensions;
+    std::vector<EntryRef> entry_refs;         // entry points this file names (shell, Docker, Make, pyproject, setup)
+    std::vector<std::string> project_names;   // distribution / package names this file declares
+    // A module-level skip of the whole file (pytest.importorskip, skip(allow_module_level=True)).
+    GuardKind file_guard = GuardKind::none;
+
+    bool empty() const {
+        return !script && imports.empty() && extensions.empty() && entry_refs.empty() && project_names.empty() &&
+               file_guard == GuardKind::none;
+    }
+};
+
+}  // namespace mpsport
+
+namespace mpsport {
+
+struct EntryPoint {
+    std::string path;
+    std::string why;       // "__main__ block", "console script (pyproject.toml:12)", "run by scripts/train.sh:4"
+    bool tooling = false;  // a test, benchmark or example entry: reaches only tooling
+};
+
+// What the program model found, for the report.
+struct ProgramSummary {
+    std::vector<EntryPoint> entry_points;
+    std::vector<std::string> own_packages;
+    std::size_t files[4] = {0, 0, 0, 0};  // Python files by Reach
+    // false when no training entry point was found: every non-tooling file then counts as core.
+    bool complete = true;
+    std::string incomplete_reason;
+};
+
+}  // namespace mpsport

@@ -1,0 +1,134 @@
+# Fixture of rules/program.yaml: each `# guard: KIND` names the guard the program model must find
+# around the statement on the next line (none: no guard; mps-aware: the check already knows MPS).
+import os
+import sys
+import unittest
+
+import pytest
+import torch
+import torch.distributed as dist
+from accelerate import Accelerator
+
+try:
+    # guard: import-fallback
+    import flash_attn
+except ImportError:
+    flash_attn = None
+
+try:
+    # guard: none
+    import apex
+except ImportError:
+    raise
+
+use_cuda = torch.cuda.is_available()
+ddp = int(os.environ.get("RANK", -1)) != -1
+accelerator = Accelerator()
+
+
+def attention(x):
+    if x.is_cuda:
+        # guard: device-check
+        from .triton_ops import fused
+        return fused(x)
+    # guard: none
+    return x.softmax(-1)
+
+
+def by_type(x):
+    if x.device.type == "cuda":
+        # guard: device-check
+        torch.cuda.synchronize()
+    if not x.is_cuda:
+        # guard: none
+        y = x.double()
+    else:
+        # guard: device-check
+        y = x.cuda()
+    return y
+
+
+def flags(model):
+    if use_cuda:
+        # guard: device-check
+        model.cuda()
+    if ddp:
+        # guard: distributed-gate
+        dist.init_process_group("nccl")
+    if dist.is_initialized() and dist.get_world_size() > 1:
+        # guard: distributed-gate
+        model = torch.nn.parallel.DistributedDataParallel(model)
+    if accelerator.is_main_process:
+        # guard: none
+        model.cuda()
+    timestamps = [1, 2]
+    if timestamps:
+        # guard: none
+        model.cuda()
+    return model
+
+
+def platforms():
+    if sys.platform == "linux":
+        # guard: platform
+        os.environ["NCCL_P2P_DISABLE"] = "1"
+    if sys.platform == "darwin":
+        # guard: none
+        device = "mps"
+    else:
+        # guard: platform
+        device = "cuda"
+    if torch.version.hip:
+        # guard: platform
+        import rocm_kernels
+    return device
+
+
+def early(x):
+    if not torch.cuda.is_available():
+        return x
+    # guard: device-check
+    return x.cuda()
+
+
+def required(x):
+    if not torch.cuda.is_available():
+        raise RuntimeError("this needs a CUDA GPU")
+    # guard: none
+    return x.cuda()
+
+
+def choose():
+    a = (
+        # guard: availability-select
+        "cuda" if torch.cuda.is_available() else "cpu"
+    )
+    b = (
+        # guard: mps-aware
+        "cuda" if torch.cuda.is_available() else "mps" if torch.backends.mps.is_available() else "cpu"
+    )
+    if torch.backends.mps.is_available():
+        c = "mps"
+    elif torch.cuda.is_available():
+        # guard: mps-aware
+        c = "cuda"
+    return a, b, c
+
+
+class KernelTest(unittest.TestCase):
+    @unittest.skipIf(not torch.cuda.is_available(), "needs CUDA")
+    def test_kernel(self):
+        # guard: test-skip
+        torch.ones(2).cuda()
+
+    def test_early_skip(self):
+        if not torch.cuda.is_available():
+            self.skipTest("needs CUDA")
+        # guard: test-skip
+        torch.ones(2).cuda()
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_pytest():
+    # guard: test-skip
+    torch.ones(2).cuda()
