@@ -11,8 +11,8 @@ import subprocess
 import sys
 
 
-def export(git_dir, dest):
-    listing = subprocess.run(["git", "--git-dir", git_dir, "ls-tree", "-r", "-l", "-z", "HEAD"],
+def export(git_dir, dest, rev="HEAD"):
+    listing = subprocess.run(["git", "--git-dir", git_dir, "ls-tree", "-r", "-l", "-z", rev],
                              check=True, capture_output=True).stdout.split(b"\0")
     wanted = []
     for entry in listing:

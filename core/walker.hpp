@@ -10,7 +10,7 @@
 
 namespace mpsport {
 
-enum class FileKind { python, notebook, requirements, pyproject, conda_env, setup_cfg, dockerfile, shell, cuda, cpp, makefile };
+enum class FileKind { python, notebook, requirements, pyproject, conda_env, setup_cfg, dockerfile, shell, cuda, cpp, makefile, markdown };
 
 std::string_view to_string(FileKind kind);
 std::optional<FileKind> parse_file_kind(std::string_view name);

@@ -48,6 +48,13 @@ def by_type(x):
     return y
 
 
+def mps_known(x):
+    if x.device.type != "mps":
+        # guard: mps-aware
+        x = x.double()
+    return x
+
+
 def flags(model):
     if use_cuda:
         # guard: device-check

@@ -160,7 +160,8 @@ FileFacts entry_facts(FileKind kind, std::string_view text) {
     switch (kind) {
         case FileKind::shell:
         case FileKind::dockerfile:
-        case FileKind::makefile: script_lines(text, out); break;
+        case FileKind::makefile:
+        case FileKind::markdown: script_lines(text, out); break;
         case FileKind::pyproject: pyproject_facts(text, out); break;
         case FileKind::setup_cfg: setup_cfg_facts(text, out); break;
         default: break;

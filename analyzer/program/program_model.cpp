@@ -73,7 +73,7 @@ ProgramModel::ProgramModel(const std::vector<FileRecord>& files, const ProgramVo
             const FileReach r = reach_of(site.path);
             if (r.level > best.level) {
                 best = r;
-                best.chain.back() += ":" + std::to_string(site.line);
+                if (!best.chain.empty()) best.chain.back() += ":" + std::to_string(site.line);
             }
         }
         if (ext.imports.empty()) {

@@ -229,6 +229,7 @@ Guard GuardFinder::from_if(TSNode if_statement, TSNode node) const {
         // device test (`if not x.is_cuda: ... else: <cuda path>`) is the CUDA path.
         const Test first = classify(conditions[0]);
         if (first.kind == GuardKind::platform && first.names_mac && !first.negated) return {GuardKind::platform, false, "else of: " + one_line(conditions[0])};
+        if (first.kind == GuardKind::device_check && first.mps) return {GuardKind::none, true, ""};
         if (conditions.size() == 1 && first.negated && first.kind != GuardKind::none && first.kind != GuardKind::platform) {
             if (chain_mps || sibling_checks_mps(if_statement)) return {GuardKind::none, true, ""};
             return {first.kind, false, "else of: " + one_line(conditions[0])};
@@ -245,8 +246,9 @@ Guard GuardFinder::from_if(TSNode if_statement, TSNode node) const {
         if (t.names_mac != t.negated) return {};  // the macOS branch
         return {GuardKind::platform, false, one_line(branch_condition)};
     }
+    // `if x.device.type != "mps":` knows MPS whichever branch this is.
+    if (t.kind == GuardKind::device_check && (t.mps || chain_mps || sibling_checks_mps(if_statement))) return {GuardKind::none, true, ""};
     if (t.negated) return {};  // `if not torch.cuda.is_available():` is the non-CUDA path
-    if (t.kind == GuardKind::device_check && (chain_mps || sibling_checks_mps(if_statement))) return {GuardKind::none, true, ""};
     return {t.kind, false, one_line(branch_condition)};
 }
 
@@ -325,6 +327,9 @@ Guard GuardFinder::from_decorators(TSNode decorated) const {
 }
 
 Guard GuardFinder::guard_of(TSNode node) const {
+    // The innermost guard, unless an outer one says a Mac never gets here at all (a try/except
+    // fallback inside `if x.is_cuda:` is dead code on a Mac, not merely optional).
+    Guard found;
     TSNode child = node;
     for (TSNode parent = ts_node_parent(node); !ts_node_is_null(parent); child = parent, parent = ts_node_parent(parent)) {
         const std::string_view type = node_type(parent);
@@ -351,9 +356,13 @@ Guard GuardFinder::guard_of(TSNode node) const {
         } else if (type == "decorated_definition") {
             g = from_decorators(parent);
         }
-        if (g.kind != GuardKind::none || g.mps_aware) return g;
+        if (g.mps_aware) return found.kind == GuardKind::none ? g : found;
+        if (g.kind == GuardKind::none) continue;
+        if (found.kind == GuardKind::none) found = g;
+        else if (found.kind == GuardKind::import_fallback) found = g;
+        if (found.kind != GuardKind::import_fallback) return found;
     }
-    return m_file_guard;
+    return found.kind != GuardKind::none ? found : m_file_guard;
 }
 
 }  // namespace mpsport::python

@@ -1,6 +1,7 @@
 #include "analyzer/python/program_facts.hpp"
 
 #include <algorithm>
+#include <map>
 
 namespace mpsport::python {
 namespace {
@@ -53,9 +54,33 @@ bool is_main_guard(TSNode if_statement, const ModuleFacts& facts) {
     return name && main;
 }
 
-void add_import(TSNode imp, const ModuleFacts& facts, const GuardFinder& guards, FileFacts& out) {
-    const Guard g = guards.guard_of(imp);
-    const bool lazy = !ts_node_is_null(enclosing(imp, {"function_definition"}));
+using CallSites = std::map<std::string, std::vector<TSNode>, std::less<>>;
+
+int guard_strength(GuardKind g) { return g == GuardKind::none ? 3 : g == GuardKind::import_fallback ? 2 : 1; }
+
+// A lazy import in `def dtw_cuda():` is as guarded as the calls of dtw_cuda in this file: whisper
+// calls it only under `if x.is_cuda:`. Any unguarded call, or none in this file, leaves it unguarded.
+Guard guard_through_callers(TSNode function, const ModuleFacts& facts, const GuardFinder& guards, const CallSites& calls) {
+    auto it = calls.find(facts.text(field(function, "name")));
+    if (it == calls.end()) return {};
+    Guard weakest;
+    bool first = true;
+    for (TSNode call : it->second) {
+        if (contains(function, call)) continue;  // recursion says nothing
+        const Guard g = guards.guard_of(call);
+        if (g.kind == GuardKind::none) return {};
+        if (first || guard_strength(g.kind) > guard_strength(weakest.kind)) weakest = g;
+        first = false;
+    }
+    if (!first) weakest.note = "callers of " + std::string(facts.text(field(function, "name"))) + "(): " + weakest.note;
+    return weakest;
+}
+
+void add_import(TSNode imp, const ModuleFacts& facts, const GuardFinder& guards, const CallSites& calls, FileFacts& out) {
+    Guard g = guards.guard_of(imp);
+    const TSNode function = enclosing(imp, {"function_definition"});
+    const bool lazy = !ts_node_is_null(function);
+    if (lazy && g.kind == GuardKind::none && !g.mps_aware) g = guard_through_callers(function, facts, guards, calls);
     auto make = [&](std::string module, int level) {
         ImportFact f;
         f.module = std::move(module);
@@ -177,7 +202,7 @@ const std::vector<std::string>& program_fact_literals() {
 
 FileFacts extract_program_facts(TSNode root, const ModuleFacts& facts, const GuardFinder& guards) {
     FileFacts out;
-    for (TSNode imp : facts.imports()) add_import(imp, facts, guards, out);
+    CallSites calls;
     const uint32_t n = ts_node_named_child_count(root);
     for (uint32_t i = 0; i < n; ++i) {
         TSNode stmt = ts_node_named_child(root, i);
@@ -189,7 +214,12 @@ FileFacts extract_program_facts(TSNode root, const ModuleFacts& facts, const Gua
     TSTreeCursor cursor = ts_tree_cursor_new(root);
     for (bool more = true; more;) {
         TSNode node = ts_tree_cursor_current_node(&cursor);
-        if (is_type(node, "call")) add_call(node, facts, guards, out);
+        if (is_type(node, "call")) {
+            add_call(node, facts, guards, out);
+            const TSNode fn = field(node, "function");
+            if (is_type(fn, "identifier")) calls[std::string(facts.text(fn))].push_back(node);
+            else if (is_type(fn, "attribute")) calls[std::string(facts.text(field(fn, "attribute")))].push_back(node);
+        }
         if (ts_tree_cursor_goto_first_child(&cursor)) continue;
         if (ts_tree_cursor_goto_next_sibling(&cursor)) continue;
         more = false;
@@ -200,6 +230,11 @@ FileFacts extract_program_facts(TSNode root, const ModuleFacts& facts, const Gua
             }
     }
     ts_tree_cursor_delete(&cursor);
+    // Imports after the calls are known; importlib and load() imports came from the walk above.
+    std::vector<ImportFact> call_imports = std::move(out.imports);
+    out.imports.clear();
+    for (TSNode imp : facts.imports()) add_import(imp, facts, guards, calls, out);
+    out.imports.insert(out.imports.end(), call_imports.begin(), call_imports.end());
     out.file_guard = guards.file_guard().kind;
     return out;
 }

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "analyzer/python/analyses.hpp"
+#include "analyzer/python/float64_flow.hpp"
 #include "analyzer/python/guards.hpp"
 #include "analyzer/python/program_facts.hpp"
 #include "analyzer/python/query_set.hpp"
@@ -69,6 +70,11 @@ PythonEngine::~PythonEngine() = default;
 
 namespace {
 
+bool follows_float64(const Rule& rule) {
+    auto it = rule.params.find("flow");
+    return it != rule.params.end() && std::find(it->second.begin(), it->second.end(), "float64") != it->second.end();
+}
+
 // A module-level constant used in N places is one cause: one match at its definition, the uses
 // as related locations (nanoGPT's `device = 'cuda'` is one edit, not twelve).
 void merge_constant_uses(std::vector<NodeMatch>& matches, const ModuleFacts& facts) {
@@ -83,6 +89,15 @@ void merge_constant_uses(std::vector<NodeMatch>& matches, const ModuleFacts& fac
         const std::string name(facts.text(nm.node));
         const auto key = std::make_pair(nm.match.rule, name);
         auto it = first_use.find(key);
+        if (it != first_use.end()) {
+            // The cause is guarded only if every use is; then by the guard that keeps it most alive.
+            Match& merged = out[it->second].match;
+            const auto strength = [](GuardKind g) { return g == GuardKind::none ? 3 : g == GuardKind::import_fallback ? 2 : 1; };
+            if (strength(nm.match.guard) > strength(merged.guard)) {
+                merged.guard = nm.match.guard;
+                merged.guard_note = nm.match.guard_note;
+            }
+        }
         if (it == first_use.end()) {
             NodeMatch merged = nm;
             Match& m = merged.match;
@@ -134,7 +149,7 @@ PythonEngine::Result PythonEngine::analyze(std::string_view text) const {
     std::vector<NodeMatch> query_matches;
     const std::vector<bool> query_enabled(enabled.begin(), enabled.begin() + static_cast<std::ptrdiff_t>(m_query_rules.size()));
     m_queries->run(root, facts, query_enabled, query_matches);
-    merge_constant_uses(query_matches, facts);
+    std::vector<NodeMatch> unguarded;
     for (auto& nm : query_matches) {
         Match& m = nm.match;
         if (m.rule->guard != "none") {
@@ -145,8 +160,18 @@ PythonEngine::Result PythonEngine::analyze(std::string_view text) const {
                 m.guard_note = guard.note;
             }
         }
-        result.matches.push_back(std::move(m));
+        if (follows_float64(*m.rule)) {
+            const Float64Flow flow = float64_flow(nm.node, facts);
+            if (flow == Float64Flow::host) continue;  // made on the CPU and cast before any device
+            if (flow == Float64Flow::device_then_cpu) {
+                m.impact = VerdictImpact::none;
+                m.note = "made float64 on the device, then moved to the CPU: call .cpu() first, then .double()";
+            }
+        }
+        unguarded.push_back(std::move(nm));
     }
+    merge_constant_uses(unguarded, facts);
+    for (auto& nm : unguarded) result.matches.push_back(std::move(nm.match));
 
     const AnalysisInput input{root, facts, guards, m_catalogue};
     for (std::size_t i = 0; i < m_analysis_rules.size(); ++i) {

@@ -1,16 +1,18 @@
 import numpy as np
 import torch
+import torch.nn as nn
 
 
-def covariance(x):
+def covariance(x, device):
     # ruleid: float64-dtype
-    x = x.double()
+    x = x.double()  # x's device is unknown: assumed to be the accelerator
     # ruleid: float64-dtype
-    w = torch.zeros(3, dtype=torch.float64)
+    w = torch.zeros(3, dtype=torch.float64, device=device)
     # ruleid: float64-dtype
     v = x.to(torch.double)
     # ruleid: float64-dtype
     u = torch.tensor([1.0], dtype="float64")
+    u = u.to(device)
     # ok: float64-dtype
     f = x.float()
     # ok: float64-dtype
@@ -19,4 +21,35 @@ def covariance(x):
     torch.set_default_dtype(torch.float64)
     # ok: float64-dtype
     label = "float64 is not supported on MPS"
-    return x, w, v, u, f, a, label
+    # ok: float64-dtype
+    same = x.dtype == torch.float64
+    return x, w, v, u, f, a, label, same
+
+
+class Diffusion(nn.Module):
+    def __init__(self, timesteps):
+        super().__init__()
+        # ok: float64-dtype
+        betas = torch.linspace(1e-4, 0.02, timesteps, dtype=torch.float64)  # made on the CPU ...
+        alphas = 1.0 - betas
+        self.register_buffer("alphas", alphas.float())  # ... and cast before it becomes a buffer
+        # ruleid: float64-dtype
+        sigmas = torch.linspace(0, 1, timesteps, dtype=torch.float64)
+        self.register_buffer("sigmas", sigmas)  # a float64 buffer moves to the device with the model
+
+
+def mean_for_logging(values):
+    # ok: float64-dtype
+    arr = torch.tensor(values, dtype=torch.float64)
+    return arr.mean().item()
+
+
+def schedule(n):
+    # ok: float64-dtype
+    t = torch.arange(n, dtype=torch.float64) / n
+    return t.float()
+
+
+def to_numpy(x):
+    # ruleid: float64-dtype
+    return x.double().cpu().numpy()  # float64 on the device first: swap to .cpu().double()

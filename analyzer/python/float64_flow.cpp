@@ -1,0 +1,225 @@
+#include "analyzer/python/float64_flow.hpp"
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+namespace mpsport::python {
+namespace {
+
+enum class Use { unknown, cast, device, cpu, returned, assigned };
+
+bool one_of(std::string_view s, std::initializer_list<std::string_view> list) {
+    return std::find(list.begin(), list.end(), s) != list.end();
+}
+
+std::string method_of(TSNode call, const ModuleFacts& facts) {
+    TSNode fn = field(call, "function");
+    return is_type(fn, "attribute") ? std::string(facts.text(field(fn, "attribute"))) : std::string();
+}
+
+bool is_float64_dtype(TSNode n, const ModuleFacts& facts) {
+    const std::string q = facts.qualname(n);
+    if (q == "torch.float64" || q == "torch.double" || q == "numpy.float64" || q == "np.float64") return true;
+    const auto v = facts.string_value(n);
+    return v && (*v == "float64" || *v == "double");
+}
+
+bool is_other_dtype(TSNode n, const ModuleFacts& facts) {
+    const std::string q = facts.qualname(n);
+    return one_of(q, {"torch.float32", "torch.float", "torch.float16", "torch.half", "torch.bfloat16", "torch.int64", "torch.long",
+                      "torch.int32", "torch.int", "torch.bool", "torch.uint8", "torch.int8", "torch.int16"});
+}
+
+TSNode keyword(TSNode call, std::string_view name, const ModuleFacts& facts) {
+    TSNode args = field(call, "arguments");
+    for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); ++i) {
+        TSNode a = ts_node_named_child(args, i);
+        if (is_type(a, "keyword_argument") && facts.text(field(a, "name")) == name) return field(a, "value");
+    }
+    return TSNode{};
+}
+
+// `.to(...)`: a dtype other than float64 casts, float64 keeps it, anything else names a device.
+Use to_call_use(TSNode call, const ModuleFacts& facts) {
+    TSNode args = field(call, "arguments");
+    bool dtype_only = false;
+    for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); ++i) {
+        TSNode a = ts_node_named_child(args, i);
+        TSNode v = is_type(a, "keyword_argument") ? field(a, "value") : a;
+        const std::string_view k = is_type(a, "keyword_argument") ? facts.text(field(a, "name")) : std::string_view("");
+        if (is_other_dtype(v, facts)) return Use::cast;
+        if (is_float64_dtype(v, facts)) {
+            dtype_only = true;
+            continue;
+        }
+        if (k == "non_blocking" || k == "copy" || k == "memory_format") continue;
+        if (auto s = facts.string_value(v); s && *s == "cpu") return Use::cpu;
+        return Use::device;
+    }
+    return dtype_only ? Use::unknown : Use::unknown;
+}
+
+bool keeps_float64(TSNode call, const ModuleFacts& facts) {
+    // torch.cos(t), t.sum(), t[1:] - 1: the result is still float64
+    const std::string q = facts.qualname(field(call, "function"));
+    return q.compare(0, 6, "torch.") == 0 && !one_of(q, {"torch.nn.Parameter", "torch.tensor", "torch.as_tensor"});
+}
+
+// What the enclosing expression does with the value of `e`; `assigned` gets the name it is bound to.
+Use outer_use(TSNode e, const ModuleFacts& facts, TSNode& assigned) {
+    TSNode cur = e;
+    for (int depth = 0; depth < 64; ++depth) {
+        TSNode parent = ts_node_parent(cur);
+        if (ts_node_is_null(parent)) return Use::unknown;
+        const std::string_view type = node_type(parent);
+        if (type == "attribute" && ts_node_eq(field(parent, "object"), cur)) {
+            TSNode call = ts_node_parent(parent);
+            if (!is_type(call, "call") || !ts_node_eq(field(call, "function"), parent)) return Use::unknown;  // .shape, .dtype
+            const std::string m = method_of(call, facts);
+            if (one_of(m, {"float", "half", "bfloat16", "item", "tolist", "numpy", "int", "long", "bool"})) return Use::cast;
+            if (m == "cuda") return Use::device;
+            if (m == "cpu") return Use::cpu;
+            if (m == "to" || m == "type") {
+                const Use u = to_call_use(call, facts);
+                if (u != Use::unknown) return u;
+            }
+            cur = call;  // .double(), .sum(), .sqrt(), .clip(): still float64
+            continue;
+        }
+        if (type == "argument_list" || type == "keyword_argument") {
+            TSNode call = type == "argument_list" ? ts_node_parent(parent) : ts_node_parent(ts_node_parent(parent));
+            if (!is_type(call, "call")) return Use::unknown;
+            const std::string q = facts.qualname(field(call, "function"));
+            const std::string m = method_of(call, facts);
+            if (m == "register_buffer" || m == "register_parameter" || q == "torch.nn.Parameter" || q == "nn.Parameter") return Use::device;
+            if (keeps_float64(call, facts)) {
+                cur = call;
+                continue;
+            }
+            return Use::unknown;  // into a function of the lab's or NumPy: not followed
+        }
+        if (one_of(type, {"binary_operator", "unary_operator", "parenthesized_expression", "boolean_operator"}) ||
+            (type == "subscript" && ts_node_eq(field(parent, "value"), cur))) {
+            cur = parent;
+            continue;
+        }
+        if (type == "assignment" || type == "augmented_assignment") {
+            if (!ts_node_eq(field(parent, "right"), cur)) return Use::unknown;
+            assigned = field(parent, "left");
+            return Use::assigned;
+        }
+        if (type == "return_statement" || type == "yield") return Use::returned;
+        if (type == "expression_list" || type == "tuple") {
+            cur = parent;
+            continue;
+        }
+        return Use::unknown;
+    }
+    return Use::unknown;
+}
+
+TSNode scope_of(TSNode node) {
+    TSNode f = enclosing(node, {"function_definition"});
+    if (!ts_node_is_null(f)) return f;
+    TSNode root = node;
+    while (!ts_node_is_null(ts_node_parent(root))) root = ts_node_parent(root);
+    return root;
+}
+
+void identifiers_named(TSNode node, std::string_view name, const ModuleFacts& facts, uint32_t after, std::vector<TSNode>& out) {
+    if (ts_node_end_byte(node) <= after) return;
+    if (is_type(node, "identifier")) {
+        if (ts_node_start_byte(node) >= after && facts.text(node) == name) out.push_back(node);
+        return;
+    }
+    for (uint32_t i = 0; i < ts_node_named_child_count(node); ++i) identifiers_named(ts_node_named_child(node, i), name, facts, after, out);
+}
+
+// Follows a CPU-made float64 value: does any use send it to a device before a cast?
+bool reaches_device(TSNode expr, const ModuleFacts& facts, std::set<std::string>& followed, int depth) {
+    if (depth > 8) return false;
+    TSNode assigned{};
+    const Use use = outer_use(expr, facts, assigned);
+    if (use == Use::device) return true;
+    if (use != Use::assigned) return false;
+    std::vector<TSNode> names;
+    if (is_type(assigned, "identifier")) names.push_back(assigned);
+    else if (is_type(assigned, "pattern_list") || is_type(assigned, "tuple_pattern"))
+        for (uint32_t i = 0; i < ts_node_named_child_count(assigned); ++i) names.push_back(ts_node_named_child(assigned, i));
+    for (TSNode n : names) {
+        if (!is_type(n, "identifier")) continue;
+        const std::string name(facts.text(n));
+        if (!followed.insert(name).second) continue;
+        std::vector<TSNode> uses;
+        identifiers_named(scope_of(n), name, facts, ts_node_end_byte(assigned), uses);
+        for (TSNode u : uses)
+            if (reaches_device(u, facts, followed, depth + 1)) return true;
+    }
+    return false;
+}
+
+bool made_on_cpu(TSNode call, const ModuleFacts& facts) {
+    TSNode device = keyword(call, "device", facts);
+    if (ts_node_is_null(device)) return true;
+    const auto v = facts.string_value(device);
+    return v && *v == "cpu";
+}
+
+// The receiver of `.double()` was made on the CPU in this scope (`t = torch.arange(n)` earlier).
+bool receiver_made_on_cpu(TSNode receiver, const ModuleFacts& facts) {
+    if (is_type(receiver, "call")) {
+        const std::string q = facts.qualname(field(receiver, "function"));
+        return (q.compare(0, 6, "torch.") == 0 || q.compare(0, 6, "numpy.") == 0) && made_on_cpu(receiver, facts);
+    }
+    if (!is_type(receiver, "identifier")) return false;
+    const std::string_view name = facts.text(receiver);
+    TSNode last{};
+    std::vector<TSNode> stack{scope_of(receiver)};
+    while (!stack.empty()) {
+        TSNode n = stack.back();
+        stack.pop_back();
+        if (ts_node_start_byte(n) >= ts_node_start_byte(receiver)) continue;
+        if (is_type(n, "assignment") && is_type(field(n, "left"), "identifier") && facts.text(field(n, "left")) == name) last = n;
+        for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) stack.push_back(ts_node_named_child(n, i));
+    }
+    if (ts_node_is_null(last)) return false;
+    TSNode right = field(last, "right");
+    while (is_type(right, "binary_operator")) right = field(right, "left");
+    return is_type(right, "call") && receiver_made_on_cpu(right, facts);
+}
+
+Float64Flow converted(TSNode conversion, TSNode receiver, const ModuleFacts& facts) {
+    std::set<std::string> followed;
+    if (receiver_made_on_cpu(receiver, facts))
+        return reaches_device(conversion, facts, followed, 0) ? Float64Flow::device : Float64Flow::host;
+    TSNode assigned{};
+    if (outer_use(conversion, facts, assigned) == Use::cpu) return Float64Flow::device_then_cpu;
+    return Float64Flow::device;
+}
+
+}  // namespace
+
+Float64Flow float64_flow(TSNode node, const ModuleFacts& facts) {
+    if (is_type(node, "call")) {  // x.double()
+        return converted(node, field(field(node, "function"), "object"), facts);
+    }
+    TSNode arg = node;
+    TSNode parent = ts_node_parent(arg);
+    if (is_type(parent, "comparison_operator")) return Float64Flow::host;  // `x.dtype == torch.float64` makes nothing
+    if (is_type(parent, "keyword_argument")) {
+        if (facts.text(field(parent, "name")) != "dtype") return Float64Flow::device;
+        arg = parent;
+        parent = ts_node_parent(arg);
+    }
+    if (!is_type(parent, "argument_list")) return Float64Flow::device;  // `dtype = torch.float64` kept for later: unknown
+    TSNode call = ts_node_parent(parent);
+    if (!is_type(call, "call")) return Float64Flow::device;
+    const std::string m = method_of(call, facts);
+    if (m == "to" || m == "type") return converted(call, field(field(call, "function"), "object"), facts);
+    if (!made_on_cpu(call, facts)) return Float64Flow::device;
+    std::set<std::string> followed;
+    return reaches_device(call, facts, followed, 0) ? Float64Flow::device : Float64Flow::host;
+}
+
+}  // namespace mpsport::python

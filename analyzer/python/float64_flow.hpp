@@ -1,0 +1,27 @@
+// Does a float64 tensor meet a device? MPS has no float64, but a float64 tensor made on the CPU and
+// cast before it reaches a device (a beta schedule `.float()`-ed before `register_buffer`, NumPy
+// statistics that are only logged) is fine. The analysis follows the tensor within its function
+// (or the module, for module-level code) and through the names it is assigned to:
+//   - made with `device=` (not "cpu"), passed to `.to(device)`, `.cuda()`, `register_buffer`,
+//     `nn.Parameter`: a device float64;
+//   - `.double()` / `.to(torch.float64)` of a tensor that was not made on the CPU in this function:
+//     a device float64 (its device is unknown, so the analysis assumes the worst);
+//   - made on the CPU, then cast (`.float()`, `.half()`, `.to(torch.float32)`), turned into Python
+//     or NumPy values (`.item()`, `.tolist()`, `.numpy()`), returned, or never sent to a device:
+//     a host float64, not reported.
+// A conversion straight back to the CPU (`x.double().cpu()`) is a device float64 whose fix is to
+// swap the two calls: reported, with no verdict impact.
+#pragma once
+
+#include <tree_sitter/api.h>
+
+#include "analyzer/python/syntax.hpp"
+
+namespace mpsport::python {
+
+enum class Float64Flow { device, host, device_then_cpu };
+
+// `node` is the float64 match: `torch.float64` / "float64" as a dtype argument, or a `.double()` call.
+Float64Flow float64_flow(TSNode node, const ModuleFacts& facts);
+
+}  // namespace mpsport::python

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The real-world verdict suite: exports each repository of bench/realworld.json at its labelled
+# commit from a folder of git snapshots, runs `mpsport report` on it, and prints a confusion matrix
+# of label against verdict. Never run in CI (it needs the snapshots); run on demand:
+#
+#   bench/realworld.sh SNAPSHOTS [OUT]
+#
+# SNAPSHOTS holds one git directory per repository, named owner+name (with the git directory
+# itself or a `repo` folder inside it), as the search tool's `fetch` leaves them. OUT (default: a
+# temporary folder) receives the exported trees and one JSON report per repository.
+set -euo pipefail
+repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+snapshots=${1:?usage: bench/realworld.sh SNAPSHOTS [OUT]}
+out=${2:-$(mktemp -d)}
+mpsport=${MPSPORT:-${MPSPORT_BUILD_DIR:-$repo_root/build}/mpsport}
+mkdir -p "$out"
+python3 - "$repo_root/bench/realworld.json" "$snapshots" "$out" "$mpsport" <<'PY'
+import json, os, subprocess, sys, time
+labels, snapshots, out, mpsport = sys.argv[1:5]
+sys.path.insert(0, os.path.dirname(labels))
+from build_tree import export  # skips the blobs a snapshot lacks (large binaries)
+verdicts = ["migrate", "dual-track", "stay-on-CUDA"]
+matrix = {(a, b): 0 for a in verdicts for b in verdicts}
+rows, missing = [], []
+for entry in json.load(open(labels))["repos"]:
+    name = entry["repo"].replace("/", "+")
+    git_dir = next((d for d in (os.path.join(snapshots, name, "repo"), os.path.join(snapshots, name))
+                    if os.path.isdir(d) and os.path.exists(os.path.join(d, "HEAD"))), None)
+    if git_dir is None:
+        missing.append(entry["repo"])
+        continue
+    tree = os.path.join(out, name)
+    if not os.path.isdir(tree):
+        try:
+            export(git_dir, tree, entry["commit"])
+        except subprocess.CalledProcessError:
+            missing.append(entry["repo"] + " (commit not in snapshot)")
+            continue
+    report = os.path.join(out, name + ".json")
+    start = time.time()
+    subprocess.run([mpsport, "report", "--no-cache", "--format", "json", "-o", report, tree],
+                   check=True, stderr=subprocess.DEVNULL)
+    seconds = time.time() - start
+    got = json.load(open(report))["assessment"]["verdict"]
+    matrix[(entry["label"], got)] += 1
+    rows.append((entry["repo"], entry["label"], got, seconds))
+width = max(len(r[0]) for r in rows) if rows else 10
+print(f"{'repository':<{width}}  {'label':<12}  {'mpsport':<12}  seconds")
+for repo, label, got, seconds in rows:
+    print(f"{repo:<{width}}  {label:<12}  {got:<12}  {seconds:6.2f}{'' if label == got else '   <-- differs'}")
+print("\nconfusion matrix (rows: label, columns: mpsport)")
+print(f"{'':<14}" + "".join(f"{v:>14}" for v in verdicts))
+for a in verdicts:
+    print(f"{a:<14}" + "".join(f"{matrix[(a, b)]:>14}" for b in verdicts))
+right = sum(matrix[(v, v)] for v in verdicts)
+print(f"\n{right} of {len(rows)} right ({100.0 * right / max(1, len(rows)):.0f}%); "
+      f"migrate called stay-on-CUDA: {matrix[('migrate', 'stay-on-CUDA')]}")
+if missing:
+    print("not scanned (no snapshot): " + ", ".join(missing))
+PY
