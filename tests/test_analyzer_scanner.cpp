@@ -118,7 +118,7 @@ TEST(CommandLine, JsonReportHasVersionedSchemaAndSkippedList) {
 
 TEST(CommandLine, OutputFileAndSarif) {
     test::TempDir d;
-    d.write("src/t.py", "import torch\nx = torch.zeros(2).double()\n");
+    d.write("src/t.py", "import torch\n\n\ndef f(x):\n    return x.double()\n");
     const auto out = d.path() / "out.sarif";
     const auto r = test::run_command(std::string(MPSPORT_BINARY) + " scan --no-cache --format sarif --fail-on none -o " + quote(out) + " " +
                                      quote(d.path() / "src") + " 2>/dev/null");
@@ -130,7 +130,7 @@ TEST(CommandLine, OutputFileAndSarif) {
     ASSERT_EQ(results.size(), 1u);
     EXPECT_EQ(results[0]["ruleId"], "float64-dtype");
     EXPECT_EQ(results[0]["level"], "error");
-    EXPECT_EQ(results[0]["locations"][0]["physicalLocation"]["region"]["startLine"], 2);
+    EXPECT_EQ(results[0]["locations"][0]["physicalLocation"]["region"]["startLine"], 5);
     const int idx = results[0]["ruleIndex"];
     EXPECT_EQ(j["runs"][0]["tool"]["driver"]["rules"][idx]["id"], "float64-dtype");
 }

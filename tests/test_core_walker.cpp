@@ -27,11 +27,13 @@ TEST(Walker, RespectsGitignoreAndSkipsVendoredTrees) {
     d.write("myenv/pyvenv.cfg", "home = /usr\n");
     d.write("myenv/lib/x.py", "x = 1\n");
     d.write("node_modules/a.py", "x = 1\n");
-    d.write("README.md", "# not analysed\n");
+    d.write("README.md", "Run `python train.py`.\n");
+    d.write("notes.txt", "# not read\n");
     d.write("requirements-dev.txt", "pytest\n");
     const auto r = walk(d.path(), {d.path()}, WalkOptions{});
-    EXPECT_EQ(paths(r), (std::vector<std::string>{"model/net.py", "requirements-dev.txt", "train.py"}));
-    EXPECT_EQ(r.files[1].kind, FileKind::requirements);
+    EXPECT_EQ(paths(r), (std::vector<std::string>{"README.md", "model/net.py", "requirements-dev.txt", "train.py"}));
+    EXPECT_EQ(r.files[0].kind, FileKind::markdown) << "READMEs name entry points";
+    EXPECT_EQ(r.files[2].kind, FileKind::requirements);
 
     WalkOptions no_ignore;
     no_ignore.respect_gitignore = false;

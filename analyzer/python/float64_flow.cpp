@@ -169,8 +169,13 @@ bool made_on_cpu(TSNode call, const ModuleFacts& facts) {
 // The receiver of `.double()` was made on the CPU in this scope (`t = torch.arange(n)` earlier).
 bool receiver_made_on_cpu(TSNode receiver, const ModuleFacts& facts) {
     if (is_type(receiver, "call")) {
+        // a tensor factory, not a module: nn.Linear(4, 1).double() makes float64 parameters
         const std::string q = facts.qualname(field(receiver, "function"));
-        return (q.compare(0, 6, "torch.") == 0 || q.compare(0, 6, "numpy.") == 0) && made_on_cpu(receiver, facts);
+        const std::string name = q.substr(q.rfind('.') == std::string::npos ? 0 : q.rfind('.') + 1);
+        const bool factory = (q.compare(0, 6, "torch.") == 0 || q.compare(0, 6, "numpy.") == 0) && q.find(".nn.") == std::string::npos &&
+                             one_of(name, {"tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "arange", "linspace",
+                                           "logspace", "rand", "randn", "randint", "eye", "zeros_like", "ones_like", "array", "asarray"});
+        return factory && made_on_cpu(receiver, facts);
     }
     if (!is_type(receiver, "identifier")) return false;
     const std::string_view name = facts.text(receiver);
