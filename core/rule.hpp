@@ -79,6 +79,7 @@ struct WeightRule {
     int severity_drop = 0;                                 // levels below the rule's severity
     std::optional<Severity> max_severity;                  // at most this
     std::optional<VerdictImpact> impact_cap;               // at most this verdict impact
+    int impact_drop = 0;                                   // levels below the rule's verdict impact
     std::string why;                                       // said in the finding's note
 };
 

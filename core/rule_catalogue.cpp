@@ -150,11 +150,12 @@ void parse_packages(const YAML::Node& doc, const fs::path& file, std::vector<Pac
 
 WeightRule parse_weight(const YAML::Node& node, const std::string& where, const fs::path& file) {
     WeightRule w;
-    static const std::set<std::string> keys = {"severity_drop", "max_severity", "impact_cap", "why"};
+    static const std::set<std::string> keys = {"severity_drop", "max_severity", "impact_cap", "impact_drop", "why"};
     for (const auto& kv : node)
         if (!keys.count(kv.first.as<std::string>())) fail(file, where + ": unknown key '" + kv.first.as<std::string>() + "'");
     w.severity_drop = node["severity_drop"] ? node["severity_drop"].as<int>() : 0;
     w.why = optional_string(node, "why");
+    w.impact_drop = node["impact_drop"] ? node["impact_drop"].as<int>() : 0;
     if (node["max_severity"]) {
         w.max_severity = parse_severity(node["max_severity"].as<std::string>());
         if (!w.max_severity) fail(file, where + ".max_severity must be blocker|major|minor|info");

@@ -76,14 +76,16 @@ ProgramModel::ProgramModel(const std::vector<FileRecord>& files, const ProgramVo
                 if (!best.chain.empty()) best.chain.back() += ":" + std::to_string(site.line);
             }
         }
-        if (ext.imports.empty()) {
-            best.level = Level::core;  // imported from nowhere we can see: assume it is needed
-            best.guard_note = "no import of " + ext.fact.name + " was found";
-        }
-        if (ext.fact.conditional && best.level == Level::core) {
+        // A build under a condition makes the extension optional only where nothing requires it:
+        // flash-attn's `if not SKIP_CUDA_BUILD:` changes nothing when its package imports it anyway.
+        if (ext.imports.empty() && ext.fact.conditional) {
             best.level = Level::optional_fallback;
             best.guard = GuardKind::import_fallback;
-            best.guard_note = "built only under a condition in " + ext.defined_in + ":" + std::to_string(ext.fact.line);
+            best.guard_note = "built only under a condition in " + ext.defined_in + ":" + std::to_string(ext.fact.line) +
+                              ", and no import of " + ext.fact.name + " was found";
+        } else if (ext.imports.empty()) {
+            best.level = Level::core;  // imported from nowhere we can see: assume it is needed
+            best.guard_note = "no import of " + ext.fact.name + " was found";
         }
         ext.reach = best;
     }

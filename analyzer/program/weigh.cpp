@@ -30,6 +30,7 @@ bool is_python_source(const std::string& path) {
 
 void weigh(Finding& f, Level level, const FileReach& reach, const ProgramVocabulary& vocabulary) {
     int drop = 0;
+    int impact_drop = 0;
     std::optional<Severity> max_severity;
     std::optional<VerdictImpact> impact_cap;
     std::vector<std::string> why;
@@ -37,6 +38,7 @@ void weigh(Finding& f, Level level, const FileReach& reach, const ProgramVocabul
         if (!w) return;
         if (!w->why.empty()) reason += " (" + w->why + ")";
         drop = std::max(drop, w->severity_drop);
+        impact_drop = std::max(impact_drop, w->impact_drop);
         if (w->max_severity) max_severity = std::min(max_severity.value_or(Severity::blocker), *w->max_severity);
         if (w->impact_cap) impact_cap = std::min(impact_cap.value_or(VerdictImpact::stay), *w->impact_cap);
         why.push_back(std::move(reason));
@@ -63,7 +65,7 @@ void weigh(Finding& f, Level level, const FileReach& reach, const ProgramVocabul
     }
     Severity severity = static_cast<Severity>(std::max(0, static_cast<int>(f.rule_severity) - drop));
     if (max_severity) severity = std::min(severity, *max_severity);
-    VerdictImpact impact = f.rule_impact;
+    VerdictImpact impact = static_cast<VerdictImpact>(std::max(0, static_cast<int>(f.rule_impact) - impact_drop));
     if (impact_cap) impact = std::min(impact, *impact_cap);
     f.severity = severity;
     f.impact = impact;

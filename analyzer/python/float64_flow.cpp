@@ -211,6 +211,11 @@ Float64Flow float64_flow(TSNode node, const ModuleFacts& facts) {
     }
     TSNode arg = node;
     TSNode parent = ts_node_parent(arg);
+    if (is_type(parent, "call") && ts_node_eq(field(parent, "function"), node)) {
+        // torch.DoubleTensor([n]): a CPU tensor of the legacy constructor
+        std::set<std::string> followed;
+        return reaches_device(parent, facts, followed, 0) ? Float64Flow::device : Float64Flow::host;
+    }
     if (is_type(parent, "comparison_operator")) return Float64Flow::host;  // `x.dtype == torch.float64` makes nothing
     if (is_type(parent, "keyword_argument")) {
         if (facts.text(field(parent, "name")) != "dtype") return Float64Flow::device;
