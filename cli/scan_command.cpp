@@ -107,7 +107,7 @@ int run_scan(const ScanArgs& args, Mode mode, bool color) {
     std::optional<Evidence> evidence;
     if (args.trace) evidence = read_trace(*args.trace, load_mps_table(catalogue.root(), args.target_torch));
     std::optional<Assessment> assessment;
-    if (mode == Mode::report) assessment = assess(result.findings, evidence ? &*evidence : nullptr, catalogue, result.file_lines);
+    if (mode == Mode::report) assessment = assess(result.findings, evidence ? &*evidence : nullptr, catalogue, result.file_lines, &result);
 
     const Report report{result, catalogue, assessment ? &*assessment : nullptr, evidence ? &*evidence : nullptr, MPSPORT_VERSION};
     const std::string text = render(report, *format, color && !args.output);

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/finding.hpp"
@@ -56,6 +57,10 @@ struct Rule {
 
     std::filesystem::path source;  // the .yaml file
 };
+
+// The 9-item MPS release checklist item a rule category speaks to (design.md); 0 for an unknown
+// category, which rule loading rejects. The one place this mapping lives.
+int checklist_item(std::string_view category);
 
 // The program model's vocabulary (rules/program.yaml): which conditions make code optional, which
 // files are tooling, and how a guard or a reach weighs on a finding.

@@ -18,6 +18,7 @@ struct EffortRange {
 
 struct EffortSummary {
     EffortRange total;
+    EffortRange tooling;  // the part of the total in tests, benchmarks, examples and docs
     std::map<std::string, EffortRange> by_category;
     std::map<std::string, EffortRange> by_rule;
 };

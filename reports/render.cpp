@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -16,6 +17,34 @@ using nlohmann::json;
 std::string location_text(const Location& l) {
     if (l.cell > 0) return fmt::format("{}[cell {}]:{}:{}", l.path, l.cell, l.line, l.col);
     return fmt::format("{}:{}:{}", l.path, l.line, l.col);
+}
+
+std::string chain_text(const std::vector<std::string>& chain) {
+    std::string out;
+    for (std::size_t i = 0; i < chain.size(); ++i) out += (i ? " -> " : "") + chain[i];
+    return out;
+}
+
+// "core (train.py:3 -> model.py:12)", "tooling": where a finding sits in the program model.
+std::string reach_text(const Finding& f) {
+    std::string out(to_string(f.reach));
+    if (!f.chain.empty()) out += " (" + chain_text(f.chain) + ")";
+    return out;
+}
+
+std::string related_text(const RelatedLocation& r) {
+    return fmt::format("{}:{} ({})", r.location.path, r.location.line, r.label);
+}
+
+json program_json(const ProgramSummary& p) {
+    json entries = json::array();
+    for (const auto& e : p.entry_points) entries.push_back({{"path", e.path}, {"why", e.why}, {"tooling", e.tooling}});
+    json j = {{"entry_points", entries},
+              {"own_packages", p.own_packages},
+              {"python_files", {{"core", p.files[0]}, {"optional", p.files[1]}, {"tooling", p.files[2]}, {"unreached", p.files[3]}}},
+              {"complete", p.complete}};
+    if (!p.complete) j["incomplete_reason"] = p.incomplete_reason;
+    return j;
 }
 
 std::map<std::string, int> count_by_severity(const std::vector<Finding>& findings) {
@@ -39,9 +68,16 @@ json assessment_json(const Assessment& a) {
     for (const auto& [c, r] : a.effort.by_rule) by_rule[c] = {{"low", r.low}, {"high", r.high}};
     return {{"verdict", to_string(a.verdict)},
             {"verdict_reason", a.verdict_reason},
+            {"confidence", to_string(a.confidence)},
+            {"confidence_causes", a.confidence_causes},
             {"static_only", a.static_only},
             {"checklist", items},
-            {"effort_hours", {{"low", a.effort.total.low}, {"high", a.effort.total.high}, {"by_category", by_cat}, {"by_rule", by_rule}}}};
+            {"effort_hours",
+             {{"low", a.effort.total.low},
+              {"high", a.effort.total.high},
+              {"tooling", {{"low", a.effort.tooling.low}, {"high", a.effort.tooling.high}}},
+              {"by_category", by_cat},
+              {"by_rule", by_rule}}}};
 }
 
 json evidence_json(const Evidence& ev) {
@@ -73,6 +109,7 @@ std::string render_json(const Report& r) {
               {"lines_scanned", r.scan.lines_scanned},
               {"skipped", skipped},
               {"summary", count_by_severity(r.scan.findings)},
+              {"program", program_json(r.scan.program)},
               {"findings", findings}};
     if (!r.scan.warnings.empty()) j["warnings"] = r.scan.warnings;
     if (r.assessment) j["assessment"] = assessment_json(*r.assessment);
@@ -115,7 +152,20 @@ std::string render_sarif(const Report& r) {
                                                      {"region", region}}}}})},
                        {"partialFingerprints", {{"mpsport/v1", f.fingerprint}}}};
         if (auto it = rule_index.find(f.rule_id); it != rule_index.end()) result["ruleIndex"] = it->second;
-        if (f.location.cell > 0) result["properties"] = {{"notebook_cell", f.location.cell}};
+        json related = json::array();
+        for (std::size_t i = 0; i < f.related.size(); ++i) {
+            const Location& l = f.related[i].location;
+            related.push_back({{"id", i + 1},
+                               {"message", {{"text", f.related[i].label}}},
+                               {"physicalLocation",
+                                {{"artifactLocation", {{"uri", l.path}, {"uriBaseId", "SRCROOT"}}},
+                                 {"region", {{"startLine", l.line}, {"endLine", std::max(l.line, l.end_line)}}}}}});
+        }
+        if (!related.empty()) result["relatedLocations"] = related;
+        json props = {{"reach", to_string(f.reach)}, {"verdict_impact", to_string(f.impact)}};
+        if (!f.chain.empty()) props["chain"] = f.chain;
+        if (f.location.cell > 0) props["notebook_cell"] = f.location.cell;
+        result["properties"] = props;
         results.push_back(std::move(result));
     }
     json run = {{"tool", {{"driver", {{"name", "mpsport"}, {"version", r.tool_version}, {"rules", rules}}}}}, {"results", results}};
@@ -163,6 +213,9 @@ std::string render_text(const Report& r, bool color) {
         out += fmt::format("  {} {} {} {}\n", location_text(f.location), style(severity_color(f.severity), std::string(to_string(f.severity))),
                            style("2", f.rule_id), f.message);
         out += fmt::format("      | {}\n", f.snippet);
+        if (f.reach != Reach::core || !f.chain.empty()) out += fmt::format("      reach: {}\n", reach_text(f));
+        for (std::size_t i = 0; i < f.related.size() && i < 5; ++i) out += fmt::format("      related: {}\n", related_text(f.related[i]));
+        if (f.related.size() > 5) out += fmt::format("      related: ... and {} more\n", f.related.size() - 5);
         if (!f.note.empty()) out += fmt::format("      note: {}\n", f.note);
         out += fmt::format("      fix: {}\n", f.fix);
     }
@@ -177,14 +230,25 @@ std::string render_text(const Report& r, bool color) {
                        r.scan.lines_scanned, r.scan.files_cached, r.scan.skipped.size(), r.scan.seconds);
     if (r.assessment) {
         const Assessment& a = *r.assessment;
+        const ProgramSummary& p = r.scan.program;
+        out += "\n" + style("1", "Program model") + fmt::format(": {} entry point(s); Python files {} core, {} optional, {} tooling, {} unreached\n",
+                                                               p.entry_points.size(), p.files[0], p.files[1], p.files[2], p.files[3]);
+        for (std::size_t i = 0; i < p.entry_points.size() && i < 12; ++i)
+            out += fmt::format("  {}{}: {}\n", p.entry_points[i].path, p.entry_points[i].tooling ? " (tooling)" : "", p.entry_points[i].why);
+        if (p.entry_points.size() > 12) out += fmt::format("  ... and {} more (JSON lists them all)\n", p.entry_points.size() - 12);
+        if (!p.complete) out += "  " + p.incomplete_reason + "\n";
         out += "\n" + style("1", "MPS release checklist") + (a.static_only ? " (static-only: runtime items not run)" : "") + "\n";
         for (const auto& i : a.items)
             out += fmt::format("  [{}] {}. {}{}: {}\n", status_mark(i.status), i.number, i.title, i.predicted ? " (predicted)" : "", i.detail);
         out += fmt::format("\nVerdict: {} - {}\n", style("1", std::string(to_string(a.verdict))), a.verdict_reason);
+        out += fmt::format("Confidence: {}\n", to_string(a.confidence));
+        for (const auto& c : a.confidence_causes) out += "  - " + c + "\n";
         out += fmt::format("Effort: {:.1f}-{:.1f} hours", a.effort.total.low, a.effort.total.high);
         std::string parts;
         for (const auto& [cat, e] : a.effort.by_category) parts += fmt::format("{}{} {:.1f}-{:.1f}", parts.empty() ? "" : ", ", cat, e.low, e.high);
         out += parts.empty() ? "\n" : " (" + parts + ")\n";
+        if (a.effort.tooling.high > 0)
+            out += fmt::format("  of which tests, benchmarks and examples: {:.1f}-{:.1f} hours\n", a.effort.tooling.low, a.effort.tooling.high);
     }
     return out;
 }
@@ -204,7 +268,11 @@ std::string render_md(const Report& r) {
     if (r.assessment) {
         const Assessment& a = *r.assessment;
         out += fmt::format("**Verdict: {}** - {}\n\n", to_string(a.verdict), md_escape(a.verdict_reason));
-        out += fmt::format("**Effort:** {:.1f}-{:.1f} hours\n\n", a.effort.total.low, a.effort.total.high);
+        out += fmt::format("**Confidence:** {}\n\n", to_string(a.confidence));
+        for (const auto& c : a.confidence_causes) out += "- " + md_escape(c) + "\n";
+        if (!a.confidence_causes.empty()) out += "\n";
+        out += fmt::format("**Effort:** {:.1f}-{:.1f} hours (tests, benchmarks and examples: {:.1f}-{:.1f})\n\n", a.effort.total.low,
+                           a.effort.total.high, a.effort.tooling.low, a.effort.tooling.high);
         out += "| # | Item | Status | Detail |\n|---|---|---|---|\n";
         for (const auto& i : a.items)
             out += fmt::format("| {} | {} | {}{} | {} |\n", i.number, md_escape(i.title), to_string(i.status), i.predicted ? " (predicted)" : "", md_escape(i.detail));
@@ -221,10 +289,18 @@ std::string render_md(const Report& r) {
     out += fmt::format("## Findings ({}: {} blocker, {} major, {} minor, {} info)\n\n", r.scan.findings.size(), c.at("blocker"), c.at("major"),
                        c.at("minor"), c.at("info"));
     if (!r.scan.findings.empty()) {
-        out += "| Location | Severity | Rule | Message | Fix |\n|---|---|---|---|---|\n";
-        for (const auto& f : r.scan.findings)
-            out += fmt::format("| `{}` | {} | `{}` | {} | {} |\n", location_text(f.location), to_string(f.severity), f.rule_id,
-                               md_escape(f.message + (f.note.empty() ? "" : " (" + f.note + ")")), md_escape(f.fix));
+        out += "| Location | Severity | Reach | Rule | Message | Fix |\n|---|---|---|---|---|---|\n";
+        for (const auto& f : r.scan.findings) {
+            std::string message = f.message + (f.note.empty() ? "" : " (" + f.note + ")");
+            for (const auto& rel : f.related) message += "; " + related_text(rel);
+            out += fmt::format("| `{}` | {} | {} | `{}` | {} | {} |\n", location_text(f.location), to_string(f.severity), md_escape(reach_text(f)),
+                               f.rule_id, md_escape(message), md_escape(f.fix));
+        }
+    }
+    if (!r.scan.program.entry_points.empty()) {
+        out += "\n## Entry points\n\n";
+        for (const auto& e : r.scan.program.entry_points)
+            out += fmt::format("- `{}`{}: {}\n", e.path, e.tooling ? " (tooling)" : "", md_escape(e.why));
     }
     if (!r.scan.skipped.empty()) {
         out += "\n## Skipped files\n\n";
@@ -257,21 +333,37 @@ std::string render_html(const Report& r) {
     out += fmt::format("<h1>mpsport report: <code>{}</code></h1>\n", html_escape(r.scan.root));
     if (r.assessment) {
         const Assessment& a = *r.assessment;
-        out += fmt::format("<p><strong>Verdict: {}</strong> &mdash; {}</p>\n<p><strong>Effort:</strong> {:.1f}&ndash;{:.1f} hours</p>\n",
-                           to_string(a.verdict), html_escape(a.verdict_reason), a.effort.total.low, a.effort.total.high);
+        out += fmt::format("<p><strong>Verdict: {}</strong> &mdash; {}</p>\n<p><strong>Confidence:</strong> {}</p>\n",
+                           to_string(a.verdict), html_escape(a.verdict_reason), to_string(a.confidence));
+        if (!a.confidence_causes.empty()) {
+            out += "<ul>\n";
+            for (const auto& c : a.confidence_causes) out += "<li>" + html_escape(c) + "</li>\n";
+            out += "</ul>\n";
+        }
+        out += fmt::format("<p><strong>Effort:</strong> {:.1f}&ndash;{:.1f} hours (tests, benchmarks and examples: {:.1f}&ndash;{:.1f})</p>\n",
+                           a.effort.total.low, a.effort.total.high, a.effort.tooling.low, a.effort.tooling.high);
         out += "<table><tr><th>#</th><th>Item</th><th>Status</th><th>Detail</th></tr>\n";
         for (const auto& i : a.items)
             out += fmt::format("<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}{}</td><td>{}</td></tr>\n", to_string(i.status), i.number,
                                html_escape(i.title), to_string(i.status), i.predicted ? " (predicted)" : "", html_escape(i.detail));
         out += "</table>\n";
     }
-    out += fmt::format("<h2>Findings ({})</h2>\n<table><tr><th>Location</th><th>Severity</th><th>Rule</th><th>Message</th><th>Fix</th></tr>\n",
+    out += fmt::format("<h2>Findings ({})</h2>\n<table><tr><th>Location</th><th>Severity</th><th>Reach</th><th>Rule</th><th>Message</th><th>Fix</th></tr>\n",
                        r.scan.findings.size());
-    for (const auto& f : r.scan.findings)
-        out += fmt::format("<tr><td><code>{}</code></td><td class=\"{}\">{}</td><td><code>{}</code></td><td>{}<br><code>{}</code></td><td>{}</td></tr>\n",
-                           html_escape(location_text(f.location)), to_string(f.severity), to_string(f.severity), f.rule_id,
-                           html_escape(f.message), html_escape(f.snippet), html_escape(f.fix));
+    for (const auto& f : r.scan.findings) {
+        std::string related;
+        for (const auto& rel : f.related) related += "<br><small>" + html_escape(related_text(rel)) + "</small>";
+        out += fmt::format("<tr><td><code>{}</code></td><td class=\"{}\">{}</td><td>{}</td><td><code>{}</code></td><td>{}<br><code>{}</code>{}</td><td>{}</td></tr>\n",
+                           html_escape(location_text(f.location)), to_string(f.severity), to_string(f.severity), html_escape(reach_text(f)), f.rule_id,
+                           html_escape(f.message), html_escape(f.snippet), related, html_escape(f.fix));
+    }
     out += "</table>\n";
+    if (!r.scan.program.entry_points.empty()) {
+        out += "<h2>Entry points</h2><ul>\n";
+        for (const auto& e : r.scan.program.entry_points)
+            out += fmt::format("<li><code>{}</code>{}: {}</li>\n", html_escape(e.path), e.tooling ? " (tooling)" : "", html_escape(e.why));
+        out += "</ul>\n";
+    }
     if (!r.scan.skipped.empty()) {
         out += "<h2>Skipped files</h2><ul>\n";
         for (const auto& s : r.scan.skipped) out += fmt::format("<li><code>{}</code>: {}</li>\n", html_escape(s.path), html_escape(s.reason));

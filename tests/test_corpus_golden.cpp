@@ -37,7 +37,7 @@ Outcome report_on(const std::string& repo) {
     const Scanner scanner(catalogue);
     const fs::path root = test::source_dir() / "corpus" / repo;
     const ScanResult r = scanner.scan(root, {root}, ScanOptions{});
-    const Assessment a = assess(r.findings, nullptr, catalogue, r.file_lines);
+    const Assessment a = assess(r.findings, nullptr, catalogue, r.file_lines, &r);
     Outcome o{std::string(to_string(a.verdict)), {}};
     for (const auto& f : r.findings) ++o.by_rule[f.rule_id];
     return o;
