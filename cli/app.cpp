@@ -38,6 +38,10 @@ void add_scan_options(CLI::App& cmd, ScanArgs& a) {
     cmd.add_option("--cache-dir", a.cache_dir, "Where the scan cache lives (default: PATH/.mpsport_cache)");
     cmd.add_option("--rules", a.rules_dir, "Rules folder (default: the bundled rules)");
     cmd.add_option("--select", a.select, "Only these rule ids (repeatable, or comma-separated)")->delimiter(',')->allow_extra_args(false);
+    cmd.add_option("--entry", a.entries,
+                   "An entry point of the training run (repeatable): replaces the discovered ones (__main__ blocks, console "
+                   "scripts, commands in shell/Docker/Make files and READMEs, notebooks)")
+        ->allow_extra_args(false);
 }
 
 int run(int argc, char** argv) {
@@ -65,6 +69,13 @@ int run(int argc, char** argv) {
     check->add_flag("--changed", check_args.changed, "Check the files git reports as changed or untracked");
     check->add_option("--baseline", check_args.baseline, "A JSON report: findings already in it are not reported");
     add_scan_options(*check, check_args);
+
+    ScanArgs explain_args;
+    std::string fingerprint;
+    auto* explain = app.add_subcommand("explain", "Why a finding is there: its import chain from an entry point, its guard, its weight, the rule's docs");
+    explain->add_option("fingerprint", fingerprint, "The finding's fingerprint (from JSON/SARIF reports)")->required();
+    explain->add_option("paths", explain_args.paths, "The folder that was scanned (default: .)");
+    add_scan_options(*explain, explain_args);
 
     std::string rule_id;
     std::optional<std::string> rules_dir_for_list;
@@ -116,6 +127,7 @@ int run(int argc, char** argv) {
         if (*report) return run_scan(report_args, Mode::report, stdout_is_tty());
         if (*check) return run_scan(check_args, Mode::check, stdout_is_tty());
         if (*rules) return run_rules(rule_id, rules_dir_for_list);
+        if (*explain) return run_explain(fingerprint, explain_args);
         if (*tables) return run_tables(tables_data, tables_rules);
         if (*audit) return run_audit(audit_args);
         if (*doctor) return run_doctor();

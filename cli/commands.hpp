@@ -24,6 +24,7 @@ struct ScanArgs {
     std::optional<std::string> cache_dir;
     std::optional<std::string> rules_dir;
     std::vector<std::string> select;
+    std::vector<std::string> entries;     // --entry: the program model's entry points
     std::optional<std::string> trace;     // report
     std::string target_torch = "2.14.1";  // report: which MPS op table predicts the trace's ops
     bool changed = false;                 // check
@@ -54,6 +55,8 @@ enum class Mode { scan, report, check };
 void add_scan_options(CLI::App& cmd, ScanArgs& args);
 int run_scan(const ScanArgs& args, Mode mode, bool color);
 int run_rules(const std::string& id, const std::optional<std::string>& rules_dir);
+// Scans like `report` and prints one finding's import chain, guard, weight and rule docs.
+int run_explain(const std::string& fingerprint, const ScanArgs& args);
 int run_audit(const AuditArgs& args);
 int run_doctor();
 int run_tables(const std::optional<std::string>& data_dir, const std::optional<std::string>& rules_dir);

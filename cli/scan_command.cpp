@@ -50,26 +50,21 @@ std::set<std::string> baseline_fingerprints(const std::string& path) {
     return out;
 }
 
-}  // namespace
-
-int run_scan(const ScanArgs& args, Mode mode, bool color) {
-    const auto format = parse_format(args.format);
-    if (!format) throw std::runtime_error("--format '" + args.format + "' is not one of text, json, sarif, md, html");
-    std::optional<Severity> fail_on;
-    if (args.fail_on != "none") {
-        fail_on = parse_severity(args.fail_on);
-        if (!fail_on) throw std::runtime_error("--fail-on '" + args.fail_on + "' is not one of blocker, major, minor, info, none");
-    }
-
+RuleCatalogue load_catalogue(const ScanArgs& args) {
     RuleCatalogue catalogue = RuleCatalogue::load(locate_rules_dir(args.rules_dir ? std::optional<fs::path>(*args.rules_dir) : std::nullopt));
     if (!args.select.empty()) catalogue.select(args.select);
+    return catalogue;
+}
+
+// The scan behind scan, report, check and explain; nullopt when check --changed finds nothing.
+std::optional<ScanResult> scan_paths(const ScanArgs& args, Mode mode, const RuleCatalogue& catalogue) {
     const Scanner scanner(catalogue);
 
     std::vector<fs::path> roots(args.paths.begin(), args.paths.end());
     if (mode == Mode::check && args.changed) {
         auto changed = git_changed_files();
         roots.insert(roots.end(), changed.begin(), changed.end());
-        if (roots.empty()) return 0;  // nothing changed: nothing to check
+        if (roots.empty()) return std::nullopt;  // nothing changed: nothing to check
     }
     if (roots.empty()) {
         if (mode == Mode::check) throw std::runtime_error("check: name the files to check, or pass --changed");
@@ -92,10 +87,33 @@ int run_scan(const ScanArgs& args, Mode mode, bool color) {
     options.walk.exclude = args.exclude;
     options.walk.max_file_size = args.max_file_size;
     options.jobs = args.jobs;
+    options.entries = args.entries;
+    // check reads a few files of the repository in the current folder: the cache keeps the rest,
+    // and the program model reads their facts from it instead of walking the repository again.
+    options.partial = mode == Mode::check;
     if (!args.no_cache) options.cache_dir = args.cache_dir ? fs::path(*args.cache_dir) : base / ".mpsport_cache";
 
     ScanResult result = scanner.scan(base, roots, options);
     result.root = roots.size() == 1 ? roots[0].generic_string() : base.generic_string();
+
+    return result;
+}
+
+}  // namespace
+
+int run_scan(const ScanArgs& args, Mode mode, bool color) {
+    const auto format = parse_format(args.format);
+    if (!format) throw std::runtime_error("--format '" + args.format + "' is not one of text, json, sarif, md, html");
+    std::optional<Severity> fail_on;
+    if (args.fail_on != "none") {
+        fail_on = parse_severity(args.fail_on);
+        if (!fail_on) throw std::runtime_error("--fail-on '" + args.fail_on + "' is not one of blocker, major, minor, info, none");
+    }
+
+    const RuleCatalogue catalogue = load_catalogue(args);
+    std::optional<ScanResult> scanned = scan_paths(args, mode, catalogue);
+    if (!scanned) return 0;
+    ScanResult& result = *scanned;
 
     if (args.baseline) {
         const auto known = baseline_fingerprints(*args.baseline);
@@ -151,6 +169,39 @@ int run_rules(const std::string& id, const std::optional<std::string>& rules_dir
         for (const auto& ref : r->references) std::cout << "- " << ref << "\n";
     }
     return 0;
+}
+
+}  // namespace mpsport::cli
+
+namespace mpsport::cli {
+
+int run_explain(const std::string& fingerprint, const ScanArgs& args) {
+    const RuleCatalogue catalogue = load_catalogue(args);
+    const std::optional<ScanResult> result = scan_paths(args, Mode::report, catalogue);
+    const Finding* found = nullptr;
+    for (const auto& f : result->findings)
+        if (f.fingerprint == fingerprint) found = &f;
+    if (!found) {
+        std::cerr << "mpsport: no finding with fingerprint " << fingerprint << " in " << result->root
+                  << " (fingerprints come from `mpsport scan --format json`; scan the same folder with the same options)\n";
+        return 2;
+    }
+    const Finding& f = *found;
+    std::cout << fmt::format("{}:{}:{} {} {}\n  {}\n\n", f.location.path, f.location.line, f.location.col, f.rule_id, to_string(f.severity), f.message);
+    std::cout << fmt::format("reach: {}\n", to_string(f.reach));
+    if (!f.chain.empty()) {
+        std::cout << "import chain from an entry point:\n";
+        for (std::size_t i = 0; i < f.chain.size(); ++i) std::cout << fmt::format("  {}{}\n", std::string(i * 2, ' '), f.chain[i]);
+    } else if (f.reach == Reach::unreached) {
+        std::cout << "no entry point reaches this file; if it runs, name the real entry point with --entry FILE\n";
+    }
+    if (f.guard != GuardKind::none) std::cout << fmt::format("guard: {} `{}`\n", to_string(f.guard), f.guard_note);
+    std::cout << fmt::format("weight: {}/{} (rule: {}/{})\n", to_string(f.severity), to_string(f.impact), to_string(f.rule_severity),
+                             to_string(f.rule_impact));
+    if (!f.note.empty()) std::cout << "why: " << f.note << "\n";
+    for (const auto& rel : f.related) std::cout << fmt::format("related: {}:{} ({})\n", rel.location.path, rel.location.line, rel.label);
+    std::cout << "\n";
+    return run_rules(f.rule_id, args.rules_dir);
 }
 
 }  // namespace mpsport::cli
