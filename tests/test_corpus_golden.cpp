@@ -1,5 +1,7 @@
-// Golden test: `mpsport report` over each corpus repo reproduces its expected.json (verdict and
-// findings by rule). Every rule and every verdict must appear somewhere in the corpus.
+// Golden test: `mpsport report` over each corpus repo reproduces its expected.json: the verdict and
+// the findings by rule; where given, the confidence, the reach of every finding ("rule@path:line"),
+// import chains, entry points and the highest severity per reach. Every rule and every verdict
+// must appear somewhere in the corpus.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -29,7 +31,12 @@ const std::vector<std::string>& corpus_repos() {
 
 struct Outcome {
     std::string verdict;
+    std::string confidence;
     std::map<std::string, int> by_rule;
+    std::map<std::string, std::string> reach;                   // "rule@path:line" -> reach
+    std::map<std::string, std::vector<std::string>> chains;     // "rule@path:line" -> chain
+    std::map<std::string, Severity> max_severity;               // reach -> highest severity
+    std::set<std::string> entry_points;
 };
 
 Outcome report_on(const std::string& repo) {
@@ -38,8 +45,18 @@ Outcome report_on(const std::string& repo) {
     const fs::path root = test::source_dir() / "corpus" / repo;
     const ScanResult r = scanner.scan(root, {root}, ScanOptions{});
     const Assessment a = assess(r.findings, nullptr, catalogue, r.file_lines, &r);
-    Outcome o{std::string(to_string(a.verdict)), {}};
-    for (const auto& f : r.findings) ++o.by_rule[f.rule_id];
+    Outcome o;
+    o.verdict = to_string(a.verdict);
+    o.confidence = to_string(a.confidence);
+    for (const auto& f : r.findings) {
+        ++o.by_rule[f.rule_id];
+        const std::string key = f.rule_id + "@" + f.location.path + ":" + std::to_string(f.location.line);
+        o.reach[key] = to_string(f.reach);
+        o.chains[key] = f.chain;
+        const std::string reach(to_string(f.reach));
+        if (!o.max_severity.count(reach) || o.max_severity[reach] < f.severity) o.max_severity[reach] = f.severity;
+    }
+    for (const auto& e : r.program.entry_points) o.entry_points.insert(e.path);
     return o;
 }
 
@@ -53,6 +70,21 @@ TEST_P(CorpusGolden, ReportMatchesExpectedJson) {
     for (const auto& [rule, n] : expected.at("findings").items()) want[rule] = n.get<int>();
     for (const auto& [rule, n] : want) EXPECT_EQ(got.by_rule.count(rule) ? got.by_rule.at(rule) : 0, n) << "rule " << rule;
     for (const auto& [rule, n] : got.by_rule) EXPECT_TRUE(want.count(rule)) << "unexpected " << n << " x " << rule;
+    if (expected.contains("confidence")) EXPECT_EQ(got.confidence, expected["confidence"].get<std::string>());
+    if (expected.contains("reach")) {
+        // every finding, with its reach: nothing more, nothing less
+        std::map<std::string, std::string> want_reach;
+        for (const auto& [key, reach] : expected["reach"].items()) want_reach[key] = reach.get<std::string>();
+        EXPECT_EQ(got.reach, want_reach);
+    }
+    if (expected.contains("chains"))
+        for (const auto& [key, chain] : expected["chains"].items())
+            EXPECT_EQ(got.chains.count(key) ? got.chains.at(key) : std::vector<std::string>{}, chain.get<std::vector<std::string>>()) << key;
+    if (expected.contains("entry_points"))
+        for (const auto& e : expected["entry_points"]) EXPECT_TRUE(got.entry_points.count(e.get<std::string>())) << "entry point " << e;
+    if (expected.contains("max_severity"))
+        for (const auto& [reach, sev] : expected["max_severity"].items())
+            EXPECT_LE(got.max_severity.count(reach) ? got.max_severity.at(reach) : Severity::info, *parse_severity(sev.get<std::string>())) << reach;
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, CorpusGolden, ::testing::ValuesIn(corpus_repos()), [](const auto& param_info) {

@@ -70,7 +70,13 @@ ProgramModel::ProgramModel(const std::vector<FileRecord>& files, const ProgramVo
     for (auto& ext : m_extensions) {
         FileReach best;
         for (const auto& site : ext.imports) {
-            const FileReach r = reach_of(site.path);
+            FileReach r = reach_of(site.path);
+            // `try: from . import _C` in a core file is an optional extension.
+            if (r.level >= Level::optional_dead && strength(site.guard) < static_cast<int>(r.level)) {
+                r.level = static_cast<Level>(strength(site.guard));
+                r.guard = site.guard;
+                r.guard_note = site.guard_note + " (" + site.path + ":" + std::to_string(site.line) + ")";
+            }
             if (r.level > best.level) {
                 best = r;
                 if (!best.chain.empty()) best.chain.back() += ":" + std::to_string(site.line);
@@ -108,8 +114,10 @@ bool ProgramModel::is_tooling_path(const std::string& path) const {
 }
 
 void ProgramModel::index_files(const std::vector<FileRecord>& files) {
-    for (const auto& f : files)
+    for (const auto& f : files) {
         if (f.kind == FileKind::python) m_python.insert(f.path);
+        if (f.facts) m_facts[f.path] = f.facts;
+    }
     m_roots = {"", "src"};
     for (const auto& path : m_python) {
         if (!ends_with(path, "__init__.py")) continue;
@@ -161,6 +169,14 @@ std::string ProgramModel::module_name_of(const std::string& path) const {
     return rel;
 }
 
+bool ProgramModel::binds_name(const std::string& init, const std::string& name) const {
+    auto it = m_facts.find(init);
+    if (it == m_facts.end()) return false;
+    for (const auto& imp : it->second->imports)
+        if (std::find(imp.names.begin(), imp.names.end(), name) != imp.names.end()) return true;
+    return false;
+}
+
 void ProgramModel::add_edges(const FileRecord& file) {
     auto& edges = m_edges[file.path];
     const std::string here = dir_of(file.path);
@@ -178,6 +194,10 @@ void ProgramModel::add_edges(const FileRecord& file) {
             if (auto m = find_module(pkg_dir, imp.module)) add(*m);
             for (const auto& n : imp.names) {
                 if (auto m = find_module(pkg_dir, imp.module.empty() ? n : imp.module + "." + n)) add(*m);
+                // `from . import _C` in a sibling of the __init__ that already imported _C (under a
+                // try) takes the package's attribute: the extension is imported there, not here.
+                const auto init = find_module(pkg_dir, imp.module);
+                if (init && *init != file.path && binds_name(*init, n)) continue;
                 dotted_names.push_back(module_abs.empty() ? n : module_abs + "." + n);
             }
         } else {
@@ -203,7 +223,7 @@ void ProgramModel::add_edges(const FileRecord& file) {
             }
         }
         for (const auto& name : dotted_names)
-            if (!name.empty()) m_external[name].push_back({file.path, {file.path, imp.line}});
+            if (!name.empty()) m_external[name].push_back({file.path, imp.line, imp.guard, imp.guard_note});
         if (!imp.module.empty() && imp.level == 0)
             m_package_importers[imp.module.substr(0, imp.module.find('.'))].push_back({file.path, imp.line});
     }
@@ -230,7 +250,7 @@ void ProgramModel::link_extensions(const std::vector<FileRecord>& files) {
                 const bool same = dotted == e.name || (e.name.find('.') == std::string::npos && ends_with(dotted, "." + e.name)) ||
                                   (dotted.find('.') == std::string::npos && dotted == tail && e.name.find('.') == std::string::npos);
                 if (!same) continue;
-                for (const auto& [path, site] : sites)
+                for (const auto& site : sites)
                     if (std::none_of(link.imports.begin(), link.imports.end(), [&](const ImportSite& s2) { return s2.path == site.path && s2.line == site.line; }))
                         link.imports.push_back(site);
             }

@@ -36,6 +36,8 @@ struct FileReach {
 struct ImportSite {
     std::string path;
     int line = 0;
+    GuardKind guard = GuardKind::none;  // around the import statement
+    std::string guard_note;
 };
 
 struct ExtensionLink {
@@ -74,6 +76,7 @@ private:
     void index_files(const std::vector<FileRecord>& files);
     std::optional<std::string> find_module(const std::string& base, const std::string& dotted) const;
     std::string module_name_of(const std::string& path) const;
+    bool binds_name(const std::string& init, const std::string& name) const;
     void add_edges(const FileRecord& file);
     void find_entry_points(const std::vector<FileRecord>& files, const ModelOptions& options);
     void compute_reach();
@@ -82,9 +85,10 @@ private:
 
     const ProgramVocabulary& m_vocab;
     std::set<std::string> m_python;                 // importable .py files
+    std::map<std::string, const FileFacts*> m_facts;
     std::set<std::string> m_roots;                  // folders that hold top-level packages ("" = the repository)
     std::map<std::string, std::vector<Edge>> m_edges;
-    std::map<std::string, std::vector<std::pair<std::string, ImportSite>>> m_external;  // dotted name -> import sites
+    std::map<std::string, std::vector<ImportSite>> m_external;  // dotted name -> import sites
     std::vector<std::pair<std::string, FileReach>> m_reach_list;
     std::map<std::string, FileReach> m_reach;
     std::set<std::string> m_own;

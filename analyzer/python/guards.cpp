@@ -337,13 +337,19 @@ Guard GuardFinder::guard_of(TSNode node) const {
         if (type == "conditional_expression") {
             // children: consequence 'if' condition 'else' alternative
             TSNode condition = ts_node_named_child(parent, 1);
+            // `if mps: return "mps"` before `return "cuda" if cuda else "cpu"` also knows MPS
+            TSNode statement = parent;
+            while (!ts_node_is_null(ts_node_parent(statement)) && !is_type(ts_node_parent(statement), "block") &&
+                   !is_type(ts_node_parent(statement), "module"))
+                statement = ts_node_parent(statement);
+            const bool knows_mps = classify(parent).mps || sibling_checks_mps(statement);
             if (contains(condition, node)) {
-                if (classify(parent).mps) return {GuardKind::none, true, ""};
+                if (knows_mps) return {GuardKind::none, true, ""};
                 continue;
             }
             const Test t = classify(condition);
             if (t.kind == GuardKind::device_check) {
-                if (t.mps || classify(parent).mps) return {GuardKind::none, true, ""};
+                if (t.mps || knows_mps) return {GuardKind::none, true, ""};
                 return {GuardKind::availability_select, false, one_line(parent)};
             }
             if (t.kind != GuardKind::none && !t.negated) g = {t.kind, false, one_line(condition)};

@@ -1,0 +1,3 @@
+from .net import PointNet
+
+__all__ = ["PointNet"]
