@@ -206,6 +206,21 @@ bool GuardFinder::sibling_checks_mps(TSNode if_statement) const {
     return false;
 }
 
+bool GuardFinder::earlier_return_checks_mps(TSNode statement) const {
+    // `if torch.backends.mps.is_available(): return "mps"` before this statement: MPS is handled.
+    TSNode parent = ts_node_parent(statement);
+    if (ts_node_is_null(parent)) return false;
+    for (uint32_t i = 0; i < ts_node_named_child_count(parent); ++i) {
+        TSNode sibling = ts_node_named_child(parent, i);
+        if (ts_node_start_byte(sibling) >= ts_node_start_byte(statement)) break;
+        if (!is_type(sibling, "if_statement") || !classify(field(sibling, "condition")).mps) continue;
+        TSNode body = field(sibling, "consequence");
+        for (uint32_t k = 0; k < ts_node_named_child_count(body); ++k)
+            if (is_type(ts_node_named_child(body, k), "return_statement")) return true;
+    }
+    return false;
+}
+
 Guard GuardFinder::from_if(TSNode if_statement, TSNode node) const {
     // Which branch holds the node, and the conditions of the whole chain.
     std::vector<TSNode> conditions{field(if_statement, "condition")};
@@ -342,7 +357,7 @@ Guard GuardFinder::guard_of(TSNode node) const {
             while (!ts_node_is_null(ts_node_parent(statement)) && !is_type(ts_node_parent(statement), "block") &&
                    !is_type(ts_node_parent(statement), "module"))
                 statement = ts_node_parent(statement);
-            const bool knows_mps = classify(parent).mps || sibling_checks_mps(statement);
+            const bool knows_mps = classify(parent).mps || earlier_return_checks_mps(statement);
             if (contains(condition, node)) {
                 if (knows_mps) return {GuardKind::none, true, ""};
                 continue;

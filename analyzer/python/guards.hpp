@@ -45,6 +45,7 @@ private:
     Guard from_try(TSNode try_statement, TSNode node) const;
     Guard from_decorators(TSNode decorated) const;
     bool sibling_checks_mps(TSNode if_statement) const;
+    bool earlier_return_checks_mps(TSNode statement) const;
     bool is_skip_call(TSNode call) const;
     void bind_names(TSNode root);
     void find_file_guard(TSNode root);
