@@ -21,6 +21,14 @@ try:
 except ImportError:
     raise
 
+try:
+    # guard: none
+    import ops._ext as _ext
+except ImportError:
+    from torch.utils.cpp_extension import load
+
+    _ext = load("_ext", sources=["ops/src/knn.cu"])  # the same CUDA code, built just in time: no fallback
+
 use_cuda = torch.cuda.is_available()
 ddp = int(os.environ.get("RANK", -1)) != -1
 accelerator = Accelerator()

@@ -293,6 +293,40 @@ Guard GuardFinder::from_early_exit(TSNode block, TSNode node) const {
     return {};
 }
 
+namespace {
+
+void collect(TSNode node, std::string_view type, std::vector<TSNode>& out) {
+    if (is_type(node, type)) out.push_back(node);
+    for (uint32_t i = 0; i < ts_node_named_child_count(node); ++i) collect(ts_node_named_child(node, i), type, out);
+}
+
+}  // namespace
+
+bool GuardFinder::rebuilds_import(TSNode try_statement, TSNode handler) const {
+    // `try: import pkg._ext as _ext` / `except ImportError: _ext = load(...)` builds the same CUDA
+    // code just in time: no fallback at all (Pointnet2, gsplat).
+    std::vector<TSNode> imports, assignments;
+    collect(field(try_statement, "body"), "import_statement", imports);
+    collect(field(try_statement, "body"), "import_from_statement", imports);
+    std::vector<std::string> bound;
+    for (TSNode imp : imports)
+        for (uint32_t i = 0; i < ts_node_named_child_count(imp); ++i) {
+            TSNode c = ts_node_named_child(imp, i);
+            TSNode name = is_type(c, "aliased_import") ? field(c, "alias") : c;
+            const std::string_view text = m_facts.text(name);
+            bound.push_back(last_component(text));
+        }
+    collect(handler, "assignment", assignments);
+    for (TSNode a : assignments) {
+        TSNode right = field(a, "right");
+        if (!is_type(right, "call") || !listed(bound, m_facts.text(field(a, "left")))) continue;
+        TSNode fn = field(right, "function");
+        const std::string callee = last_component(m_facts.text(fn));
+        if (callee.find("load") != std::string::npos || callee.find("build") != std::string::npos) return true;
+    }
+    return false;
+}
+
 Guard GuardFinder::from_try(TSNode try_statement, TSNode node) const {
     if (!contains(field(try_statement, "body"), node)) return {};
     const uint32_t n = ts_node_named_child_count(try_statement);
@@ -321,6 +355,7 @@ Guard GuardFinder::from_try(TSNode try_statement, TSNode node) const {
             ts_tree_cursor_delete(&cursor);
         }
         if (!catches) continue;
+        if (rebuilds_import(try_statement, body)) continue;
         bool only_raise = ts_node_named_child_count(body) > 0;
         for (uint32_t k = 0; k < ts_node_named_child_count(body); ++k)
             if (!is_type(ts_node_named_child(body, k), "raise_statement") && !is_type(ts_node_named_child(body, k), "comment")) only_raise = false;
