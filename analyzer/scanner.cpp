@@ -11,6 +11,7 @@
 #include "analyzer/notebooks/notebook.hpp"
 #include "analyzer/program/entry_refs.hpp"
 #include "analyzer/program/program_model.hpp"
+#include "analyzer/program/project_config.hpp"
 #include "analyzer/python/python_engine.hpp"
 #include "analyzer/scan_cache.hpp"
 #include "core/hash.hpp"
@@ -185,7 +186,14 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         });
     }
     std::sort(records.begin(), records.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
-    const program::ProgramModel model(records, m_catalogue.program(), {options.entries});
+    program::ModelOptions model_options;
+    if (options.project_config) {
+        program::ProjectConfig config = program::load_project_config(base);
+        model_options = {std::move(config.entries), std::move(config.tooling_dirs), std::move(config.tooling_files),
+                         std::move(config.not_tooling_dirs)};
+    }
+    if (!options.entries.empty()) model_options.entries = options.entries;  // the command line wins
+    const program::ProgramModel model(records, m_catalogue.program(), model_options);
     program::apply_program_model(model, m_catalogue.program(), result.findings);
     result.program = model.summary();
     if (options.cache_dir && cache_changed) {

@@ -29,6 +29,8 @@ struct ScanOptions {
     // file's entry, and the program model reads their facts from it.
     bool partial = false;
     std::vector<std::string> entries;  // --entry: the program model's entry points, relative to base
+    // Whether to read base/.mpsport.toml (entry points and tooling folders of the repository).
+    bool project_config = true;
 };
 
 

@@ -76,6 +76,29 @@ TEST(ProgramModel, EntryOptionReplacesDiscovery) {
     EXPECT_THROW(scan_dir(d, o), std::runtime_error);
 }
 
+TEST(ProgramModel, RepositoryConfigSetsEntriesAndTooling) {
+    test::TempDir d;
+    d.write("run.py", "import torch\nimport examples.demo\nimport experiments.sweep\n\nif __name__ == \"__main__\":\n    pass\n");
+    d.write("examples/__init__.py", "");
+    d.write("examples/demo.py", "import torch\nx = torch.ones(2).cuda()\n");
+    d.write("experiments/__init__.py", "");
+    d.write("experiments/sweep.py", "import torch\ny = torch.ones(2).cuda()\n");
+    d.write("experiments/grid.py", "import torch\nz = torch.ones(2).cuda()\n");
+    EXPECT_EQ(find(scan_dir(d), "cuda-method-call", "experiments/grid.py")->reach, Reach::unreached);
+    d.write(".mpsport.toml", "entry = [\"run.py\"]\ntooling_dirs = [\"experiments\"]\nnot_tooling_dirs = [\"examples\"]\n");
+    const ScanResult r = scan_dir(d);
+    EXPECT_EQ(find(r, "cuda-method-call", "experiments/grid.py")->reach, Reach::tooling);
+    EXPECT_EQ(find(r, "cuda-method-call", "experiments/sweep.py")->reach, Reach::core) << "reached from the entry point";
+    EXPECT_EQ(find(r, "cuda-method-call", "examples/demo.py")->reach, Reach::core);
+    d.write(".mpsport.toml", "tooling = [\"x\"]\n");
+    try {
+        scan_dir(d);
+        ADD_FAILURE() << "an unknown key must be an error";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find(".mpsport.toml: unknown key 'tooling'"), std::string::npos) << e.what();
+    }
+}
+
 TEST(ProgramModel, ShellScriptsAndConsoleScriptsNameEntryPoints) {
     test::TempDir d;
     d.write("jobs/train.sh", "#!/bin/bash\n#SBATCH --nodes=1\ntorchrun --nproc_per_node 4 \\\n  tools/train.py --cfg a.yaml\n");

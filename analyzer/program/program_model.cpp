@@ -60,6 +60,11 @@ std::string normalise_package(std::string name) {
 
 ProgramModel::ProgramModel(const std::vector<FileRecord>& files, const ProgramVocabulary& vocabulary, const ModelOptions& options)
     : m_vocab(vocabulary) {
+    m_tooling_dirs = vocabulary.tooling_dirs;
+    m_tooling_dirs.insert(m_tooling_dirs.end(), options.tooling_dirs.begin(), options.tooling_dirs.end());
+    for (const auto& d : options.not_tooling_dirs) m_tooling_dirs.erase(std::remove(m_tooling_dirs.begin(), m_tooling_dirs.end(), d), m_tooling_dirs.end());
+    m_tooling_files = vocabulary.tooling_files;
+    m_tooling_files.insert(m_tooling_files.end(), options.tooling_files.begin(), options.tooling_files.end());
     index_files(files);
     for (const auto& f : files)
         if (f.kind == FileKind::python && f.facts) add_edges(f);
@@ -104,11 +109,11 @@ bool ProgramModel::is_tooling_path(const std::string& path) const {
         const std::size_t slash = path.find('/', pos);
         if (slash == std::string::npos) break;
         const std::string dir = path.substr(pos, slash - pos);
-        if (std::find(m_vocab.tooling_dirs.begin(), m_vocab.tooling_dirs.end(), dir) != m_vocab.tooling_dirs.end()) return true;
+        if (std::find(m_tooling_dirs.begin(), m_tooling_dirs.end(), dir) != m_tooling_dirs.end()) return true;
         pos = slash + 1;
     }
     const std::string name = path.substr(pos);
-    for (const auto& glob : m_vocab.tooling_files)
+    for (const auto& glob : m_tooling_files)
         if (fnmatch(glob.c_str(), name.c_str(), 0) == 0) return true;
     return false;
 }

@@ -49,7 +49,10 @@ struct ExtensionLink {
 };
 
 struct ModelOptions {
-    std::vector<std::string> entries;  // --entry: replaces discovery
+    std::vector<std::string> entries;  // --entry or .mpsport.toml: replaces discovery
+    std::vector<std::string> tooling_dirs;      // .mpsport.toml: added to the vocabulary's
+    std::vector<std::string> tooling_files;
+    std::vector<std::string> not_tooling_dirs;  // .mpsport.toml: removed from the vocabulary's
 };
 
 class ProgramModel {
@@ -84,6 +87,8 @@ private:
     std::vector<std::string> chain_to(const std::string& path, const std::map<std::string, std::pair<std::string, int>>& pred) const;
 
     const ProgramVocabulary& m_vocab;
+    std::vector<std::string> m_tooling_dirs;   // the vocabulary's, with the repository's own settings
+    std::vector<std::string> m_tooling_files;
     std::set<std::string> m_python;                 // importable .py files
     std::map<std::string, const FileFacts*> m_facts;
     std::set<std::string> m_roots;                  // folders that hold top-level packages ("" = the repository)

@@ -1,0 +1,42 @@
+#include "analyzer/program/project_config.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#define TOML_EXCEPTIONS 1
+#include <toml++/toml.h>
+
+namespace mpsport::program {
+
+ProjectConfig load_project_config(const std::filesystem::path& folder) {
+    const std::filesystem::path file = folder / ".mpsport.toml";
+    ProjectConfig config;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(file, ec)) return config;
+    toml::table doc;
+    try {
+        doc = toml::parse_file(file.string());
+    } catch (const toml::parse_error& e) {
+        throw std::runtime_error(file.generic_string() + ":" + std::to_string(e.source().begin.line) + ": invalid TOML: " +
+                                 std::string(e.description()));
+    }
+    const std::pair<const char*, std::vector<std::string>*> keys[] = {{"entry", &config.entries},
+                                                                      {"tooling_dirs", &config.tooling_dirs},
+                                                                      {"tooling_files", &config.tooling_files},
+                                                                      {"not_tooling_dirs", &config.not_tooling_dirs}};
+    for (const auto& [key, node] : doc) {
+        const auto it = std::find_if(std::begin(keys), std::end(keys), [&](const auto& k) { return key.str() == k.first; });
+        if (it == std::end(keys))
+            throw std::runtime_error(file.generic_string() + ": unknown key '" + std::string(key.str()) +
+                                     "' (known: entry, tooling_dirs, tooling_files, not_tooling_dirs)");
+        const toml::array* list = node.as_array();
+        if (!list) throw std::runtime_error(file.generic_string() + ": '" + std::string(key.str()) + "' must be a list of strings");
+        for (const auto& item : *list) {
+            const auto value = item.value<std::string>();
+            if (!value) throw std::runtime_error(file.generic_string() + ": '" + std::string(key.str()) + "' must be a list of strings");
+            it->second->push_back(*value);
+        }
+    }
+    return config;
+}
+
+}  // namespace mpsport::program
