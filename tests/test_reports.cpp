@@ -17,7 +17,8 @@ Finding finding(const std::string& rule, const RuleCatalogue& cat, const std::st
     f.rule_id = rule;
     f.severity = r->severity;
     f.category = r->category;
-    f.impact = r->impact;
+    f.impact = f.rule_impact = r->impact;
+    f.rule_severity = r->severity;
     f.location = {path, line, 1, line, 5, 0};
     f.message = r->message;
     f.fix = r->fix;
@@ -37,6 +38,33 @@ TEST_F(ReportsTest, VerdictFollowsImpacts) {
     Finding downgraded = finding("cuda-extension-build", cat);
     downgraded.severity = Severity::info;  // info findings never decide the verdict
     EXPECT_EQ(assess({downgraded}, nullptr, cat, {}).verdict, Verdict::migrate);
+}
+
+TEST_F(ReportsTest, ReasonNamesTheItemsAndFindingsItRestsOn) {
+    const Assessment stay = assess({finding("nccl-backend", cat), finding("cuda-extension-build", cat)}, nullptr, cat, {});
+    EXPECT_NE(stay.verdict_reason.find("item 9 fails"), std::string::npos) << stay.verdict_reason;
+    EXPECT_NE(stay.verdict_reason.find("cuda-extension-build@a.py:1"), std::string::npos) << stay.verdict_reason;
+    const Assessment migrate = assess({finding("cuda-method-call", cat)}, nullptr, cat, {});
+    EXPECT_NE(migrate.verdict_reason.find("items 3 (Params"), std::string::npos) << migrate.verdict_reason;
+    EXPECT_EQ(migrate.verdict_reason.find("6"), std::string::npos) << "items that pass are not named: " << migrate.verdict_reason;
+}
+
+TEST_F(ReportsTest, ConfidenceNamesItsCauses) {
+    ScanResult scan;
+    EXPECT_EQ(assess({}, nullptr, cat, {}, &scan).confidence, Confidence::medium) << "static-only";
+    scan.skipped.push_back({"model.py", "invalid UTF-8"});
+    const Assessment low = assess({}, nullptr, cat, {}, &scan);
+    EXPECT_EQ(low.confidence, Confidence::low);
+    ASSERT_EQ(low.confidence_causes.size(), 2u);
+    EXPECT_NE(low.confidence_causes[1].find("model.py (invalid UTF-8)"), std::string::npos) << low.confidence_causes[1];
+    Finding unreached = finding("cuda-extension-build", cat);
+    unreached.reach = Reach::unreached;
+    unreached.impact = VerdictImpact::dual;
+    ScanResult clean;
+    const Assessment medium = assess({unreached}, nullptr, cat, {}, &clean);
+    EXPECT_EQ(medium.verdict, Verdict::dual_track);
+    EXPECT_EQ(medium.confidence, Confidence::medium);
+    EXPECT_NE(medium.confidence_causes.back().find("no entry point reaches"), std::string::npos);
 }
 
 TEST_F(ReportsTest, StaticOnlyChecklistMarksRuntimeItemsNotRun) {
