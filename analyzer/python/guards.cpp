@@ -117,32 +117,34 @@ GuardFinder::Test GuardFinder::classify(TSNode condition) const {
 void GuardFinder::bind_names(TSNode root) {
     // `use_cuda = torch.cuda.is_available()`, `ddp = int(os.environ.get("RANK", -1)) != -1`: later
     // conditions on these names are the same guard. Two passes let one name build on another.
-    for (int pass = 0; pass < 2; ++pass) {
-        TSTreeCursor cursor = ts_tree_cursor_new(root);
-        for (bool more = true; more;) {
-            TSNode n = ts_tree_cursor_current_node(&cursor);
-            if (is_type(n, "assignment")) {
-                TSNode left = field(n, "left");
-                TSNode right = field(n, "right");
-                std::string name;
-                if (is_type(left, "identifier")) name = std::string(m_facts.text(left));
-                else if (is_type(left, "attribute")) name = std::string(m_facts.text(field(left, "attribute")));
-                if (!name.empty() && !ts_node_is_null(right) && !is_type(right, "conditional_expression")) {
-                    const Test t = classify(right);
-                    if (t.kind != GuardKind::none && !t.negated) m_bound.emplace(name, t.kind);
-                }
-            }
-            if (ts_tree_cursor_goto_first_child(&cursor)) continue;
-            if (ts_tree_cursor_goto_next_sibling(&cursor)) continue;
-            more = false;
-            while (ts_tree_cursor_goto_parent(&cursor)) {
-                if (ts_tree_cursor_goto_next_sibling(&cursor)) {
-                    more = true;
-                    break;
-                }
-            }
+    // Only statements are visited: an assignment is never inside an expression.
+    std::vector<TSNode> assignments;
+    std::vector<TSNode> stack{root};
+    while (!stack.empty()) {
+        TSNode n = stack.back();
+        stack.pop_back();
+        const std::string_view t = node_type(n);
+        if (t == "expression_statement") {
+            TSNode e = ts_node_named_child(n, 0);
+            if (is_type(e, "assignment")) assignments.push_back(e);
+            continue;
         }
-        ts_tree_cursor_delete(&cursor);
+        if (t != "module" && t != "block" && t.find("statement") == std::string_view::npos && t.find("clause") == std::string_view::npos &&
+            t != "function_definition" && t != "class_definition" && t != "decorated_definition")
+            continue;
+        for (uint32_t i = ts_node_named_child_count(n); i > 0; --i) stack.push_back(ts_node_named_child(n, i - 1));
+    }
+    for (int pass = 0; pass < 2; ++pass) {
+        for (TSNode n : assignments) {
+            TSNode left = field(n, "left");
+            TSNode right = field(n, "right");
+            std::string name;
+            if (is_type(left, "identifier")) name = std::string(m_facts.text(left));
+            else if (is_type(left, "attribute")) name = std::string(m_facts.text(field(left, "attribute")));
+            if (name.empty() || ts_node_is_null(right) || is_type(right, "conditional_expression") || m_bound.count(name)) continue;
+            const Test t = classify(right);
+            if (t.kind != GuardKind::none && !t.negated) m_bound.emplace(name, t.kind);
+        }
     }
 }
 

@@ -195,8 +195,9 @@ void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, 
 }  // namespace
 
 const std::vector<std::string>& program_fact_literals() {
-    static const std::vector<std::string> literals = {"import", "__main__", "Extension", "load(", "load_inline", "setup(",
-                                                      "skip", "environ", "is_available", "is_cuda", "platform"};
+    // "    import " / "    from ": an indented (lazy) import, whose function must be parsed too.
+    static const std::vector<std::string> literals = {"import",  "__main__", "Extension", "load(",        "load_inline", "setup(",
+                                                      "skip",    "environ",  "is_cuda",   "import_module", "    import ", "    from "};
     return literals;
 }
 
@@ -211,8 +212,14 @@ FileFacts extract_program_facts(TSNode root, const ModuleFacts& facts, const Gua
             out.script_line = line_of(stmt);
         }
     }
+    // The calls matter for importlib, extensions, setup() and the callers of lazy imports only.
+    const std::string_view text = facts.source();
+    bool want_calls = std::any_of(facts.imports().begin(), facts.imports().end(),
+                                  [](TSNode imp) { return !ts_node_is_null(enclosing(imp, {"function_definition"})); });
+    for (std::string_view literal : {"import_module", "Extension", "load(", "load_inline", "setup("})
+        want_calls = want_calls || text.find(literal) != std::string_view::npos;
     TSTreeCursor cursor = ts_tree_cursor_new(root);
-    for (bool more = true; more;) {
+    for (bool more = want_calls; more;) {
         TSNode node = ts_tree_cursor_current_node(&cursor);
         if (is_type(node, "call")) {
             add_call(node, facts, guards, out);

@@ -62,6 +62,7 @@ PythonEngine::PythonEngine(const RuleCatalogue& catalogue) : m_catalogue(catalog
         auto [it, inserted] = literal_index.emplace(t, literals.size());
         if (inserted) literals.push_back(t);
         m_fact_triggers.push_back(it->second);
+        if (t == "import") m_import_literal = static_cast<std::uint32_t>(it->second);
     }
     m_triggers = std::make_unique<TriggerSet>(std::move(literals));
 }
@@ -136,7 +137,13 @@ PythonEngine::Result PythonEngine::analyze(std::string_view text) const {
     if (!any) return result;
 
     TSParser* parser = thread_parser();
-    const std::vector<TSRange> ranges = regions_to_parse(text, hits);
+    // "import" only says the file has facts; imports are always parsed, and as a region hit it
+    // would pull in every statement that uses an imported name.
+    std::vector<std::pair<std::size_t, std::uint32_t>> region_hits;
+    region_hits.reserve(hits.size());
+    for (const auto& hit : hits)
+        if (hit.second != m_import_literal) region_hits.push_back(hit);
+    const std::vector<TSRange> ranges = regions_to_parse(text, region_hits);
     if (!ranges.empty()) ts_parser_set_included_ranges(parser, ranges.data(), static_cast<uint32_t>(ranges.size()));
     std::unique_ptr<TSTree, TreeDeleter> tree(ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size())));
     if (!ranges.empty()) ts_parser_set_included_ranges(parser, nullptr, 0);

@@ -2,6 +2,7 @@
 // analyses for the rest, availability guards, trigger-literal pre-filter.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,7 @@ private:
     // For each rule (query rules first, then analysis rules): indexes into m_triggers' literals.
     std::vector<std::vector<std::size_t>> m_rule_triggers;
     std::vector<std::size_t> m_fact_triggers;  // literals that make a file worth reading for its facts
+    std::uint32_t m_import_literal = UINT32_MAX;
 };
 
 }  // namespace mpsport::python
