@@ -1,0 +1,32 @@
+// The part of the C++/CUDA engine that calls Clang (built only with Clang). clang_engine.cpp forks
+// and calls run_translation_unit() in the child.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analyzer/cuda/clang_engine.hpp"
+
+namespace mpsport::cuda {
+
+struct TuInput {
+    std::string path;  // as reported
+    std::filesystem::path absolute;
+    FileKind kind = FileKind::cuda;
+    const std::string* text = nullptr;
+    std::vector<std::string> flags;  // -I, -D, -std from CompileFlags
+};
+
+// Parses every rule's matcher text with Clang's dynamic matcher parser and looks up its check;
+// throws RuleError naming the rule file and the position of the error.
+std::shared_ptr<const ClangRules> compile_clang_rules(const std::vector<const Rule*>& rules);
+
+// Parses one translation unit and runs the rules on it, in this process. Never throws for what the
+// file holds: a fatal error comes back as skip_reason.
+TuResult run_translation_unit(const ClangRules& rules, const TuInput& in);
+
+std::string clang_version();
+
+}  // namespace mpsport::cuda
