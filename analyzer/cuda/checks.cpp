@@ -177,9 +177,8 @@ private:
             return true;
         }
         if (name == "c10::detail::torch_check_fail") return true;  // AT_ERROR: the branch has no implementation
-        const bool from_headers = m_sm.isInSystemHeader(m_sm.getExpansionLoc(fn->getLocation())) ||
-                                  !m_sm.isWrittenInMainFile(m_sm.getExpansionLoc(fn->getLocation()));
-        if (in_namespace(fn, {"at::cuda::", "c10::cuda::"}) || (from_headers && fn->getName().startswith("cuda"))) {
+        const bool user = is_user_code(fn->getLocation(), m_sm);
+        if (in_namespace(fn, {"at::cuda::", "c10::cuda::"}) || (!user && fn->getName().startswith("cuda"))) {
             m_out.cuda = true;
             return false;
         }
@@ -188,12 +187,13 @@ private:
             if (branch == Branch::cpu) m_out.cpu = true;
             return false;
         }
+        if (!user || fn->isCXXClassMember()) return false;
         const clang::FunctionDecl* def = nullptr;
-        if (fn->hasBody(def) && m_sm.isWrittenInMainFile(m_sm.getExpansionLoc(def->getLocation()))) {
+        if (fn->hasBody(def) && is_user_code(def->getLocation(), m_sm)) {
             if (branch == Branch::cpu && !def->isTemplateInstantiation()) m_out.cpu = true;
             function(def, branch, depth + 1);
-        } else if (!from_headers || !m_sm.isInSystemHeader(m_sm.getExpansionLoc(fn->getLocation()))) {
-            if (!fn->isCXXClassMember()) m_out.callees.push_back({name, branch});
+        } else {
+            m_out.callees.push_back({name, branch});  // defined in another file: linked by name
         }
         return false;
     }

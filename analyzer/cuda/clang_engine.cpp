@@ -131,8 +131,15 @@ std::string facts_to_json(const TuFacts& facts) { return facts_json(facts).dump(
 TuFacts facts_from_json(const std::string& text) { return facts_of(json::parse(text)); }
 
 ClangEngine::ClangEngine(const RuleCatalogue& catalogue) {
-    for (const auto& r : catalogue.rules())
-        if (r.engine == "clang") m_rules.push_back(&r);
+    std::vector<std::string> literals;
+    bool every_rule_has_triggers = true;
+    for (const auto& r : catalogue.rules()) {
+        if (r.engine != "clang") continue;
+        m_rules.push_back(&r);
+        every_rule_has_triggers = every_rule_has_triggers && !r.triggers.empty();
+        literals.insert(literals.end(), r.triggers.begin(), r.triggers.end());
+    }
+    if (every_rule_has_triggers && !literals.empty()) m_triggers = std::make_unique<TriggerSet>(std::move(literals));
 #ifdef MPSPORT_WITH_CLANG
     m_compiled = compile_clang_rules(m_rules);
 #endif
@@ -168,8 +175,11 @@ bool ClangEngine::reads(FileKind kind) const {
 TuResult ClangEngine::analyze(const std::string& path, const fs::path& absolute, FileKind kind, const std::string& text,
                               const CompileFlags& flags, unsigned timeout_s) const {
     TuResult result;
+    // A C++ file that names nothing any rule looks for is not parsed; CUDA files always are (their
+    // kernels may use only macros defined elsewhere).
+    if (kind == FileKind::cpp && m_triggers && m_triggers->find_each(text).empty()) return result;
 #ifdef MPSPORT_WITH_CLANG
-    TuInput in{path, absolute, kind, &text, flags.for_file(absolute)};
+    TuInput in{path, absolute, kind, &text, flags.for_file(absolute), &flags.headers()};
     int fds[2];
     if (::pipe(fds) != 0) throw std::runtime_error(std::string("cannot create a pipe for Clang: ") + std::strerror(errno));
     const pid_t pid = ::fork();
@@ -265,6 +275,26 @@ std::vector<std::string> useful_flags(const std::vector<std::string>& args, cons
     return out;
 }
 
+std::vector<std::string> repository_headers(const fs::path& root) {
+    constexpr std::size_t kMostHeaders = 50000;
+    std::vector<std::string> out;
+    std::error_code ec;
+    auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
+    for (; !ec && it != fs::recursive_directory_iterator() && out.size() < kMostHeaders; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (it->is_directory(ec)) {
+            if (it.depth() >= 12 || name.front() == '.' || name == "node_modules" || name == "build" || name == "site-packages")
+                it.disable_recursion_pending();
+            continue;
+        }
+        const std::string ext = it->path().extension().string();
+        if (ext == ".h" || ext == ".hpp" || ext == ".hh" || ext == ".cuh" || ext == ".inl" || ext == ".cu" || ext == ".cpp")
+            out.push_back(it->path().string());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
 }  // namespace
 
 CompileFlags CompileFlags::infer(const fs::path& base) {
@@ -287,6 +317,7 @@ CompileFlags CompileFlags::infer(const fs::path& base) {
         }
         break;
     }
+    flags.m_headers = repository_headers(root);
     // The repository root and its include/ folders (shallow: vendored trees live deeper). WITH_CUDA is
     // the macro torch extensions' setup.py files define for their CUDA build (torchvision, detectron2,
     // ...): the CUDA build is the one whose device paths matter here.

@@ -16,6 +16,7 @@
 #include "analyzer/match.hpp"
 #include "core/native_facts.hpp"
 #include "core/rule_catalogue.hpp"
+#include "core/trigger_set.hpp"
 #include "core/walker.hpp"
 
 namespace mpsport::cuda {
@@ -68,10 +69,14 @@ public:
     static CompileFlags infer(const std::filesystem::path& base);
     std::vector<std::string> for_file(const std::filesystem::path& absolute) const;
     bool from_compile_commands() const { return !m_by_file.empty(); }
+    // Every header of the repository (absolute, sorted): an include found on no include path is
+    // looked up here by its path's tail ("utils/helpers.cuh"), as a setup.py's include_dirs would find it.
+    const std::vector<std::string>& headers() const { return m_headers; }
 
 private:
     std::vector<std::string> m_common;                                  // -I for inferred include folders
     std::map<std::string, std::vector<std::string>> m_by_file;          // absolute path -> -I/-D/-std flags
+    std::vector<std::string> m_headers;
 };
 
 struct ClangRules;  // the compiled matchers and checks (translation_unit.hpp)
@@ -97,6 +102,8 @@ public:
 private:
     std::vector<const Rule*> m_rules;
     std::shared_ptr<const ClangRules> m_compiled;
+    // The rules' trigger literals: a file holding none of them is not parsed (nullptr: parse every file).
+    std::unique_ptr<TriggerSet> m_triggers;
 };
 
 // Every file's facts together: the native modules with their ops' device paths, and the findings

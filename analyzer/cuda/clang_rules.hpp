@@ -31,6 +31,10 @@ struct CheckOutput {
 // macro argument), otherwise the expansion (a macro from the shim or a header used in the file).
 clang::SourceLocation user_location(clang::SourceLocation loc, const clang::SourceManager& sm);
 
+// Written by the repository's authors: the main file or one of the repository's headers (also those
+// found by path tail), not the shim, the standard library or another installed header.
+bool is_user_code(clang::SourceLocation loc, const clang::SourceManager& sm);
+
 class Check {
 public:
     virtual ~Check() = default;

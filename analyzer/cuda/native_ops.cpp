@@ -3,6 +3,7 @@
 // binding in one .cpp calls a launcher defined in a .cu. No Clang here: it reads TuFacts only.
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <set>
 
 #include "analyzer/cuda/clang_engine.hpp"
@@ -106,8 +107,13 @@ void add_findings(const NativeModule& module, const std::map<std::string, std::s
             if (rule.engine != "clang" || rule.check != "native-op-devices") continue;
             const auto it = rule.params.find("when");
             if (it == rule.params.end() || std::find(it->second.begin(), it->second.end(), when) == it->second.end()) continue;
-            const std::map<std::string, std::string> captures = {
-                {"op", op.name}, {"devices", join(op.devices)}, {"module", module.module_name}, {"finding", op.name}};
+            std::vector<NativeDevice> others;
+            std::copy_if(op.devices.begin(), op.devices.end(), std::back_inserter(others), [](NativeDevice d) { return d != NativeDevice::CUDA; });
+            const std::map<std::string, std::string> captures = {{"op", op.name},
+                                                                 {"devices", join(op.devices)},
+                                                                 {"other_devices", join(others)},
+                                                                 {"module", module.module_name},
+                                                                 {"finding", op.name}};
             Finding f;
             f.rule_id = rule.id;
             f.severity = f.rule_severity = rule.severity;

@@ -16,10 +16,6 @@ std::string_view shim_header() {
 #include <stddef.h>
 #include <stdint.h>
 #include <initializer_list>
-#include <tuple>
-#if __has_include(<math.h>)
-#include <math.h>
-#endif
 
 /* ---- CUDA language ---- */
 #define __global__ __attribute__((global))
@@ -65,6 +61,32 @@ template <class T> __device__ T __ldg(const T*);
 __device__ float __expf(float); __device__ float __logf(float); __device__ float __fdividef(float, float);
 __device__ float __saturatef(float); __device__ int __popc(unsigned); __device__ int __clz(int); __device__ int __ffs(int);
 __device__ float rsqrtf(float);
+typedef unsigned int uint; typedef unsigned short ushort; typedef unsigned char uchar;
+__device__ float __int_as_float(int); __device__ int __float_as_int(float); __device__ unsigned __float_as_uint(float);
+__device__ float __uint_as_float(unsigned); __device__ long long __double_as_longlong(double); __device__ double __longlong_as_double(long long);
+#define MPSPORT_ROUNDED(op) __device__ float __f##op##_rn(float, float); __device__ float __f##op##_rz(float, float); \
+  __device__ double __d##op##_rn(double, double);
+MPSPORT_ROUNDED(add) MPSPORT_ROUNDED(sub) MPSPORT_ROUNDED(mul) MPSPORT_ROUNDED(div)
+#undef MPSPORT_ROUNDED
+__device__ float __fmaf_rn(float, float, float); __device__ float __frcp_rn(float); __device__ float __fsqrt_rn(float);
+__device__ int __float2int_rn(float); __device__ int __float2int_rd(float); __device__ int __float2int_ru(float); __device__ int __float2int_rz(float);
+__device__ float __int2float_rn(int); __device__ float __sinf(float); __device__ float __cosf(float); __device__ float __powf(float, float);
+__device__ void __sincosf(float, float*, float*); __device__ void sincosf(float, float*, float*); __device__ long long clock64(); __device__ int __mul24(int, int);
+#ifdef __CUDA__
+/* Device overloads of the math library: kernels call them without including <cmath>, and parsing
+   <cmath> would cost more than the rest of a typical file. Host code includes what it uses. */
+#define MPSPORT_MATH1(f) __device__ float f##f(float) noexcept; __device__ double f(double) noexcept;
+MPSPORT_MATH1(sqrt) MPSPORT_MATH1(exp) MPSPORT_MATH1(log) MPSPORT_MATH1(sin) MPSPORT_MATH1(cos) MPSPORT_MATH1(tan)
+MPSPORT_MATH1(fabs) MPSPORT_MATH1(floor) MPSPORT_MATH1(ceil) MPSPORT_MATH1(round) MPSPORT_MATH1(tanh) MPSPORT_MATH1(log1p)
+MPSPORT_MATH1(expm1) MPSPORT_MATH1(asin) MPSPORT_MATH1(acos) MPSPORT_MATH1(atan) MPSPORT_MATH1(erf) MPSPORT_MATH1(cbrt)
+MPSPORT_MATH1(trunc) MPSPORT_MATH1(log2) MPSPORT_MATH1(exp2)
+#undef MPSPORT_MATH1
+__device__ float powf(float, float) noexcept; __device__ double pow(double, double) noexcept; __device__ float atan2f(float, float) noexcept;
+__device__ double atan2(double, double) noexcept; __device__ float fminf(float, float) noexcept; __device__ float fmaxf(float, float) noexcept;
+__device__ double fmin(double, double) noexcept; __device__ double fmax(double, double) noexcept; __device__ float fmodf(float, float) noexcept;
+__device__ float copysignf(float, float) noexcept;  __device__ float fmaf(float, float, float) noexcept;
+__device__ int abs(int) noexcept; __device__ float abs(float) noexcept; __device__ float rnorm3df(float, float, float); __device__ float norm3df(float, float, float);
+#endif
 
 /* synchronisation, warp intrinsics, atomics */
 __device__ void __syncthreads();
@@ -86,10 +108,12 @@ __device__ unsigned __match_any_sync(unsigned, int);
 MPSPORT_SHFL(int) MPSPORT_SHFL(unsigned) MPSPORT_SHFL(float) MPSPORT_SHFL(double) MPSPORT_SHFL(long long) MPSPORT_SHFL(__half)
 #undef MPSPORT_SHFL
 #define MPSPORT_ATOMIC(T) \
-  __device__ T atomicAdd(T*, T); __device__ T atomicSub(T*, T); __device__ T atomicExch(T*, T); __device__ T atomicMin(T*, T); \
-  __device__ T atomicMax(T*, T); __device__ T atomicCAS(T*, T, T); __device__ T atomicAnd(T*, T); __device__ T atomicOr(T*, T); \
-  __device__ T atomicXor(T*, T); __device__ T atomicAdd_block(T*, T); __device__ T atomicAdd_system(T*, T);
-MPSPORT_ATOMIC(int) MPSPORT_ATOMIC(unsigned) MPSPORT_ATOMIC(unsigned long long) MPSPORT_ATOMIC(float) MPSPORT_ATOMIC(double)
+  __device__ T atomicAdd(T*, T); __device__ T atomicExch(T*, T); __device__ T atomicAdd_block(T*, T); __device__ T atomicAdd_system(T*, T);
+#define MPSPORT_ATOMIC_INT(T) MPSPORT_ATOMIC(T) \
+  __device__ T atomicSub(T*, T); __device__ T atomicMin(T*, T); __device__ T atomicMax(T*, T); __device__ T atomicCAS(T*, T, T); \
+  __device__ T atomicAnd(T*, T); __device__ T atomicOr(T*, T); __device__ T atomicXor(T*, T);
+MPSPORT_ATOMIC_INT(int) MPSPORT_ATOMIC_INT(unsigned) MPSPORT_ATOMIC_INT(unsigned long long) MPSPORT_ATOMIC(float) MPSPORT_ATOMIC(double)
+#undef MPSPORT_ATOMIC_INT
 #undef MPSPORT_ATOMIC
 __device__ unsigned atomicInc(unsigned*, unsigned);
 __device__ unsigned atomicDec(unsigned*, unsigned);
@@ -98,6 +122,8 @@ namespace cooperative_groups {
 struct thread_group { __device__ void sync() const; __device__ unsigned size() const; __device__ unsigned thread_rank() const; };
 struct thread_block : thread_group { __device__ dim3 group_index() const; __device__ dim3 thread_index() const; };
 struct grid_group : thread_group { __device__ bool is_valid() const; };
+struct coalesced_group : thread_group { template <class T> __device__ T shfl(T, int) const; __device__ unsigned ballot(int) const; };
+__device__ coalesced_group coalesced_threads();
 template <unsigned N> struct thread_block_tile : thread_group {
   template <class T> __device__ T shfl(T, int) const; template <class T> __device__ T shfl_down(T, unsigned) const;
   template <class T> __device__ T shfl_xor(T, unsigned) const; __device__ unsigned ballot(int) const;
@@ -277,7 +303,13 @@ struct TensorOptions {
   TensorOptions requires_grad(bool) const; TensorOptions layout(int) const; ScalarType dtype() const; Device device() const;
 };
 struct DeprecatedTypeProperties { bool is_cuda() const; ScalarType scalarType() const; };
-template <class T, size_t N> struct TensorAccessor { template <class I> auto operator[](I) const; };
+template <class T> struct DefaultPtrTraits {}; template <class T> struct RestrictPtrTraits {};
+template <class T, size_t N> struct TensorAccessor { TensorAccessor<T, N - 1> operator[](int64_t) const; int64_t size(int64_t) const; };
+template <class T> struct TensorAccessor<T, 1> { T& operator[](int64_t) const; int64_t size(int64_t) const; };
+template <class T, size_t N, template <class> class P = DefaultPtrTraits, class I = int64_t>
+struct GenericPackedTensorAccessor : TensorAccessor<T, N> {};
+template <class T, size_t N, template <class> class P = DefaultPtrTraits> using PackedTensorAccessor32 = GenericPackedTensorAccessor<T, N, P, int32_t>;
+template <class T, size_t N, template <class> class P = DefaultPtrTraits> using PackedTensorAccessor64 = GenericPackedTensorAccessor<T, N, P, int64_t>;
 class Tensor {
  public:
   Tensor();
@@ -288,8 +320,8 @@ class Tensor {
   IntArrayRef sizes() const; IntArrayRef strides() const; void* data_ptr() const;
   template <class T> T* data_ptr() const; template <class T> T* data() const; template <class T> T item() const;
   template <class T, size_t N> TensorAccessor<T, N> accessor() const;
-  template <class T, size_t N, template <class> class P = TensorAccessor, class I = int64_t> TensorAccessor<T, N> packed_accessor32() const;
-  template <class T, size_t N, template <class> class P = TensorAccessor, class I = int64_t> TensorAccessor<T, N> packed_accessor64() const;
+  template <class T, size_t N, template <class> class P = DefaultPtrTraits> PackedTensorAccessor32<T, N, P> packed_accessor32() const;
+  template <class T, size_t N, template <class> class P = DefaultPtrTraits> PackedTensorAccessor64<T, N, P> packed_accessor64() const;
 #define MPSPORT_TENSOR_METHOD(name) template <class... A> Tensor name(A&&...) const;
   MPSPORT_TENSOR_METHOD(contiguous) MPSPORT_TENSOR_METHOD(view) MPSPORT_TENSOR_METHOD(reshape) MPSPORT_TENSOR_METHOD(transpose)
   MPSPORT_TENSOR_METHOD(permute) MPSPORT_TENSOR_METHOD(to) MPSPORT_TENSOR_METHOD(index_select) MPSPORT_TENSOR_METHOD(select)
@@ -313,7 +345,7 @@ class Tensor {
   template <class T> Tensor operator+(const T&) const; template <class T> Tensor operator-(const T&) const;
   template <class T> Tensor operator*(const T&) const; template <class T> Tensor operator/(const T&) const;
   Tensor operator-() const; template <class T> Tensor operator[](const T&) const;
-  template <class... A> std::tuple<Tensor, Tensor> topk(A&&...) const; template <class... A> std::tuple<Tensor, Tensor> sort(A&&...) const;
+  template <class... A> Tensor topk(A&&...) const; template <class... A> Tensor sort(A&&...) const;
   template <class T> Tensor operator>(const T&) const; template <class T> Tensor operator<(const T&) const;
   template <class T> Tensor operator>=(const T&) const; template <class T> Tensor operator<=(const T&) const;
   template <class T> Tensor operator==(const T&) const; template <class T> Tensor operator!=(const T&) const;

@@ -26,10 +26,13 @@ namespace {
 constexpr const char* kShimPath = "/__mpsport__/shim/mpsport_cuda_shim.h";
 constexpr const char* kMissingDir = "/__mpsport__/missing";
 
-// The last include directory: any header found nowhere else is an empty file here, so a missing
-// include (the CUDA toolkit, torch, a generated header) costs its declarations, never the file.
+// The last include directory: a header found on no include path is the repository's header whose
+// path ends the same way, or else an empty file, so a missing include (the CUDA toolkit, torch, a
+// generated header) costs its declarations, never the file.
 class MissingIncludeFs : public llvm::vfs::FileSystem {
 public:
+    explicit MissingIncludeFs(const std::vector<std::string>* repo_headers) : m_headers(repo_headers) {}
+
     // Every path below the folder is a folder when asked for its status (the parents of
     // "a/b/c.h") and an empty file when opened (the header itself).
     llvm::ErrorOr<llvm::vfs::Status> status(const llvm::Twine& path) override {
@@ -40,6 +43,16 @@ public:
     llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>> openFileForRead(const llvm::Twine& path) override {
         const std::string p = path.str();
         if (!below(p) || p == kMissingDir) return std::make_error_code(std::errc::no_such_file_or_directory);
+        const std::string tail = p.substr(std::string(kMissingDir).size());  // "/utils/helpers.cuh"
+        if (m_headers) {
+            for (const std::string& h : *m_headers) {
+                if (h.size() < tail.size() || h.compare(h.size() - tail.size(), tail.size(), tail) != 0) continue;
+                if (auto buffer = llvm::MemoryBuffer::getFile(h)) {
+                    auto st = make_status(p, llvm::sys::fs::file_type::regular_file, (*buffer)->getBufferSize());
+                    return std::unique_ptr<llvm::vfs::File>(new EmptyFile(st, std::move(*buffer)));
+                }
+            }
+        }
         return std::unique_ptr<llvm::vfs::File>(new EmptyFile(make_status(p, llvm::sys::fs::file_type::regular_file)));
     }
     llvm::vfs::directory_iterator dir_begin(const llvm::Twine&, std::error_code& ec) override {
@@ -50,22 +63,27 @@ public:
     llvm::ErrorOr<std::string> getCurrentWorkingDirectory() const override { return std::string("/"); }
 
 private:
+    // An empty header, or the repository header it stands for.
     class EmptyFile : public llvm::vfs::File {
     public:
-        explicit EmptyFile(llvm::vfs::Status st) : m_status(std::move(st)) {}
+        explicit EmptyFile(llvm::vfs::Status st, std::unique_ptr<llvm::MemoryBuffer> content = nullptr)
+            : m_status(std::move(st)), m_content(std::move(content)) {}
         llvm::ErrorOr<llvm::vfs::Status> status() override { return m_status; }
         llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> getBuffer(const llvm::Twine& name, int64_t, bool, bool) override {
+            if (m_content) return llvm::MemoryBuffer::getMemBufferCopy(m_content->getBuffer(), name.str());
             return llvm::MemoryBuffer::getMemBuffer("", name.str());
         }
         std::error_code close() override { return {}; }
 
     private:
         llvm::vfs::Status m_status;
+        std::unique_ptr<llvm::MemoryBuffer> m_content;
     };
+    const std::vector<std::string>* m_headers;
     static bool below(const std::string& p) { return p == kMissingDir || p.rfind(std::string(kMissingDir) + "/", 0) == 0; }
-    static llvm::vfs::Status make_status(const std::string& p, llvm::sys::fs::file_type type) {
+    static llvm::vfs::Status make_status(const std::string& p, llvm::sys::fs::file_type type, std::uint64_t size = 0) {
         // A distinct id per name: the file manager treats equal ids as one file.
-        return llvm::vfs::Status(p, llvm::sys::fs::UniqueID(0x6d7073, fnv1a64(p)), {}, 0, 0, 0, type, llvm::sys::fs::perms::all_read);
+        return llvm::vfs::Status(p, llvm::sys::fs::UniqueID(0x6d7073, fnv1a64(p)), {}, 0, 0, size, type, llvm::sys::fs::perms::all_read);
     }
 };
 
@@ -247,6 +265,15 @@ clang::SourceLocation user_location(clang::SourceLocation loc, const clang::Sour
     return sm.getExpansionLoc(loc);
 }
 
+bool is_user_code(clang::SourceLocation loc, const clang::SourceManager& sm) {
+    const clang::SourceLocation at = sm.getExpansionLoc(loc);
+    if (sm.isWrittenInMainFile(at)) return true;
+    const llvm::StringRef file = sm.getFilename(at);
+    if (file.startswith(kMissingDir)) return true;  // a repository header found by its path's tail (or an empty one)
+    if (file.startswith("/__mpsport__/")) return false;
+    return !sm.isInSystemHeader(at);
+}
+
 bool CheckOutput::add(const Rule& rule, clang::SourceLocation begin, clang::SourceLocation end, std::map<std::string, std::string> captures) {
     begin = user_location(begin, *sm);
     end = user_location(end, *sm);
@@ -276,7 +303,7 @@ TuResult run_translation_unit(const ClangRules& rules, const TuInput& in) {
     memory->addFile(in.absolute.string(), 0, llvm::MemoryBuffer::getMemBufferCopy(*in.text));
     auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::makeIntrusiveRefCnt<WithoutTorchHeaders>());
     overlay->pushOverlay(memory);
-    overlay->pushOverlay(llvm::makeIntrusiveRefCnt<MissingIncludeFs>());
+    overlay->pushOverlay(llvm::makeIntrusiveRefCnt<MissingIncludeFs>(in.repo_headers));
     auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
 
     CheckOutput out;

@@ -17,6 +17,7 @@ struct TuInput {
     FileKind kind = FileKind::cuda;
     const std::string* text = nullptr;
     std::vector<std::string> flags;  // -I, -D, -std from CompileFlags
+    const std::vector<std::string>* repo_headers = nullptr;  // CompileFlags::headers()
 };
 
 // Parses every rule's matcher text with Clang's dynamic matcher parser and looks up its check;
