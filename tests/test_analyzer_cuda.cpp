@@ -137,6 +137,7 @@ TEST(ClangEngine, TheCacheKeepsNativeFactsAndKernelLines) {
 TEST(ClangEngine, ABrokenMatcherOrAnUnknownCheckFailsWhenRulesLoad) {
     if (!cuda::ClangEngine::available()) return;
     test::TempDir rules;
+    fs::copy_file(test::rules_dir() / "program.yaml", rules.path() / "program.yaml");
     const std::string head = "engine: clang\nseverity: minor\ncategory: kernel\nverdict_impact: none\neffort: {per: site, low: 1, high: 2}\n"
                              "message: \"a message of ten\"\nfix: \"a fix of ten chars\"\ndocs: {what: \"ten chars at least\", why: \"ten chars at least\", example: \"x()\"}\n"
                              "triggers: [x]\n";
