@@ -29,6 +29,8 @@ struct NativeOp {
     // `ns::op` for TORCH_LIBRARY / TORCH_LIBRARY_IMPL ops, the Python name for a PYBIND11_MODULE m.def.
     std::string name;
     // Sorted, unique. CUDA alone: the op cannot run on a Mac (stay-on-CUDA if the model needs it).
+    // Empty: not determined (the binding dispatches through a registry or calls functions no
+    // scanned file defines); no finding is made for it.
     std::vector<NativeDevice> devices;
     Location location;  // the m.def / first registration of the op
 };

@@ -113,6 +113,7 @@ struct BodyFacts {
     bool cuda = false;  // launches a kernel, calls the CUDA runtime or torch's CUDA API, or requires CUDA tensors
     bool cpu = false;   // does work on the CPU side of a device test
     bool aten = false;  // calls PyTorch ops
+    bool indirect = false;  // calls through a function pointer or registry
     std::vector<Callee> callees;
 };
 
@@ -169,7 +170,10 @@ private:
     // True when the call needs no look inside its arguments.
     bool call_is_done(const clang::CallExpr* call, Branch branch, int depth) {
         const clang::FunctionDecl* fn = call->getDirectCallee();
-        if (!fn) return false;
+        if (!fn) {
+            if (!call->getCallee()->isTypeDependent()) m_out.indirect = true;
+            return false;
+        }
         const std::string name = fn->getQualifiedNameAsString();
         if (name == "c10::detail::torch_check") {
             // TORCH_CHECK(x.is_cuda()) says the binding wants CUDA tensors.
@@ -252,7 +256,7 @@ public:
                        !(fn->hasAttr<clang::CUDADeviceAttr>() && !fn->hasAttr<clang::CUDAHostAttr>())) {
                 BodyFacts b;
                 BodyWalker(sm, b).function(fn, Branch::any, 0);
-                out.facts.functions.push_back({fn->getQualifiedNameAsString(), b.cuda});
+                out.facts.functions.push_back({fn->getQualifiedNameAsString(), b.cuda, b.indirect && !b.cuda});
             }
         }
     }
@@ -315,8 +319,9 @@ private:
             b.callees.push_back({fn->getQualifiedNameAsString(), Branch::any});  // defined in another file
         }
         r.devices = devices_of(b);
+        if (b.indirect && r.devices.empty()) r.callees.push_back({"", Branch::any});  // an unknown target
         if (b.aten && r.devices.empty() && b.callees.empty()) r.devices.push_back(NativeDevice::Composite);
-        r.callees = std::move(b.callees);
+        r.callees.insert(r.callees.end(), b.callees.begin(), b.callees.end());
     }
 };
 

@@ -56,14 +56,14 @@ Registration registration_from_json(const json& j) {
 json facts_json(const TuFacts& facts) {
     json regs = json::array(), fns = json::array();
     for (const auto& r : facts.registrations) regs.push_back(to_json(r));
-    for (const auto& f : facts.functions) fns.push_back({f.name, f.cuda});
+    for (const auto& f : facts.functions) fns.push_back({f.name, f.cuda, f.indirect});
     return {{"registrations", regs}, {"functions", fns}};
 }
 
 TuFacts facts_of(const json& j) {
     TuFacts facts;
     for (const auto& r : j.at("registrations")) facts.registrations.push_back(registration_from_json(r));
-    for (const auto& f : j.at("functions")) facts.functions.push_back({f.at(0).get<std::string>(), f.at(1).get<bool>()});
+    for (const auto& f : j.at("functions")) facts.functions.push_back({f.at(0).get<std::string>(), f.at(1).get<bool>(), f.at(2).get<bool>()});
     return facts;
 }
 

@@ -48,6 +48,9 @@ struct Registration {
 struct DefinedFunction {
     std::string name;  // qualified
     bool cuda = false; // launches a kernel or calls the CUDA runtime, directly or through this file
+    // Calls through a function pointer or a registry (mmcv's DISPATCH_DEVICE_IMPL): without CUDA
+    // evidence its devices are unknown, not "CPU".
+    bool indirect = false;
 };
 
 struct TuFacts {

@@ -28,13 +28,14 @@ public:
     explicit FunctionIndex(const std::map<std::string, TuFacts>& facts) {
         for (const auto& [path, f] : facts)
             for (const auto& fn : f.functions) {
-                m_full[fn.name] = m_full[fn.name] || fn.cuda;
-                m_short[short_name(fn.name)] = m_short[short_name(fn.name)] || fn.cuda;
+                add(m_full[fn.name], fn);
+                add(m_short[short_name(fn.name)], fn);
             }
     }
     std::optional<bool> cuda(const std::string& name) const {
-        if (auto it = m_full.find(name); it != m_full.end()) return it->second;
-        if (auto it = m_short.find(short_name(name)); it != m_short.end()) return it->second;
+        if (name.empty()) return std::nullopt;  // a call through a pointer or registry
+        if (auto it = m_full.find(name); it != m_full.end()) return it->second.value();
+        if (auto it = m_short.find(short_name(name)); it != m_short.end()) return it->second.value();
         const std::string n = lower(short_name(name));
         if (n.find("cuda") != std::string::npos || n.find("gpu") != std::string::npos) return true;
         if (n.find("cpu") != std::string::npos) return false;
@@ -42,13 +43,23 @@ public:
     }
 
 private:
-    std::map<std::string, bool> m_full, m_short;
+    struct Known {
+        bool cuda = false, indirect = false;
+        std::optional<bool> value() const { return cuda ? std::optional<bool>(true) : indirect ? std::nullopt : std::optional<bool>(false); }
+    };
+    static void add(Known& k, const DefinedFunction& fn) {
+        k.cuda = k.cuda || fn.cuda;
+        k.indirect = k.indirect || fn.indirect;
+    }
+    std::map<std::string, Known> m_full, m_short;
 };
 
 std::set<NativeDevice> binding_devices(const Registration& r, const FunctionIndex& index) {
     std::set<NativeDevice> devices(r.devices.begin(), r.devices.end());
+    bool unknown = false;
     for (const auto& c : r.callees) {
         const std::optional<bool> cuda = index.cuda(c.name);
+        unknown = unknown || !cuda;
         switch (c.branch) {
             case Branch::cuda: devices.insert(NativeDevice::CUDA); break;
             case Branch::cpu: devices.insert(cuda.value_or(false) ? NativeDevice::CUDA : NativeDevice::CPU); break;
@@ -57,7 +68,8 @@ std::set<NativeDevice> binding_devices(const Registration& r, const FunctionInde
                 break;
         }
     }
-    if (devices.empty()) devices.insert(NativeDevice::CPU);  // plain C++ on host data
+    // Plain C++ on host data, unless it calls what no scanned file explains (then: unknown, empty).
+    if (devices.empty() && !unknown) devices.insert(NativeDevice::CPU);
     return devices;
 }
 
