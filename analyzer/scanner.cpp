@@ -31,6 +31,8 @@ void Scanner::link_native(const std::map<std::string, cuda::TuFacts>& native, bo
     cuda::LinkedOps linked = cuda::link_native_ops(native, m_catalogue);
     result.native_modules = std::move(linked.modules);
     result.findings.insert(result.findings.end(), linked.findings.begin(), linked.findings.end());
+    if (any_native && m_clang && !m_clang->unavailable().empty())
+        result.warnings.push_back("rules with engine: clang were not run on the C++/CUDA files: " + m_clang->unavailable());
     if (any_native && !cuda::ClangEngine::available()) {
         std::size_t n = 0;
         for (const auto& r : m_catalogue.rules()) n += r.engine == "clang";

@@ -53,7 +53,8 @@ import json, sys
 j = json.load(sys.stdin)
 clang = [f for f in j["findings"] if f["rule"].startswith(("cuda-", "torch-cuda-cpp", "extension-op"))]
 ops = sum(len(m["ops"]) for m in j.get("native_modules", []))
-print(f"{len(j[\"findings\"])} findings ({len(clang)} from C/C++/CUDA rules), {len(j[\"skipped\"])} skipped, {ops} native ops")')
+findings, skipped = len(j["findings"]), len(j["skipped"])
+print(f"{findings} findings ({len(clang)} from C/C++/CUDA rules), {skipped} skipped, {ops} native ops")')
 
 printf '\n%-44s %10s %10s\n' "" seconds "x ripgrep"
 printf '%-44s %10.3f %10s\n' "ripgrep, 20 trigger literals" "$t_rg" "1.0"

@@ -1,5 +1,6 @@
 #include "analyzer/cuda/clang_engine.hpp"
 
+#include <dlfcn.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -125,6 +126,31 @@ bool read_until_eof(int fd, std::string& out, std::chrono::steady_clock::time_po
 }
 #endif
 
+#ifdef MPSPORT_WITH_CLANG
+// Loads libmpsport_clang.so once: next to the executable (an installed or built mpsport), else where
+// the build put it (the test binaries). nullptr with `why` when it cannot be loaded.
+const ClangApi* clang_api(std::string* why = nullptr) {
+    static std::string error;
+    static const ClangApi* api = [] () -> const ClangApi* {
+        for (const fs::path& candidate : {executable_dir() / "libmpsport_clang.so", fs::path(MPSPORT_CLANG_MODULE)}) {
+            std::error_code ec;
+            if (!fs::exists(candidate, ec)) continue;
+            void* handle = ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
+            if (!handle) {
+                error = ::dlerror();
+                continue;
+            }
+            if (auto entry = reinterpret_cast<const ClangApi* (*)()>(::dlsym(handle, "mpsport_clang_api"))) return entry();
+            error = candidate.string() + " has no mpsport_clang_api";
+        }
+        if (error.empty()) error = "libmpsport_clang.so is not next to mpsport (reinstall, or rebuild with -DMPSPORT_WITH_CLANG=ON)";
+        return nullptr;
+    }();
+    if (why) *why = error;
+    return api;
+}
+#endif
+
 }  // namespace
 
 std::string facts_to_json(const TuFacts& facts) { return facts_json(facts).dump(); }
@@ -141,7 +167,9 @@ ClangEngine::ClangEngine(const RuleCatalogue& catalogue) {
     }
     if (every_rule_has_triggers && !literals.empty()) m_triggers = std::make_unique<TriggerSet>(std::move(literals));
 #ifdef MPSPORT_WITH_CLANG
-    m_compiled = compile_clang_rules(m_rules);
+    if (!m_rules.empty()) {
+        if (const ClangApi* api = clang_api(&m_unavailable)) m_compiled = api->compile(m_rules);
+    }
 #endif
 }
 
@@ -157,7 +185,9 @@ bool ClangEngine::available() {
 
 std::string ClangEngine::description() {
 #ifdef MPSPORT_WITH_CLANG
-    return "Clang " + clang_version() + " (C++/CUDA sources are parsed; no CUDA toolkit needed)";
+    std::string why;
+    if (const ClangApi* api = clang_api(&why)) return "Clang " + api->version() + " (C++/CUDA sources are parsed; no CUDA toolkit needed)";
+    return "built, but its module cannot be loaded: " + why;
 #else
     return "not built: this mpsport was configured without Clang, so rules with engine: clang do not run "
            "(install libclang-cpp14-dev libclang-14-dev llvm-14-dev and rebuild with -DMPSPORT_WITH_CLANG=ON)";
@@ -165,7 +195,7 @@ std::string ClangEngine::description() {
 }
 
 bool ClangEngine::reads(FileKind kind) const {
-    if (!available()) return false;
+    if (!available() || !m_compiled) return false;
     const std::string name(to_string(kind));
     return std::any_of(m_rules.begin(), m_rules.end(), [&](const Rule* r) {
         return std::find(r->file_kinds.begin(), r->file_kinds.end(), name) != r->file_kinds.end();
@@ -194,7 +224,7 @@ TuResult ClangEngine::analyze(const std::string& path, const fs::path& absolute,
         ::setrlimit(RLIMIT_AS, &limit);
         std::string wire;
         try {
-            wire = result_to_wire(run_translation_unit(*m_compiled, in));
+            wire = result_to_wire(clang_api()->run(*m_compiled, in));
         } catch (const std::exception& e) {
             TuResult failed;
             failed.skip_reason = std::string("Clang failed: ") + e.what();

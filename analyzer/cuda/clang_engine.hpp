@@ -92,6 +92,8 @@ public:
     ~ClangEngine();
 
     static bool available();           // this build has the Clang engine
+    // Why the engine cannot run although built (its module did not load); empty when it can.
+    const std::string& unavailable() const { return m_unavailable; }
     static std::string description();  // for `mpsport doctor`: "Clang 14.0.6 (...)" or why not
     bool reads(FileKind kind) const;
     // The rules of this engine, for "not run" warnings in a build without Clang.
@@ -105,6 +107,7 @@ public:
 private:
     std::vector<const Rule*> m_rules;
     std::shared_ptr<const ClangRules> m_compiled;
+    std::string m_unavailable;
     // The rules' trigger literals: a file holding none of them is not parsed (nullptr: parse every file).
     std::unique_ptr<TriggerSet> m_triggers;
 };

@@ -12,7 +12,7 @@
 namespace mpsport::cuda {
 
 bool reads_kind(const Rule& rule, FileKind kind) {
-    const std::string name(to_string(kind));
+    const std::string name = kind == FileKind::cuda ? "cuda" : "cpp";  // the only kinds clang rules name
     return std::find(rule.file_kinds.begin(), rule.file_kinds.end(), name) != rule.file_kinds.end();
 }
 

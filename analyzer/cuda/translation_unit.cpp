@@ -11,11 +11,11 @@
 #include <llvm/Support/VirtualFileSystem.h>
 
 #include <cstdlib>
+#include <functional>
 #include <set>
 
 #include "analyzer/cuda/clang_rules.hpp"
 #include "analyzer/cuda/shim.hpp"
-#include "core/hash.hpp"
 
 namespace fs = std::filesystem;
 
@@ -83,7 +83,7 @@ private:
     static bool below(const std::string& p) { return p == kMissingDir || p.rfind(std::string(kMissingDir) + "/", 0) == 0; }
     static llvm::vfs::Status make_status(const std::string& p, llvm::sys::fs::file_type type, std::uint64_t size = 0) {
         // A distinct id per name: the file manager treats equal ids as one file.
-        return llvm::vfs::Status(p, llvm::sys::fs::UniqueID(0x6d7073, fnv1a64(p)), {}, 0, 0, size, type, llvm::sys::fs::perms::all_read);
+        return llvm::vfs::Status(p, llvm::sys::fs::UniqueID(0x6d7073, std::hash<std::string>()(p)), {}, 0, 0, size, type, llvm::sys::fs::perms::all_read);
     }
 };
 
@@ -327,5 +327,15 @@ TuResult run_translation_unit(const ClangRules& rules, const TuInput& in) {
 }
 
 std::string clang_version() { return CLANG_VERSION_STRING; }
+
+}  // namespace mpsport::cuda
+
+extern "C" const mpsport::cuda::ClangApi* mpsport_clang_api() {
+    static const mpsport::cuda::ClangApi api{&mpsport::cuda::compile_clang_rules, &mpsport::cuda::run_translation_unit,
+                                             &mpsport::cuda::clang_version};
+    return &api;
+}
+
+namespace mpsport::cuda {
 
 }  // namespace mpsport::cuda

@@ -1,5 +1,7 @@
-// The part of the C++/CUDA engine that calls Clang (built only with Clang). clang_engine.cpp forks
-// and calls run_translation_unit() in the child.
+// The part of the C++/CUDA engine that calls Clang, built as a module (libmpsport_clang.so) that
+// clang_engine.cpp loads when a file first needs parsing: linking Clang and LLVM into mpsport would
+// cost every run, a warm scan included, ~0.1 s of relocations. clang_engine.cpp forks and calls
+// run_translation_unit() in the child.
 #pragma once
 
 #include <filesystem>
@@ -30,4 +32,13 @@ TuResult run_translation_unit(const ClangRules& rules, const TuInput& in);
 
 std::string clang_version();
 
+// The module's entry points, all the loader looks up.
+struct ClangApi {
+    std::shared_ptr<const ClangRules> (*compile)(const std::vector<const Rule*>& rules);
+    TuResult (*run)(const ClangRules& rules, const TuInput& in);
+    std::string (*version)();
+};
+
 }  // namespace mpsport::cuda
+
+extern "C" const mpsport::cuda::ClangApi* mpsport_clang_api();
