@@ -12,7 +12,7 @@ namespace {
 
 constexpr const char* kFile = "scan-cache.bin";
 constexpr std::uint32_t kMagic = 0x4d505343;  // "MPSC"
-constexpr std::uint32_t kFormat = 3;
+constexpr std::uint32_t kFormat = 4;
 
 // A flat little binary format: loading it is most of a warm scan, and a JSON/msgpack DOM of every
 // finding costs several times more than reading the fields straight into place.
@@ -109,6 +109,7 @@ void write_finding(Writer& w, const Finding& f) {
     w.str(f.fix);
     w.str(f.source);
     w.str(f.note);
+    w.i64(f.lines);
 }
 
 Finding read_finding(Reader& r) {
@@ -133,6 +134,7 @@ Finding read_finding(Reader& r) {
     f.fix = r.str();
     f.source = r.str();
     f.note = r.str();
+    f.lines = static_cast<int>(r.i64());
     return f;
 }
 
@@ -220,6 +222,7 @@ ScanCache ScanCache::load(const fs::path& dir, std::uint64_t key) {
             if (r.u64()) e.outcome.skip_reason = r.str();
             for (std::uint64_t n = r.u64(); n > 0; --n) e.outcome.findings.push_back(read_finding(r));
             e.outcome.facts = read_facts(r);
+            if (std::string native = r.str(); !native.empty()) e.outcome.native = cuda::facts_from_json(native);
             cache.m_entries.emplace(std::move(path), std::move(e));
         }
         if (!r.done()) throw std::runtime_error("trailing bytes");
@@ -246,6 +249,7 @@ void ScanCache::save(const fs::path& dir) const {
         w.u64(e.outcome.findings.size());
         for (const auto& f : e.outcome.findings) write_finding(w, f);
         write_facts(w, e.outcome.facts);
+        w.str(e.outcome.native.empty() ? std::string() : cuda::facts_to_json(e.outcome.native));
     }
     std::error_code ec;
     fs::create_directories(dir, ec);

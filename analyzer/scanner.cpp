@@ -26,21 +26,48 @@ Scanner::Scanner(const RuleCatalogue& catalogue) : m_catalogue(catalogue) {}
 
 Scanner::~Scanner() = default;
 
+// Ops registered in one file and implemented in another are joined once every file is read.
+void Scanner::link_native(const std::map<std::string, cuda::TuFacts>& native, bool any_native, ScanResult& result) const {
+    cuda::LinkedOps linked = cuda::link_native_ops(native, m_catalogue);
+    result.native_modules = std::move(linked.modules);
+    result.findings.insert(result.findings.end(), linked.findings.begin(), linked.findings.end());
+    if (any_native && m_clang && !m_clang->unavailable().empty())
+        result.warnings.push_back("rules with engine: clang were not run on the C++/CUDA files: " + m_clang->unavailable());
+    if (any_native && !cuda::ClangEngine::available()) {
+        std::size_t n = 0;
+        for (const auto& r : m_catalogue.rules()) n += r.engine == "clang";
+        if (n > 0)
+            result.warnings.push_back(std::to_string(n) + " rules with engine: clang were not run on the C++/CUDA files: " +
+                                      cuda::ClangEngine::description());
+    }
+}
+
 void Scanner::build_engines() const {
     std::call_once(m_engines_once, [this] {
         m_python = std::make_unique<python::PythonEngine>(m_catalogue);
         m_manifests = std::make_unique<manifests::ManifestEngine>(m_catalogue);
+        m_clang = std::make_unique<cuda::ClangEngine>(m_catalogue);
     });
 }
 
 FileOutcome Scanner::scan_text(const std::string& path, FileKind kind, std::string text) const {
-    FileOutcome out = analyze_file(path, kind, std::move(text));
+    FileEntry file;
+    file.path = path;
+    file.absolute = fs::absolute(path);
+    file.kind = kind;
+    FileOutcome out = analyze_file(file, std::move(text), cuda::CompileFlags(), ScanOptions().clang_timeout_s);
+    if (!out.native.empty()) {
+        auto linked = cuda::link_native_ops({{path, out.native}}, m_catalogue);
+        out.findings.insert(out.findings.end(), linked.findings.begin(), linked.findings.end());
+    }
     for (auto& f : out.findings) program::weigh(f, program::Level::core, {}, m_catalogue.program());
     return out;
 }
 
-FileOutcome Scanner::analyze_file(const std::string& path, FileKind kind, std::string text) const {
+FileOutcome Scanner::analyze_file(const FileEntry& file, std::string text, const cuda::CompileFlags& flags, unsigned clang_timeout_s) const {
     build_engines();
+    const std::string& path = file.path;
+    const FileKind kind = file.kind;
     FileOutcome out;
     if (auto problem = text_problem(text)) {
         out.skip_reason = *problem;
@@ -66,6 +93,12 @@ FileOutcome Scanner::analyze_file(const std::string& path, FileKind kind, std::s
         }
         if (m_manifests->reads(kind)) append_findings(m_manifests->analyze(kind, source), source, path, suppressions, out.findings);
         if (kind != FileKind::python) out.facts = program::entry_facts(kind, source.text());
+        if (m_clang->reads(kind)) {
+            cuda::TuResult tu = m_clang->analyze(path, file.absolute, kind, source.text(), flags, clang_timeout_s);
+            if (tu.skip_reason) throw std::runtime_error(*tu.skip_reason);
+            append_findings(tu.matches, source, path, suppressions, out.findings);
+            out.native = std::move(tu.facts);
+        }
     } catch (const std::exception& e) {
         out.findings.clear();
         out.skip_reason = e.what();
@@ -122,6 +155,10 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         any_to_read = true;
     });
     if (any_to_read) build_engines();  // here, so a broken rule fails the scan rather than a worker
+    const bool any_native = std::any_of(walked.files.begin(), walked.files.end(), [](const FileEntry& f) {
+        return f.kind == FileKind::cuda || f.kind == FileKind::cpp;
+    });
+    const cuda::CompileFlags flags = any_to_read && any_native ? cuda::CompileFlags::infer(base) : cuda::CompileFlags();
 
     // Phase 2: read, hash and analyse the rest.
     in_parallel([&](std::size_t i) {
@@ -142,9 +179,10 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
             from_cache[i] = 2;
             return;
         }
-        entry.outcome = analyze_file(file.path, file.kind, std::move(text));
+        entry.outcome = analyze_file(file, std::move(text), flags, options.clang_timeout_s);
     });
 
+    std::map<std::string, cuda::TuFacts> native;
     ScanCache fresh(cache_key);
     // Rewrite the cache only when something changed: a file was (re)read, added or removed.
     bool cache_changed = options.cache_dir && !options.partial && cache.size() != n;
@@ -178,14 +216,17 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
             FileKind kind;
             if (classify_file(walked.files[i].path, kind) && !uncached[i].skip_reason)
                 records.push_back({walked.files[i].path, kind, &uncached[i].facts});
+            if (!uncached[i].skip_reason && !uncached[i].native.empty()) native[walked.files[i].path] = uncached[i].native;
         }
     } else {
         known.for_each([&](const std::string& path, const ScanCache::Entry& e) {
             FileKind kind;
             if (!e.outcome.skip_reason && classify_file(path, kind)) records.push_back({path, kind, &e.outcome.facts});
+            if (!e.outcome.skip_reason && !e.outcome.native.empty()) native[path] = e.outcome.native;
         });
     }
     std::sort(records.begin(), records.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+    link_native(native, any_native, result);  // before the model, which weighs these findings too
     program::ModelOptions model_options;
     if (options.project_config) {
         program::ProjectConfig config = program::load_project_config(base);

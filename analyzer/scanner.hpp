@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/cuda/clang_engine.hpp"
 #include "core/finding.hpp"
 #include "core/program_facts.hpp"
 #include "core/rule_catalogue.hpp"
@@ -20,6 +21,7 @@ namespace mpsport {
 
 namespace python { class PythonEngine; }
 namespace manifests { class ManifestEngine; }
+namespace cuda { class ClangEngine; }
 
 struct ScanOptions {
     WalkOptions walk;
@@ -31,6 +33,7 @@ struct ScanOptions {
     std::vector<std::string> entries;  // --entry: the program model's entry points, relative to base
     // Whether to read base/.mpsport.toml (entry points and tooling folders of the repository).
     bool project_config = true;
+    unsigned clang_timeout_s = 60;                   // per C++/CUDA translation unit
 };
 
 
@@ -39,6 +42,7 @@ struct FileOutcome {
     FileFacts facts;
     std::optional<std::string> skip_reason;
     std::size_t lines = 0;
+    cuda::TuFacts native;  // C++/CUDA: registrations and functions, linked across files after the scan
 };
 
 class Scanner {
@@ -49,20 +53,23 @@ public:
     ScanResult scan(const std::filesystem::path& base, const std::vector<std::filesystem::path>& roots,
                     const ScanOptions& options) const;
     // One file's findings from its text (no walking, no cache), weighed as if the file were core:
-    // what `scan FILE` of a lone file reports. Used by tests and the fixture runner.
+    // what `scan FILE` of a lone file reports, its native ops linked within the file. Used by tests
+    // and the fixture runner.
     FileOutcome scan_text(const std::string& path, FileKind kind, std::string text) const;
 
 private:
     // One file's raw findings and facts, before the program model weighs them (what the cache keeps).
-    FileOutcome analyze_file(const std::string& path, FileKind kind, std::string text) const;
+    FileOutcome analyze_file(const FileEntry& file, std::string text, const cuda::CompileFlags& flags, unsigned clang_timeout_s) const;
     // The engines are built on first use: compiling the rules' queries is most of a warm scan's
     // cost when every file comes from the cache. Throws RuleError for a broken rule.
     void build_engines() const;
+    void link_native(const std::map<std::string, cuda::TuFacts>& native, bool any_native, ScanResult& result) const;
 
     const RuleCatalogue& m_catalogue;
     mutable std::once_flag m_engines_once;
     mutable std::unique_ptr<python::PythonEngine> m_python;
     mutable std::unique_ptr<manifests::ManifestEngine> m_manifests;
+    mutable std::unique_ptr<cuda::ClangEngine> m_clang;
 };
 
 }  // namespace mpsport

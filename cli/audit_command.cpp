@@ -4,6 +4,7 @@
 #include <iostream>
 #include <set>
 
+#include "analyzer/cuda/clang_engine.hpp"
 #include "auditor/audit.hpp"
 #include "auditor/launcher.hpp"
 #include "auditor/trace.hpp"
@@ -99,6 +100,8 @@ int run_audit(const AuditArgs& args) {
 }
 
 int run_doctor() {
+    // The static side first: whether C++/CUDA sources are read at all in this build.
+    std::cout << "C++/CUDA engine: " << cuda::ClangEngine::description() << "\n" << std::flush;
     const LaunchResult r = run_native({"doctor"}, 300);
     return r.exit_code == 0 ? 0 : 2;
 }

@@ -63,6 +63,8 @@ struct Finding {
     std::string source = "static";  // static | runtime
     std::string fingerprint;
     std::string note;  // why severity or impact differ from the rule's, empty if not
+    int lines = 0;     // lines of code this finding stands for (a CUDA kernel's); effort per kloc counts
+                       // these instead of the whole file's when set
 };
 
 // rule + path + whitespace-normalised matched text + ordinal among equal keys: stable across line moves.

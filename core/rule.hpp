@@ -50,7 +50,10 @@ struct Rule {
     // engine: manifest
     std::string manifest_check;             // cuda-only-packages | line-pattern
     std::string line_pattern;               // ECMAScript regex, for line-pattern
-    std::vector<std::string> file_kinds;    // which manifest kinds the rule reads
+    std::vector<std::string> file_kinds;    // which file kinds the rule reads (manifest, clang)
+    // engine: clang
+    std::vector<std::string> matchers;  // clang-query matcher text; the node bound to "finding" is reported
+    std::string check;                  // a registered C++ check, for what a matcher cannot say
 
     // Free-form string lists for analyses (creators, sinks, ...).
     std::map<std::string, std::vector<std::string>> params;

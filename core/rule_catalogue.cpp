@@ -136,6 +136,19 @@ Rule parse_rule(const YAML::Node& doc, const fs::path& file) {
         if (const YAML::Node params = m["params"]) {
             for (const auto& kv : params) r.params[kv.first.as<std::string>()] = string_list(params, kv.first.as<std::string>().c_str(), file);
         }
+    } else if (r.engine == "clang") {
+        const YAML::Node c = doc["clang"];
+        if (!c || !c.IsMap()) fail(file, "a clang rule needs a 'clang' section with 'matchers' or 'check'");
+        r.file_kinds = string_list(c, "files", file);
+        r.matchers = string_list(c, "matchers", file);
+        r.check = optional_string(c, "check");
+        if (r.matchers.empty() == r.check.empty()) fail(file, "clang: give exactly one of 'matchers' and 'check'");
+        if (r.file_kinds.empty()) fail(file, "clang.files must list at least one of cuda, cpp");
+        for (const auto& kind : r.file_kinds)
+            if (kind != "cuda" && kind != "cpp") fail(file, "clang.files: '" + kind + "' is not cuda or cpp");
+        if (const YAML::Node params = c["params"]) {
+            for (const auto& kv : params) r.params[kv.first.as<std::string>()] = string_list(params, kv.first.as<std::string>().c_str(), file);
+        }
     }
     return r;
 }

@@ -7,6 +7,7 @@
 
 #include "core/finding.hpp"
 #include "core/program_facts.hpp"
+#include "core/native_facts.hpp"
 #include "core/walker.hpp"
 
 namespace mpsport {
@@ -23,6 +24,8 @@ struct ScanResult {
     std::vector<std::string> warnings;  // e.g. the cache could not be written
     std::map<std::string, std::size_t> file_lines;  // line counts of files with findings (effort per kloc)
     ProgramSummary program;
+    // Compiled extensions found in C++/CUDA sources, with the device paths of each op (native_facts.hpp).
+    std::vector<NativeModule> native_modules;
 };
 
 }  // namespace mpsport

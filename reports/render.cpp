@@ -96,6 +96,20 @@ json evidence_json(const Evidence& ev) {
     return j;
 }
 
+json native_modules_json(const std::vector<NativeModule>& modules) {
+    json out = json::array();
+    for (const auto& m : modules) {
+        json ops = json::array();
+        for (const auto& op : m.ops) {
+            json devices = json::array();
+            for (NativeDevice d : op.devices) devices.push_back(to_string(d));
+            ops.push_back({{"name", op.name}, {"devices", devices}, {"path", op.location.path}, {"line", op.location.line}});
+        }
+        out.push_back({{"source_path", m.source_path}, {"module_name", m.module_name}, {"ops", ops}});
+    }
+    return out;
+}
+
 std::string render_json(const Report& r) {
     json findings = json::array();
     for (const auto& f : r.scan.findings) findings.push_back(finding_to_json(f));
@@ -112,6 +126,7 @@ std::string render_json(const Report& r) {
               {"program", program_json(r.scan.program)},
               {"findings", findings}};
     if (!r.scan.warnings.empty()) j["warnings"] = r.scan.warnings;
+    if (!r.scan.native_modules.empty()) j["native_modules"] = native_modules_json(r.scan.native_modules);
     if (r.assessment) j["assessment"] = assessment_json(*r.assessment);
     if (r.evidence) j["runtime"] = evidence_json(*r.evidence);
     return j.dump(2) + "\n";

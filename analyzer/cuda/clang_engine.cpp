@@ -1,0 +1,376 @@
+#include "analyzer/cuda/clang_engine.hpp"
+
+#include <dlfcn.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/paths.hpp"
+
+#ifdef MPSPORT_WITH_CLANG
+#include "analyzer/cuda/translation_unit.hpp"
+#endif
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace mpsport::cuda {
+namespace {
+
+// A child that needs more than this much memory is stopped, as it would be by a time limit.
+constexpr rlim_t kChildMemoryLimit = rlim_t(4) << 30;
+
+json to_json(const Registration& r) {
+    json devices = json::array(), callees = json::array();
+    for (NativeDevice d : r.devices) devices.push_back(static_cast<int>(d));
+    for (const auto& c : r.callees) callees.push_back({c.name, static_cast<int>(c.branch)});
+    return {{"kind", static_cast<int>(r.kind)}, {"module", r.module},   {"op", r.op},
+            {"key", r.dispatch_key},          {"fn", r.has_function}, {"devices", devices},
+            {"callees", callees},             {"line", r.line},       {"col", r.col},
+            {"snippet", r.snippet}};
+}
+
+Registration registration_from_json(const json& j) {
+    Registration r;
+    r.kind = static_cast<Registration::Kind>(j.at("kind").get<int>());
+    r.module = j.at("module").get<std::string>();
+    r.op = j.at("op").get<std::string>();
+    r.dispatch_key = j.at("key").get<std::string>();
+    r.has_function = j.at("fn").get<bool>();
+    for (const auto& d : j.at("devices")) r.devices.push_back(static_cast<NativeDevice>(d.get<int>()));
+    for (const auto& c : j.at("callees")) r.callees.push_back({c.at(0).get<std::string>(), static_cast<Branch>(c.at(1).get<int>())});
+    r.line = j.at("line").get<int>();
+    r.col = j.at("col").get<int>();
+    r.snippet = j.at("snippet").get<std::string>();
+    return r;
+}
+
+json facts_json(const TuFacts& facts) {
+    json regs = json::array(), fns = json::array();
+    for (const auto& r : facts.registrations) regs.push_back(to_json(r));
+    for (const auto& f : facts.functions) fns.push_back({f.name, f.cuda, f.indirect});
+    return {{"registrations", regs}, {"functions", fns}};
+}
+
+TuFacts facts_of(const json& j) {
+    TuFacts facts;
+    for (const auto& r : j.at("registrations")) facts.registrations.push_back(registration_from_json(r));
+    for (const auto& f : j.at("functions")) facts.functions.push_back({f.at(0).get<std::string>(), f.at(1).get<bool>(), f.at(2).get<bool>()});
+    return facts;
+}
+
+#ifdef MPSPORT_WITH_CLANG
+// What the child writes to its pipe: matches by rule id (the parent owns the Rule objects).
+std::string result_to_wire(const TuResult& r) {
+    json matches = json::array();
+    for (const auto& m : r.matches) matches.push_back({m.rule->id, m.begin, m.end, m.captures});
+    json out = {{"matches", matches}, {"facts", facts_json(r.facts)}};
+    if (r.skip_reason) out["skip"] = *r.skip_reason;
+    return out.dump();
+}
+
+TuResult result_from_wire(const std::string& wire, const std::vector<const Rule*>& rules) {
+    const json j = json::parse(wire);
+    TuResult r;
+    if (j.contains("skip")) r.skip_reason = j.at("skip").get<std::string>();
+    for (const auto& m : j.at("matches")) {
+        const std::string id = m.at(0).get<std::string>();
+        auto rule = std::find_if(rules.begin(), rules.end(), [&](const Rule* x) { return x->id == id; });
+        if (rule == rules.end()) continue;
+        Match match;
+        match.rule = *rule;
+        match.begin = m.at(1).get<std::size_t>();
+        match.end = m.at(2).get<std::size_t>();
+        match.captures = m.at(3).get<std::map<std::string, std::string>>();
+        if (auto lines = match.captures.find("lines"); lines != match.captures.end()) match.lines = std::stoi(lines->second);
+        r.matches.push_back(std::move(match));
+    }
+    r.facts = facts_of(j.at("facts"));
+    return r;
+}
+
+void write_all(int fd, const std::string& bytes) {
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return;
+        done += static_cast<std::size_t>(n);
+    }
+}
+
+// Reads the child's answer until it closes the pipe or the deadline passes; false on timeout.
+bool read_until_eof(int fd, std::string& out, std::chrono::steady_clock::time_point deadline) {
+    char buffer[1 << 16];
+    for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+        if (left <= 0) return false;
+        pollfd p{fd, POLLIN, 0};
+        const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready <= 0) continue;
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return true;
+        out.append(buffer, static_cast<std::size_t>(n));
+    }
+}
+#endif
+
+#ifdef MPSPORT_WITH_CLANG
+// Loads libmpsport_clang.so once: next to the executable (an installed or built mpsport), else where
+// the build put it (the test binaries). nullptr with `why` when it cannot be loaded.
+const ClangApi* clang_api(std::string* why = nullptr) {
+    static std::string error;
+    static const ClangApi* api = [] () -> const ClangApi* {
+        for (const fs::path& candidate : {executable_dir() / "libmpsport_clang.so", fs::path(MPSPORT_CLANG_MODULE)}) {
+            std::error_code ec;
+            if (!fs::exists(candidate, ec)) continue;
+            void* handle = ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
+            if (!handle) {
+                error = ::dlerror();
+                continue;
+            }
+            if (auto entry = reinterpret_cast<const ClangApi* (*)()>(::dlsym(handle, "mpsport_clang_api"))) return entry();
+            error = candidate.string() + " has no mpsport_clang_api";
+        }
+        if (error.empty()) error = "libmpsport_clang.so is not next to mpsport (reinstall, or rebuild with -DMPSPORT_WITH_CLANG=ON)";
+        return nullptr;
+    }();
+    if (why) *why = error;
+    return api;
+}
+#endif
+
+}  // namespace
+
+std::string facts_to_json(const TuFacts& facts) { return facts_json(facts).dump(); }
+TuFacts facts_from_json(const std::string& text) { return facts_of(json::parse(text)); }
+
+ClangEngine::ClangEngine(const RuleCatalogue& catalogue) {
+    std::vector<std::string> literals;
+    bool every_rule_has_triggers = true;
+    for (const auto& r : catalogue.rules()) {
+        if (r.engine != "clang") continue;
+        m_rules.push_back(&r);
+        every_rule_has_triggers = every_rule_has_triggers && !r.triggers.empty();
+        literals.insert(literals.end(), r.triggers.begin(), r.triggers.end());
+    }
+    if (every_rule_has_triggers && !literals.empty()) m_triggers = std::make_unique<TriggerSet>(std::move(literals));
+#ifdef MPSPORT_WITH_CLANG
+    if (!m_rules.empty()) {
+        if (const ClangApi* api = clang_api(&m_unavailable)) m_compiled = api->compile(m_rules);
+    }
+#endif
+}
+
+ClangEngine::~ClangEngine() = default;
+
+bool ClangEngine::available() {
+#ifdef MPSPORT_WITH_CLANG
+    return true;
+#else
+    return false;
+#endif
+}
+
+std::string ClangEngine::description() {
+#ifdef MPSPORT_WITH_CLANG
+    std::string why;
+    if (const ClangApi* api = clang_api(&why)) return "Clang " + api->version() + " (C++/CUDA sources are parsed; no CUDA toolkit needed)";
+    return "built, but its module cannot be loaded: " + why;
+#else
+    return "not built: this mpsport was configured without Clang, so rules with engine: clang do not run "
+           "(install libclang-cpp14-dev libclang-14-dev llvm-14-dev and rebuild with -DMPSPORT_WITH_CLANG=ON)";
+#endif
+}
+
+bool ClangEngine::reads(FileKind kind) const {
+    if (!available() || !m_compiled) return false;
+    const std::string name(to_string(kind));
+    return std::any_of(m_rules.begin(), m_rules.end(), [&](const Rule* r) {
+        return std::find(r->file_kinds.begin(), r->file_kinds.end(), name) != r->file_kinds.end();
+    });
+}
+
+TuResult ClangEngine::analyze(const std::string& path, const fs::path& absolute, FileKind kind, const std::string& text,
+                              const CompileFlags& flags, unsigned timeout_s) const {
+    TuResult result;
+    // A C++ file that names nothing any rule looks for is not parsed; CUDA files always are (their
+    // kernels may use only macros defined elsewhere).
+    if (kind == FileKind::cpp && m_triggers && m_triggers->find_each(text).empty()) return result;
+#ifdef MPSPORT_WITH_CLANG
+    TuInput in{path, absolute, kind, &text, flags.for_file(absolute), &flags.headers()};
+    int fds[2];
+    if (::pipe(fds) != 0) throw std::runtime_error(std::string("cannot create a pipe for Clang: ") + std::strerror(errno));
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+        ::close(fds[0]);
+        ::close(fds[1]);
+        throw std::runtime_error(std::string("cannot fork for Clang: ") + std::strerror(errno));
+    }
+    if (pid == 0) {
+        ::close(fds[0]);
+        rlimit limit{kChildMemoryLimit, kChildMemoryLimit};
+        ::setrlimit(RLIMIT_AS, &limit);
+        std::string wire;
+        try {
+            wire = result_to_wire(clang_api()->run(*m_compiled, in));
+        } catch (const std::exception& e) {
+            TuResult failed;
+            failed.skip_reason = std::string("Clang failed: ") + e.what();
+            wire = result_to_wire(failed);
+        }
+        write_all(fds[1], wire);
+        ::_exit(0);  // no atexit handlers or static destructors of the parent's state
+    }
+    ::close(fds[1]);
+    std::string wire;
+    const bool finished = read_until_eof(fds[0], wire, std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s));
+    ::close(fds[0]);
+    if (!finished) ::kill(pid, SIGKILL);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!finished) {
+        result.skip_reason = "Clang timed out after " + std::to_string(timeout_s) + " s on this translation unit";
+    } else if (WIFSIGNALED(status)) {
+        result.skip_reason = "Clang crashed on this translation unit (signal " + std::to_string(WTERMSIG(status)) + ")";
+    } else {
+        try {
+            result = result_from_wire(wire, m_rules);
+        } catch (const std::exception& e) {
+            result.skip_reason = std::string("Clang worker answered nothing usable: ") + e.what();
+        }
+    }
+#else
+    (void)path, (void)absolute, (void)kind, (void)text, (void)flags, (void)timeout_s;
+    result.skip_reason = "this build has no Clang engine";
+#endif
+    return result;
+}
+
+// ---- include paths -------------------------------------------------------------------------------
+
+namespace {
+
+std::vector<std::string> split_command(const std::string& command) {
+    // compile_commands.json "command": shell words; quotes are rare in -I/-D flags, handle the simple forms.
+    std::vector<std::string> out;
+    std::string word;
+    char quote = 0;
+    for (char c : command) {
+        if (quote) {
+            if (c == quote) quote = 0;
+            else word.push_back(c);
+        } else if (c == '"' || c == '\'') {
+            quote = c;
+        } else if (c == ' ' || c == '\t') {
+            if (!word.empty()) out.push_back(std::move(word)), word.clear();
+        } else {
+            word.push_back(c);
+        }
+    }
+    if (!word.empty()) out.push_back(word);
+    return out;
+}
+
+// The flags Clang can use from a compiler command (gcc, clang or nvcc): include paths, macros, standard.
+std::vector<std::string> useful_flags(const std::vector<std::string>& args, const fs::path& directory) {
+    std::vector<std::string> out;
+    auto absolute = [&](const std::string& p) { return fs::path(p).is_absolute() ? p : (directory / p).lexically_normal().string(); };
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        for (const char* flag : {"-I", "-isystem", "-iquote", "-D", "-U"}) {
+            const std::string f(flag);
+            if (a == f && i + 1 < args.size()) {
+                const std::string v = args[++i];
+                out.push_back(f);
+                out.push_back(f == "-D" || f == "-U" ? v : absolute(v));
+            } else if (a.size() > f.size() && a.compare(0, f.size(), f) == 0 && (f == "-I" || f == "-D" || f == "-U")) {
+                const std::string v = a.substr(f.size());
+                out.push_back(f + (f == "-I" ? absolute(v) : v));
+            }
+        }
+    }
+    return out;
+}
+
+std::vector<std::string> repository_headers(const fs::path& root) {
+    constexpr std::size_t kMostHeaders = 50000;
+    std::vector<std::string> out;
+    std::error_code ec;
+    auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
+    for (; !ec && it != fs::recursive_directory_iterator() && out.size() < kMostHeaders; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (it->is_directory(ec)) {
+            if (it.depth() >= 12 || name.front() == '.' || name == "node_modules" || name == "build" || name == "site-packages")
+                it.disable_recursion_pending();
+            continue;
+        }
+        const std::string ext = it->path().extension().string();
+        if (ext == ".h" || ext == ".hpp" || ext == ".hh" || ext == ".cuh" || ext == ".inl" || ext == ".cu" || ext == ".cpp")
+            out.push_back(it->path().string());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+}  // namespace
+
+CompileFlags CompileFlags::infer(const fs::path& base) {
+    CompileFlags flags;
+    std::error_code ec;
+    const fs::path root = fs::is_directory(base, ec) ? base : base.parent_path();
+    for (const fs::path& db : {root / "compile_commands.json", root / "build" / "compile_commands.json"}) {
+        if (!fs::is_regular_file(db, ec)) continue;
+        try {
+            for (const auto& entry : json::parse(read_file(db))) {
+                const fs::path dir = entry.value("directory", root.string());
+                std::vector<std::string> args = entry.contains("arguments") ? entry.at("arguments").get<std::vector<std::string>>()
+                                                                             : split_command(entry.value("command", ""));
+                fs::path file = entry.at("file").get<std::string>();
+                if (file.is_relative()) file = dir / file;
+                flags.m_by_file[fs::weakly_canonical(file, ec).string()] = useful_flags(args, dir);
+            }
+        } catch (const std::exception&) {
+            flags.m_by_file.clear();  // unreadable: fall back to inferred include folders
+        }
+        break;
+    }
+    flags.m_headers = repository_headers(root);
+    // The repository root and its include/ folders (shallow: vendored trees live deeper). WITH_CUDA is
+    // the macro torch extensions' setup.py files define for their CUDA build (torchvision, detectron2,
+    // ...): the CUDA build is the one whose device paths matter here.
+    flags.m_common = {"-I" + root.string()};
+    auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
+    for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (!it->is_directory(ec)) continue;
+        if (it.depth() >= 3 || name.front() == '.' || name == "node_modules" || name == "build") {
+            it.disable_recursion_pending();
+            continue;
+        }
+        if (name == "include" && flags.m_common.size() < 32) flags.m_common.push_back("-I" + it->path().string());
+    }
+    return flags;
+}
+
+std::vector<std::string> CompileFlags::for_file(const fs::path& absolute) const {
+    std::error_code ec;
+    auto it = m_by_file.find(fs::weakly_canonical(absolute, ec).string());
+    std::vector<std::string> out = it != m_by_file.end() ? it->second : std::vector<std::string>{"-DWITH_CUDA"};
+    out.insert(out.end(), m_common.begin(), m_common.end());
+    return out;
+}
+
+}  // namespace mpsport::cuda

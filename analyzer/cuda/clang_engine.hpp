@@ -1,0 +1,127 @@
+// The C++/CUDA engine (rules with `engine: clang`): each .cu/.cuh/.cpp/.cc/.h/.hpp file is parsed by
+// Clang as its own translation unit, in a forked child so that a crash, a hang or a runaway parse
+// costs that one file (listed as skipped with the reason) and never the scan.
+//
+// This header holds no Clang type: the driver (fork, time limit, include paths, compile_commands.json)
+// is always built, the part that calls Clang (translation_unit.hpp) only with -DMPSPORT_WITH_CLANG=ON.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzer/match.hpp"
+#include "core/native_facts.hpp"
+#include "core/rule_catalogue.hpp"
+#include "core/trigger_set.hpp"
+#include "core/walker.hpp"
+
+namespace mpsport::cuda {
+
+// Where a call sits relative to a device test in the function that makes it: inside the
+// `if (x.is_cuda())` branch, on the other (CPU) side of such a test, or not under one.
+enum class Branch { any, cuda, cpu };
+
+struct Callee {
+    std::string name;  // qualified name of a function called but not defined in this translation unit
+    Branch branch = Branch::any;
+};
+
+// One registration site, as written in one file; link_native_ops() joins them across files.
+struct Registration {
+    enum class Kind { library_def, library_impl, pybind_def };
+    Kind kind = Kind::pybind_def;
+    std::string module;        // TORCH_LIBRARY namespace, or the PYBIND11_MODULE name as written
+    std::string op;            // op name without schema, or the binding's Python name
+    std::string dispatch_key;  // TORCH_LIBRARY_IMPL / torch::dispatch key; empty: none given
+    bool has_function = false; // a def that also gives an implementation (catch-all kernel)
+    std::vector<NativeDevice> devices;  // what the bound function's own body shows
+    std::vector<Callee> callees;        // resolved against the other files' functions
+    int line = 0, col = 0;
+    std::string snippet;
+};
+
+// A host function defined in a translation unit, for callers in other files.
+struct DefinedFunction {
+    std::string name;  // qualified
+    bool cuda = false; // launches a kernel or calls the CUDA runtime, directly or through this file
+    // Calls through a function pointer or a registry (mmcv's DISPATCH_DEVICE_IMPL): without CUDA
+    // evidence its devices are unknown, not "CPU".
+    bool indirect = false;
+};
+
+struct TuFacts {
+    std::vector<Registration> registrations;
+    std::vector<DefinedFunction> functions;
+    bool empty() const { return registrations.empty() && functions.empty(); }
+};
+
+struct TuResult {
+    std::vector<Match> matches;
+    TuFacts facts;
+    std::optional<std::string> skip_reason;  // crashed, timed out, fatal error
+};
+
+// Include paths and macros for each file: compile_commands.json when the repository has one,
+// otherwise the repository root and its include/ folders.
+class CompileFlags {
+public:
+    static CompileFlags infer(const std::filesystem::path& base);
+    std::vector<std::string> for_file(const std::filesystem::path& absolute) const;
+    bool from_compile_commands() const { return !m_by_file.empty(); }
+    // Every header of the repository (absolute, sorted): an include found on no include path is
+    // looked up here by its path's tail ("utils/helpers.cuh"), as a setup.py's include_dirs would find it.
+    const std::vector<std::string>& headers() const { return m_headers; }
+
+private:
+    std::vector<std::string> m_common;                                  // -I for inferred include folders
+    std::map<std::string, std::vector<std::string>> m_by_file;          // absolute path -> -I/-D/-std flags
+    std::vector<std::string> m_headers;
+};
+
+struct ClangRules;  // the compiled matchers and checks (translation_unit.hpp)
+
+class ClangEngine {
+public:
+    // Compiles every `engine: clang` rule's matchers; throws RuleError naming the rule on a bad one.
+    // Without Clang in the build it compiles nothing and available() is false.
+    explicit ClangEngine(const RuleCatalogue& catalogue);
+    ~ClangEngine();
+
+    static bool available();           // this build has the Clang engine
+    // Why the engine cannot run although built (its module did not load); empty when it can.
+    const std::string& unavailable() const { return m_unavailable; }
+    static std::string description();  // for `mpsport doctor`: "Clang 14.0.6 (...)" or why not
+    bool reads(FileKind kind) const;
+    // The rules of this engine, for "not run" warnings in a build without Clang.
+    const std::vector<const Rule*>& rules() const { return m_rules; }
+
+    // One translation unit in a forked child with a time limit. `text` is what is analysed (the
+    // file's content as read by the scanner); `absolute` places it for its relative includes.
+    TuResult analyze(const std::string& path, const std::filesystem::path& absolute, FileKind kind, const std::string& text,
+                     const CompileFlags& flags, unsigned timeout_s) const;
+
+private:
+    std::vector<const Rule*> m_rules;
+    std::shared_ptr<const ClangRules> m_compiled;
+    std::string m_unavailable;
+    // The rules' trigger literals: a file holding none of them is not parsed (nullptr: parse every file).
+    std::unique_ptr<TriggerSet> m_triggers;
+};
+
+// Every file's facts together: the native modules with their ops' device paths, and the findings
+// of the rules whose check is `native-op-devices` (CUDA-only op, op with another path).
+struct LinkedOps {
+    std::vector<NativeModule> modules;
+    std::vector<Finding> findings;
+};
+LinkedOps link_native_ops(const std::map<std::string, TuFacts>& facts_by_path, const RuleCatalogue& catalogue);
+
+// Serialised form, for the scan cache and the pipe from the forked child.
+std::string facts_to_json(const TuFacts& facts);
+TuFacts facts_from_json(const std::string& json);
+
+}  // namespace mpsport::cuda

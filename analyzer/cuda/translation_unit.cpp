@@ -1,0 +1,341 @@
+#include "analyzer/cuda/translation_unit.hpp"
+
+#include <clang/Basic/Version.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/FrontendAction.h>
+#include <clang/Lex/Lexer.h>
+#include <clang/Lex/PPCallbacks.h>
+#include <clang/Lex/Preprocessor.h>
+#include <clang/Tooling/Tooling.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/VirtualFileSystem.h>
+
+#include <cstdlib>
+#include <functional>
+#include <set>
+
+#include "analyzer/cuda/clang_rules.hpp"
+#include "analyzer/cuda/shim.hpp"
+
+namespace fs = std::filesystem;
+
+namespace mpsport::cuda {
+namespace {
+
+// Virtual paths: nothing on disk lives under them.
+constexpr const char* kShimPath = "/__mpsport__/shim/mpsport_cuda_shim.h";
+constexpr const char* kMissingDir = "/__mpsport__/missing";
+
+// The last include directory: a header found on no include path is the repository's header whose
+// path ends the same way, or else an empty file, so a missing include (the CUDA toolkit, torch, a
+// generated header) costs its declarations, never the file.
+class MissingIncludeFs : public llvm::vfs::FileSystem {
+public:
+    explicit MissingIncludeFs(const std::vector<std::string>* repo_headers) : m_headers(repo_headers) {}
+
+    // Every path below the folder is a folder when asked for its status (the parents of
+    // "a/b/c.h") and an empty file when opened (the header itself).
+    llvm::ErrorOr<llvm::vfs::Status> status(const llvm::Twine& path) override {
+        const std::string p = path.str();
+        if (!below(p)) return std::make_error_code(std::errc::no_such_file_or_directory);
+        return make_status(p, llvm::sys::fs::file_type::directory_file);
+    }
+    llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>> openFileForRead(const llvm::Twine& path) override {
+        const std::string p = path.str();
+        if (!below(p) || p == kMissingDir) return std::make_error_code(std::errc::no_such_file_or_directory);
+        const std::string tail = p.substr(std::string(kMissingDir).size());  // "/utils/helpers.cuh"
+        if (m_headers) {
+            for (const std::string& h : *m_headers) {
+                if (h.size() < tail.size() || h.compare(h.size() - tail.size(), tail.size(), tail) != 0) continue;
+                if (auto buffer = llvm::MemoryBuffer::getFile(h)) {
+                    auto st = make_status(p, llvm::sys::fs::file_type::regular_file, (*buffer)->getBufferSize());
+                    return std::unique_ptr<llvm::vfs::File>(new EmptyFile(st, std::move(*buffer)));
+                }
+            }
+        }
+        return std::unique_ptr<llvm::vfs::File>(new EmptyFile(make_status(p, llvm::sys::fs::file_type::regular_file)));
+    }
+    llvm::vfs::directory_iterator dir_begin(const llvm::Twine&, std::error_code& ec) override {
+        ec = {};
+        return {};
+    }
+    std::error_code setCurrentWorkingDirectory(const llvm::Twine&) override { return {}; }
+    llvm::ErrorOr<std::string> getCurrentWorkingDirectory() const override { return std::string("/"); }
+
+private:
+    // An empty header, or the repository header it stands for.
+    class EmptyFile : public llvm::vfs::File {
+    public:
+        explicit EmptyFile(llvm::vfs::Status st, std::unique_ptr<llvm::MemoryBuffer> content = nullptr)
+            : m_status(std::move(st)), m_content(std::move(content)) {}
+        llvm::ErrorOr<llvm::vfs::Status> status() override { return m_status; }
+        llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> getBuffer(const llvm::Twine& name, int64_t, bool, bool) override {
+            if (m_content) return llvm::MemoryBuffer::getMemBufferCopy(m_content->getBuffer(), name.str());
+            return llvm::MemoryBuffer::getMemBuffer("", name.str());
+        }
+        std::error_code close() override { return {}; }
+
+    private:
+        llvm::vfs::Status m_status;
+        std::unique_ptr<llvm::MemoryBuffer> m_content;
+    };
+    const std::vector<std::string>* m_headers;
+    static bool below(const std::string& p) { return p == kMissingDir || p.rfind(std::string(kMissingDir) + "/", 0) == 0; }
+    static llvm::vfs::Status make_status(const std::string& p, llvm::sys::fs::file_type type, std::uint64_t size = 0) {
+        // A distinct id per name: the file manager treats equal ids as one file.
+        return llvm::vfs::Status(p, llvm::sys::fs::UniqueID(0x6d7073, std::hash<std::string>()(p)), {}, 0, 0, size, type, llvm::sys::fs::perms::all_read);
+    }
+};
+
+// The real file system without installed PyTorch and pybind11 headers: the shim stands for them, so
+// the rules see the same names whether or not a torch is installed, and a file does not cost the
+// seconds torch/extension.h takes to parse (docs/clang-engine.md).
+class WithoutTorchHeaders : public llvm::vfs::ProxyFileSystem {
+public:
+    WithoutTorchHeaders() : ProxyFileSystem(llvm::vfs::getRealFileSystem()) {}
+    llvm::ErrorOr<llvm::vfs::Status> status(const llvm::Twine& path) override {
+        if (hidden(path.str())) return std::make_error_code(std::errc::no_such_file_or_directory);
+        return ProxyFileSystem::status(path);
+    }
+    llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>> openFileForRead(const llvm::Twine& path) override {
+        if (hidden(path.str())) return std::make_error_code(std::errc::no_such_file_or_directory);
+        return ProxyFileSystem::openFileForRead(path);
+    }
+
+private:
+    static bool hidden(const std::string& p) {
+        for (const char* dir : {"/include/torch/", "/include/ATen/", "/include/c10/", "/include/pybind11/", "/include/THC/",
+                                "/include/TH/", "/include/caffe2/", "/torch/csrc/api/include/"})
+            if (p.find(dir) != std::string::npos) return true;
+        return false;
+    }
+};
+
+class Diagnostics : public clang::DiagnosticConsumer {
+public:
+    void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic& d) override {
+        DiagnosticConsumer::HandleDiagnostic(level, d);
+        // MPSPORT_CLANG_DIAGNOSTICS=1: every error, for whoever extends the shim (shim.cpp).
+        static const bool show = std::getenv("MPSPORT_CLANG_DIAGNOSTICS") != nullptr;
+        if (show && level >= clang::DiagnosticsEngine::Error && d.hasSourceManager() && d.getLocation().isValid()) {
+            llvm::SmallString<160> text;
+            d.FormatDiagnostic(text);
+            llvm::errs() << d.getLocation().printToString(d.getSourceManager()) << ": " << text << "\n";
+        }
+        if (level < clang::DiagnosticsEngine::Error || !m_first_fatal.empty()) return;
+        llvm::SmallString<160> text;
+        d.FormatDiagnostic(text);
+        if (level == clang::DiagnosticsEngine::Fatal) {
+            m_first_fatal = text.str().str();
+            if (d.hasSourceManager() && d.getLocation().isValid())
+                m_first_fatal = "line " + std::to_string(d.getSourceManager().getPresumedLineNumber(d.getLocation())) + ": " + m_first_fatal;
+        } else if (m_first_error.empty()) {
+            m_first_error = text.str().str();
+        }
+    }
+    const std::string& first_fatal() const { return m_first_fatal; }
+    const std::string& first_error() const { return m_first_error; }
+
+private:
+    std::string m_first_fatal, m_first_error;
+};
+
+// One matcher rule's callback: the node bound to "finding", named and measured.
+class MatchRecorder : public clang::ast_matchers::MatchFinder::MatchCallback {
+public:
+    MatchRecorder(const Rule& rule, CheckOutput& out) : m_rule(rule), m_out(out) {}
+    void run(const clang::ast_matchers::MatchFinder::MatchResult& result) override {
+        const auto& nodes = result.Nodes.getMap();
+        auto it = nodes.find("finding");
+        if (it == nodes.end()) return;
+        const clang::DynTypedNode& node = it->second;
+        std::map<std::string, std::string> captures;
+        clang::SourceLocation begin = node.getSourceRange().getBegin(), end = node.getSourceRange().getEnd();
+        if (const auto* decl = node.get<clang::NamedDecl>()) {
+            captures["name"] = decl->getQualifiedNameAsString();
+            begin = end = decl->getLocation();  // the name, not the attributes and templates before it
+            if (const auto* fn = llvm::dyn_cast<clang::FunctionDecl>(decl); fn && fn->hasBody()) {
+                const auto& sm = *result.SourceManager;
+                const auto first = sm.getExpansionLoc(fn->getBeginLoc()), last = sm.getExpansionLoc(fn->getBody()->getEndLoc());
+                captures["lines"] = std::to_string(sm.getExpansionLineNumber(last) - sm.getExpansionLineNumber(first) + 1);
+            }
+        } else if (const auto* call = node.get<clang::CallExpr>()) {
+            if (const auto* callee = call->getDirectCallee()) captures["name"] = callee->getQualifiedNameAsString();
+        } else if (const auto* lookup = node.get<clang::OverloadExpr>()) {
+            captures["name"] = lookup->getName().getAsString();
+        } else if (const auto* ref = node.get<clang::DeclRefExpr>()) {
+            captures["name"] = ref->getDecl()->getQualifiedNameAsString();
+        }
+        m_out.add(m_rule, begin, end, std::move(captures));
+    }
+
+private:
+    const Rule& m_rule;
+    CheckOutput& m_out;
+};
+
+class IncludeRecorder : public clang::PPCallbacks {
+public:
+    IncludeRecorder(const ClangRules& rules, CheckOutput& out, const clang::SourceManager& sm) : m_rules(rules), m_out(out), m_sm(sm) {}
+    void InclusionDirective(clang::SourceLocation hash, const clang::Token&, llvm::StringRef name, bool, clang::CharSourceRange range,
+                            const clang::FileEntry*, llvm::StringRef, llvm::StringRef, const clang::Module*,
+                            clang::SrcMgr::CharacteristicKind) override {
+        if (!m_sm.isWrittenInMainFile(hash)) return;
+        for (const auto& c : m_rules.checks) c.check->on_include(name, hash, range.getEnd(), m_out);
+    }
+
+private:
+    const ClangRules& m_rules;
+    CheckOutput& m_out;
+    const clang::SourceManager& m_sm;
+};
+
+class Consumer : public clang::ASTConsumer {
+public:
+    Consumer(const ClangRules& rules, CheckOutput& out) : m_rules(rules), m_out(out) {}
+    void HandleTranslationUnit(clang::ASTContext& ctx) override {
+        // Only what the main file declares is traversed: the shim and the system headers hold nothing
+        // to report and most of the AST.
+        const auto& sm = ctx.getSourceManager();
+        std::vector<clang::Decl*> scope;
+        for (clang::Decl* d : ctx.getTranslationUnitDecl()->decls())
+            if (sm.isWrittenInMainFile(sm.getExpansionLoc(d->getLocation()))) scope.push_back(d);
+        ctx.setTraversalScope(scope);
+        clang::ast_matchers::MatchFinder finder;
+        std::vector<std::unique_ptr<MatchRecorder>> recorders;
+        for (const auto& mr : m_rules.matchers) {
+            if (!reads_kind(*mr.rule, m_out.kind)) continue;
+            recorders.push_back(std::make_unique<MatchRecorder>(*mr.rule, m_out));
+            for (const auto& m : mr.matchers) finder.addDynamicMatcher(m, recorders.back().get());
+        }
+        finder.matchAST(ctx);
+        for (const auto& c : m_rules.checks) c.check->on_ast(ctx, scope, m_out);
+    }
+
+private:
+    const ClangRules& m_rules;
+    CheckOutput& m_out;
+};
+
+class Action : public clang::ASTFrontendAction {
+public:
+    Action(const ClangRules& rules, CheckOutput& out, bool& ran) : m_rules(rules), m_out(out), m_ran(ran) {}
+    std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci, llvm::StringRef) override {
+        m_ran = true;
+        m_out.sm = &ci.getSourceManager();
+        m_out.lang = &ci.getLangOpts();
+        ci.getPreprocessor().addPPCallbacks(std::make_unique<IncludeRecorder>(m_rules, m_out, ci.getSourceManager()));
+        return std::make_unique<Consumer>(m_rules, m_out);
+    }
+
+private:
+    const ClangRules& m_rules;
+    CheckOutput& m_out;
+    bool& m_ran;
+};
+
+bool looks_like_cuda(const std::string& text) {
+    return text.find("__global__") != std::string::npos || text.find("<<<") != std::string::npos;
+}
+
+std::vector<std::string> command_line(const TuInput& in, bool cuda) {
+    std::vector<std::string> args = {"clang", "-fsyntax-only", "-w", "-ferror-limit=0", "-fno-color-diagnostics",
+                                     "-fno-caret-diagnostics", "-std=c++17"};
+#ifdef MPSPORT_CLANG_RESOURCE_DIR
+    std::error_code ec;
+    if (fs::is_directory(MPSPORT_CLANG_RESOURCE_DIR, ec)) args.push_back("-resource-dir=" MPSPORT_CLANG_RESOURCE_DIR);
+#endif
+    if (cuda) {
+        for (const char* a : {"-xcuda", "--cuda-host-only", "-nocudainc", "-nocudalib", "-Wno-unknown-cuda-version"}) args.push_back(a);
+    } else {
+        args.push_back("-xc++");
+    }
+    args.insert(args.end(), {"-include", kShimPath});
+    args.insert(args.end(), in.flags.begin(), in.flags.end());
+    args.insert(args.end(), {"-idirafter", kMissingDir, in.absolute.string()});
+    return args;
+}
+
+}  // namespace
+
+clang::SourceLocation user_location(clang::SourceLocation loc, const clang::SourceManager& sm) {
+    if (!loc.isMacroID()) return loc;
+    const clang::SourceLocation spelling = sm.getSpellingLoc(loc);
+    if (sm.isWrittenInMainFile(spelling)) return spelling;
+    return sm.getExpansionLoc(loc);
+}
+
+bool is_user_code(clang::SourceLocation loc, const clang::SourceManager& sm) {
+    const clang::SourceLocation at = sm.getExpansionLoc(loc);
+    if (sm.isWrittenInMainFile(at)) return true;
+    const llvm::StringRef file = sm.getFilename(at);
+    if (file.startswith(kMissingDir)) return true;  // a repository header found by its path's tail (or an empty one)
+    if (file.startswith("/__mpsport__/")) return false;
+    return !sm.isInSystemHeader(at);
+}
+
+bool CheckOutput::add(const Rule& rule, clang::SourceLocation begin, clang::SourceLocation end, std::map<std::string, std::string> captures) {
+    begin = user_location(begin, *sm);
+    end = user_location(end, *sm);
+    if (!sm->isWrittenInMainFile(begin)) return false;
+    const std::size_t from = sm->getFileOffset(begin);
+    std::size_t to = from + clang::Lexer::MeasureTokenLength(begin, *sm, *lang);
+    if (end.isValid() && sm->isWrittenInMainFile(end) && sm->getFileOffset(end) >= from)
+        to = std::max<std::size_t>(to, sm->getFileOffset(end) + clang::Lexer::MeasureTokenLength(end, *sm, *lang));
+    // Template instantiations and several matchers of one rule meet at the same place: report it once.
+    for (const auto& m : matches)
+        if (m.rule == &rule && m.begin == from) return false;
+    const llvm::StringRef buffer = sm->getBufferData(sm->getMainFileID());
+    captures["finding"] = buffer.substr(from, to - from).str();
+    Match m;
+    m.rule = &rule;
+    m.begin = from;
+    m.end = to;
+    m.captures = std::move(captures);
+    matches.push_back(std::move(m));
+    return true;
+}
+
+TuResult run_translation_unit(const ClangRules& rules, const TuInput& in) {
+    const bool cuda = in.kind == FileKind::cuda || looks_like_cuda(*in.text);
+    auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+    memory->addFile(kShimPath, 0, llvm::MemoryBuffer::getMemBuffer(shim_header()));
+    memory->addFile(in.absolute.string(), 0, llvm::MemoryBuffer::getMemBufferCopy(*in.text));
+    auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::makeIntrusiveRefCnt<WithoutTorchHeaders>());
+    overlay->pushOverlay(memory);
+    overlay->pushOverlay(llvm::makeIntrusiveRefCnt<MissingIncludeFs>(in.repo_headers));
+    auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
+
+    CheckOutput out;
+    out.kind = cuda ? FileKind::cuda : FileKind::cpp;
+    bool ran = false;
+    Diagnostics diags;
+    clang::tooling::ToolInvocation invocation(command_line(in, cuda), std::make_unique<Action>(rules, out, ran), files.get());
+    invocation.setDiagnosticConsumer(&diags);
+    invocation.run();
+
+    TuResult result;
+    if (!ran) {
+        result.skip_reason = "Clang could not set up this translation unit: " + (diags.first_fatal().empty() ? diags.first_error() : diags.first_fatal());
+    } else if (!diags.first_fatal().empty()) {
+        result.skip_reason = "Clang stopped at a fatal error, " + diags.first_fatal();
+    } else {
+        result.matches = std::move(out.matches);
+        result.facts = std::move(out.facts);
+    }
+    return result;
+}
+
+std::string clang_version() { return CLANG_VERSION_STRING; }
+
+}  // namespace mpsport::cuda
+
+extern "C" const mpsport::cuda::ClangApi* mpsport_clang_api() {
+    static const mpsport::cuda::ClangApi api{&mpsport::cuda::compile_clang_rules, &mpsport::cuda::run_translation_unit,
+                                             &mpsport::cuda::clang_version};
+    return &api;
+}
+
+namespace mpsport::cuda {
+
+}  // namespace mpsport::cuda

@@ -1,0 +1,44 @@
+// The part of the C++/CUDA engine that calls Clang, built as a module (libmpsport_clang.so) that
+// clang_engine.cpp loads when a file first needs parsing: linking Clang and LLVM into mpsport would
+// cost every run, a warm scan included, ~0.1 s of relocations. clang_engine.cpp forks and calls
+// run_translation_unit() in the child.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analyzer/cuda/clang_engine.hpp"
+
+namespace mpsport::cuda {
+
+struct TuInput {
+    std::string path;  // as reported
+    std::filesystem::path absolute;
+    FileKind kind = FileKind::cuda;
+    const std::string* text = nullptr;
+    std::vector<std::string> flags;  // -I, -D, -std from CompileFlags
+    const std::vector<std::string>* repo_headers = nullptr;  // CompileFlags::headers()
+};
+
+// Parses every rule's matcher text with Clang's dynamic matcher parser and looks up its check;
+// throws RuleError naming the rule file and the position of the error.
+std::shared_ptr<const ClangRules> compile_clang_rules(const std::vector<const Rule*>& rules);
+
+// Parses one translation unit and runs the rules on it, in this process. Never throws for what the
+// file holds: a fatal error comes back as skip_reason.
+TuResult run_translation_unit(const ClangRules& rules, const TuInput& in);
+
+std::string clang_version();
+
+// The module's entry points, all the loader looks up.
+struct ClangApi {
+    std::shared_ptr<const ClangRules> (*compile)(const std::vector<const Rule*>& rules);
+    TuResult (*run)(const ClangRules& rules, const TuInput& in);
+    std::string (*version)();
+};
+
+}  // namespace mpsport::cuda
+
+extern "C" const mpsport::cuda::ClangApi* mpsport_clang_api();

@@ -1,0 +1,166 @@
+// The Clang engine on whole trees: crashes and hangs cost one file, ops are joined across files,
+// compile_commands.json and repository headers are used, macro locations land in the user's file,
+// the cache keeps native facts, and a broken matcher fails when rules load.
+#include <gtest/gtest.h>
+
+#include "analyzer/cuda/clang_engine.hpp"
+#include "analyzer/scanner.hpp"
+#include "core/paths.hpp"
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+using namespace mpsport;
+
+namespace {
+
+std::string reason_for(const ScanResult& r, const std::string& path) {
+    for (const auto& s : r.skipped)
+        if (s.path == path) return s.reason;
+    return "";
+}
+
+std::vector<std::pair<std::string, int>> hits(const ScanResult& r, const std::string& rule) {
+    std::vector<std::pair<std::string, int>> out;
+    for (const auto& f : r.findings)
+        if (f.rule_id == rule) out.emplace_back(f.location.path, f.location.line);
+    return out;
+}
+
+ScanResult scan_tree(const fs::path& root, unsigned timeout_s = 60) {
+    ScanOptions o;
+    o.jobs = 2;
+    o.clang_timeout_s = timeout_s;
+    return test::bundled_scanner().scan(root, {root}, o);
+}
+
+const NativeOp* find_op(const ScanResult& r, const std::string& name) {
+    for (const auto& m : r.native_modules)
+        for (const auto& op : m.ops)
+            if (op.name == name) return &op;
+    return nullptr;
+}
+
+TEST(ClangEngine, WithoutClangTheRulesAreReportedAsNotRun) {
+    test::TempDir d;
+    d.write("k.cu", "__global__ void k(float* x) { x[0] = 1.f; }\n");
+    const ScanResult r = scan_tree(d.path());
+    const bool warned = std::any_of(r.warnings.begin(), r.warnings.end(),
+                                    [](const std::string& w) { return w.find("engine: clang were not run") != std::string::npos; });
+    EXPECT_EQ(warned, !cuda::ClangEngine::available());
+    EXPECT_EQ(hits(r, "cuda-kernel-source").size(), cuda::ClangEngine::available() ? 1u : 0u);
+}
+
+TEST(ClangEngine, ACrashOrAHangCostsOnlyThatFile) {
+    if (!cuda::ClangEngine::available()) return;  // asserted by WithoutClangTheRulesAreReportedAsNotRun
+    test::TempDir d;
+    d.write("crash.cu", "#pragma clang __debug crash\n__global__ void a(float* x) {}\n");
+    d.write("fatal.cu", "#pragma clang __debug llvm_fatal_error\n__global__ void b(float* x) {}\n");
+    d.write("good.cu", "#include \"missing/everywhere.cuh\"\n__global__ void good(float* x) { x[0] = 1.f; }\n");
+    const ScanResult r = scan_tree(d.path());
+    EXPECT_NE(reason_for(r, "crash.cu").find("Clang crashed"), std::string::npos) << reason_for(r, "crash.cu");
+    EXPECT_NE(reason_for(r, "fatal.cu").find("Clang"), std::string::npos);
+    EXPECT_EQ(hits(r, "cuda-kernel-source"), (std::vector<std::pair<std::string, int>>{{"good.cu", 2}}));
+
+    // A time limit of zero seconds stops every translation unit: each is listed, none stops the scan.
+    const ScanResult timed = scan_tree(d.path(), 0);
+    EXPECT_NE(reason_for(timed, "good.cu").find("timed out after 0 s"), std::string::npos) << reason_for(timed, "good.cu");
+    EXPECT_EQ(timed.skipped.size(), 3u);
+}
+
+TEST(ClangEngine, OpsAreJoinedAcrossFilesAndBindingsFollowTheirLaunchers) {
+    if (!cuda::ClangEngine::available()) return;
+    test::TempDir d;
+    d.write("csrc/ops.cpp", "TORCH_LIBRARY(lab, m) {\n  m.def(\"fused(Tensor x) -> Tensor\");\n  m.def(\"only_gpu(Tensor x) -> Tensor\");\n}\n");
+    d.write("csrc/fused_cuda.cu",
+            "at::Tensor fused_cuda(const at::Tensor& x) { return x; }\nat::Tensor only_gpu_cuda(const at::Tensor& x) { return x; }\n"
+            "TORCH_LIBRARY_IMPL(lab, CUDA, m) {\n  m.impl(\"fused\", &fused_cuda);\n  m.impl(\"only_gpu\", &only_gpu_cuda);\n}\n");
+    d.write("csrc/fused_cpu.cpp", "at::Tensor fused_cpu(const at::Tensor& x) { return x; }\n"
+                                  "TORCH_LIBRARY_IMPL(lab, CPU, m) { m.impl(\"fused\", fused_cpu); }\n");
+    // A binding whose launcher is defined in a .cu file with no telling name: found by its kernel launch.
+    d.write("csrc/launch.cu", "__global__ void k(float* x) {}\nvoid run_points(float* x) { k<<<1, 1>>>(x); }\n");
+    d.write("csrc/bind.cpp", "#include <torch/extension.h>\nvoid run_points(float* x);\n"
+                             "void points(at::Tensor x) { run_points(x.data_ptr<float>()); }\n"
+                             "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n  m.def(\"points\", &points);\n}\n");
+    const ScanResult r = scan_tree(d.path());
+    const NativeOp* fused = find_op(r, "lab::fused");
+    const NativeOp* only_gpu = find_op(r, "lab::only_gpu");
+    const NativeOp* points = find_op(r, "points");
+    ASSERT_TRUE(fused && only_gpu && points);
+    EXPECT_EQ(fused->devices, (std::vector<NativeDevice>{NativeDevice::CUDA, NativeDevice::CPU}));
+    EXPECT_EQ(only_gpu->devices, std::vector<NativeDevice>{NativeDevice::CUDA});
+    EXPECT_EQ(points->devices, std::vector<NativeDevice>{NativeDevice::CUDA});
+    EXPECT_EQ(fused->location.path, "csrc/ops.cpp");  // where the op is defined, not where a kernel is registered
+    EXPECT_EQ(fused->location.line, 2);
+    EXPECT_EQ(hits(r, "cuda-only-extension-op"),
+              (std::vector<std::pair<std::string, int>>{{"csrc/bind.cpp", 5}, {"csrc/ops.cpp", 3}}));
+    EXPECT_EQ(hits(r, "extension-op-with-cpu-path"), (std::vector<std::pair<std::string, int>>{{"csrc/ops.cpp", 2}}));
+    for (const auto& m : r.native_modules)
+        if (m.module_name == "TORCH_EXTENSION_NAME") EXPECT_EQ(m.source_path, "csrc/bind.cpp");
+}
+
+TEST(ClangEngine, CompileCommandsRepositoryHeadersAndMacroLocations) {
+    if (!cuda::ClangEngine::available()) return;
+    test::TempDir d;
+    // The macro that enables the kernel comes from compile_commands.json; nvcc flags Clang does not know are dropped.
+    d.write("compile_commands.json", "[{\"directory\": \"" + d.path().string() +
+                                         "\", \"command\": \"nvcc -DUSE_FAST_KERNEL -Xptxas=-v -c src/a.cu\", \"file\": \"src/a.cu\"}]");
+    d.write("src/a.cu", "#ifdef USE_FAST_KERNEL\n__global__ void fast(float* x) {}\n#endif\n");
+    // A header included by a path that no include directory resolves: found by its tail in the repository.
+    d.write("lib/common/helpers/define.cuh", "#define DEFINE_SCALE_KERNEL(name) \\\n  __global__ void name(float* x) { x[0] *= 2.f; }\n");
+    d.write("src/b.cu", "#include \"helpers/define.cuh\"\n\nDEFINE_SCALE_KERNEL(scale_a)\nDEFINE_SCALE_KERNEL(scale_b)\n");
+    const ScanResult r = scan_tree(d.path());
+    EXPECT_EQ(hits(r, "cuda-kernel-source"),
+              (std::vector<std::pair<std::string, int>>{{"src/a.cu", 2}, {"src/b.cu", 3}, {"src/b.cu", 4}}));
+    for (const auto& f : r.findings)
+        if (f.rule_id == "cuda-kernel-source" && f.location.path == "src/b.cu") EXPECT_NE(f.message.find("`scale_"), std::string::npos);
+}
+
+TEST(ClangEngine, TheCacheKeepsNativeFactsAndKernelLines) {
+    if (!cuda::ClangEngine::available()) return;
+    test::TempDir d, cache;
+    d.write("op_cuda.cu", "__global__ void k(float* x) {\n  x[0] = 1.f;\n  x[1] = 2.f;\n}\n"
+                          "TORCH_LIBRARY_IMPL(lab, CUDA, m) { m.impl(\"op\", [](at::Tensor x) { return x; }); }\n");
+    d.write("op_cpu.cpp", "TORCH_LIBRARY_IMPL(lab, CPU, m) { m.impl(\"op\", [](at::Tensor x) { return x; }); }\n");
+    ScanOptions o;
+    o.cache_dir = cache.path();
+    const ScanResult cold = test::bundled_scanner().scan(d.path(), {d.path()}, o);
+    const ScanResult warm = test::bundled_scanner().scan(d.path(), {d.path()}, o);
+    EXPECT_EQ(warm.files_cached, 2u);
+    ASSERT_NE(find_op(warm, "lab::op"), nullptr);
+    EXPECT_EQ(find_op(warm, "lab::op")->devices, find_op(cold, "lab::op")->devices);
+    EXPECT_EQ(find_op(warm, "lab::op")->devices.size(), 2u);
+    for (const auto& f : warm.findings)
+        if (f.rule_id == "cuda-kernel-source") EXPECT_EQ(f.lines, 4);
+    EXPECT_EQ(hits(warm, "extension-op-with-cpu-path").size(), 1u);
+}
+
+TEST(ClangEngine, ABrokenMatcherOrAnUnknownCheckFailsWhenRulesLoad) {
+    if (!cuda::ClangEngine::available()) return;
+    test::TempDir rules;
+    fs::copy_file(test::rules_dir() / "program.yaml", rules.path() / "program.yaml");
+    const std::string head = "engine: clang\nseverity: minor\ncategory: kernel\nverdict_impact: none\neffort: {per: site, low: 1, high: 2}\n"
+                             "message: \"a message of ten\"\nfix: \"a fix of ten chars\"\ndocs: {what: \"ten chars at least\", why: \"ten chars at least\", example: \"x()\"}\n"
+                             "triggers: [x]\n";
+    rules.write("kernel/bad-matcher.yaml", "id: bad-matcher\n" + head + "clang:\n  files: [cuda]\n  matchers: ['callExpr(calee()).bind(\"finding\")']\n");
+    {
+        const auto catalogue = RuleCatalogue::load(rules.path());
+        try {
+            cuda::ClangEngine engine(catalogue);
+            FAIL() << "a matcher with a typo must not load";
+        } catch (const RuleError& e) {
+            EXPECT_NE(std::string(e.what()).find("bad-matcher.yaml: clang.matchers[0]"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("calee"), std::string::npos) << e.what();
+        }
+    }
+    fs::remove(rules.path() / "kernel/bad-matcher.yaml");
+    rules.write("kernel/bad-check.yaml", "id: bad-check\n" + head + "clang:\n  files: [cuda]\n  check: no-such-check\n");
+    const auto catalogue = RuleCatalogue::load(rules.path());
+    try {
+        cuda::ClangEngine engine(catalogue);
+        FAIL() << "an unknown check must not load";
+    } catch (const RuleError& e) {
+        EXPECT_NE(std::string(e.what()).find("'no-such-check' is not a check of this build"), std::string::npos) << e.what();
+    }
+}
+
+}  // namespace
