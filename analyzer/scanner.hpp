@@ -7,9 +7,12 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "analyzer/checkpoints/checkpoint.hpp"
+#include "analyzer/configs/config_facts.hpp"
 #include "core/finding.hpp"
 #include "core/program_facts.hpp"
 #include "core/rule_catalogue.hpp"
@@ -20,6 +23,8 @@ namespace mpsport {
 
 namespace python { class PythonEngine; }
 namespace manifests { class ManifestEngine; }
+namespace checkpoints { class CheckpointEngine; }
+namespace lines { class LineEngine; }
 
 struct ScanOptions {
     WalkOptions walk;
@@ -31,6 +36,7 @@ struct ScanOptions {
     std::vector<std::string> entries;  // --entry: the program model's entry points, relative to base
     // Whether to read base/.mpsport.toml (entry points and tooling folders of the repository).
     bool project_config = true;
+    checkpoints::Limits checkpoints;
 };
 
 
@@ -39,6 +45,7 @@ struct FileOutcome {
     FileFacts facts;
     std::optional<std::string> skip_reason;
     std::size_t lines = 0;
+    configs::PythonConfigFacts config_facts;  // Python files: the configs they name and the keys they read
 };
 
 class Scanner {
@@ -51,6 +58,8 @@ public:
     // One file's findings from its text (no walking, no cache), weighed as if the file were core:
     // what `scan FILE` of a lone file reports. Used by tests and the fixture runner.
     FileOutcome scan_text(const std::string& path, FileKind kind, std::string text) const;
+    // A checkpoint's findings from its headers (never the whole file, never through the text path).
+    FileOutcome scan_checkpoint(const FileEntry& file, const checkpoints::Limits& limits) const;
 
 private:
     // One file's raw findings and facts, before the program model weighs them (what the cache keeps).
@@ -63,6 +72,9 @@ private:
     mutable std::once_flag m_engines_once;
     mutable std::unique_ptr<python::PythonEngine> m_python;
     mutable std::unique_ptr<manifests::ManifestEngine> m_manifests;
+    mutable std::unique_ptr<lines::LineEngine> m_lines;
+    mutable std::unique_ptr<checkpoints::CheckpointEngine> m_checkpoints;
+    mutable std::set<std::string> m_config_keys;  // what config rules look at: the reads Python facts record
 };
 
 }  // namespace mpsport
