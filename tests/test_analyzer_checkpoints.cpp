@@ -113,6 +113,22 @@ TEST(Checkpoints, BadFilesAreSkippedWithReasonsAndTheScanGoesOn) {
     EXPECT_EQ(with_findings, (std::set<std::string>{"good.pt", "train.py"}));
 }
 
+TEST(Checkpoints, CudaStorageKeepsItsSeverityThroughTheProgramModel) {
+    test::TempDir d;
+    run_python(d.path(), "import sys\nsys.argv[1:] = ['{dir}']\n"
+                         "sys.path.insert(0, '" + (test::rules_dir() / "checkpoint").string() + "')\n"
+                         "from _make_checkpoints import save_as_cuda\nimport torch\nsave_as_cuda({'w': torch.zeros(4)}, 'model.pt')\n");
+    ScanOptions o;
+    const ScanResult r = test::bundled_scanner().scan(d.path(), {d.path()}, o);
+    int cuda = 0;
+    for (const auto& f : r.findings)
+        if (f.rule_id == "checkpoint-cuda-storage") {
+            ++cuda;
+            EXPECT_EQ(f.severity, Severity::major) << f.note;
+        }
+    EXPECT_EQ(cuda, 1);
+}
+
 TEST(Checkpoints, ExplicitFifoRootIsSkippedNotOpened) {
     test::TempDir d;
     ASSERT_EQ(::mkfifo((d.path() / "model.pt").c_str(), 0600), 0);

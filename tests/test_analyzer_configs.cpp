@@ -61,6 +61,12 @@ TEST(Configs, JsonConfigWithConsumerSiteInTheMessage) {
     EXPECT_NE(by_rule["config-cuda-device"].find("read at train.py:4 (`cfg.get('device'`)"), std::string::npos) << by_rule["config-cuda-device"];
     EXPECT_NE(by_rule["config-float64-dtype"].find("`model.dtype: float64`"), std::string::npos) << by_rule["config-float64-dtype"];
     EXPECT_NE(by_rule["config-nccl-backend"].find("no read of `backend` found"), std::string::npos) << by_rule["config-nccl-backend"];
+    for (const auto& f : got) {
+        if (f.rule_id != "config-cuda-device") continue;
+        ASSERT_EQ(f.related.size(), 1u);
+        EXPECT_EQ(f.related[0].location.path, "train.py");
+        EXPECT_EQ(f.related[0].location.line, 4);
+    }
     EXPECT_TRUE(findings_in(r, "unused/other.json").empty());
     for (const auto& s : r.skipped) EXPECT_NE(s.path, "unused/other.json");
 }

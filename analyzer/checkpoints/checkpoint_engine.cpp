@@ -101,9 +101,10 @@ std::vector<Finding> CheckpointEngine::analyze(const FileEntry& file, const Limi
         if (!fires(check, summary)) continue;
         Finding f;
         f.rule_id = rule->id;
-        f.severity = rule->severity;
+        f.severity = f.rule_severity = rule->severity;
         f.category = rule->category;
-        f.impact = rule->impact;
+        f.impact = f.rule_impact = rule->impact;
+        f.subject = file.path;
         f.location = {file.path, 1, 1, 1, 1, 0};
         f.snippet = captures.at("format") + ": " + captures.at("tensors") + " tensors, " + captures.at("size");
         f.matched = matched_text(check, captures);

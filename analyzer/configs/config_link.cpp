@@ -97,9 +97,8 @@ const std::vector<std::string>& rule_list(const Rule& r, const char* name) {
     return it == r.params.end() ? none : it->second;
 }
 
-// The Python sites that read `key`: first in the files that load this config, else anywhere.
-// RELATED-LOCATIONS HOOK: once Finding has related locations (issue 6), these become the finding's
-// related locations instead of text in the message.
+// The Python sites that read `key`: first in the files that load this config, else anywhere. They
+// become the finding's related locations (and are named in its message).
 std::vector<std::pair<std::string, KeyRead>> consumer_sites(const std::string& key, const std::vector<PythonFile>& loaders,
                                                              const std::vector<PythonFile>& python) {
     std::vector<std::pair<std::string, KeyRead>> sites;
@@ -153,6 +152,7 @@ ConfigOutcome analyze_config(const FileEntry& file, const std::vector<PythonFile
         out.lines = source.line_count();
         const auto values = read_values(file.path, source);
         std::vector<Match> matches;
+        std::vector<std::vector<std::pair<std::string, KeyRead>>> related;  // per match: the reading sites
         std::set<std::string> fired;
         // Rules without `with` first, so `with: config-cuda-device` sees whether that one fired.
         std::vector<const Rule*> rules;
@@ -174,12 +174,28 @@ ConfigOutcome analyze_config(const FileEntry& file, const std::vector<PythonFile
                 m.captures["value"] = v.value;
                 m.captures["finding"] = v.path + ": " + v.value;
                 m.captures["loaders"] = *loaders.front().path;
-                m.captures["consumers"] = describe_sites(v.key, consumer_sites(v.key, loaders, python));
+                const auto sites = consumer_sites(v.key, loaders, python);
+                m.captures["consumers"] = describe_sites(v.key, sites);
+                m.subject = v.path;
                 matches.push_back(std::move(m));
+                related.push_back(sites);
                 fired.insert(r->id);
             }
         }
-        append_findings(matches, source, file.path, Suppressions::parse(source), out.findings);
+        // One match at a time, so that each finding gets its own reading sites (suppressed ones add nothing).
+        const Suppressions suppressions = Suppressions::parse(source);
+        for (std::size_t i = 0; i < matches.size(); ++i) {
+            const std::size_t before = out.findings.size();
+            append_findings({matches[i]}, source, file.path, suppressions, out.findings);
+            if (out.findings.size() == before) continue;
+            for (const auto& [path, read] : related[i]) {
+                RelatedLocation rel;
+                rel.location.path = path;
+                rel.location.line = rel.location.end_line = read.line;
+                rel.label = "reads " + read.text;
+                out.findings.back().related.push_back(std::move(rel));
+            }
+        }
     } catch (const std::exception& e) {
         out.findings.clear();
         out.skip_reason = e.what();
