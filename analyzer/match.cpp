@@ -77,8 +77,11 @@ void append_findings(const std::vector<Match>& matches, const SourceText& source
 
 namespace mpsport {
 void describe_package(Match& m, const PackageInfo& pkg) {
-    m.subject = pkg.import_name;
-    m.captures["package"] = pkg.import_name;
+    m.subject = pkg.import_name.empty() ? pkg.distributions.front() : pkg.import_name;
+    m.captures["package"] = pkg.import_name.empty() ? pkg.distributions.front() : pkg.import_name;
+    m.captures["provides"] = pkg.provides;
+    m.captures["mps"] = std::string(to_string(pkg.mps)) + (pkg.mps_since.empty() ? "" : " since " + pkg.mps_since) +
+                        (pkg.mps_note.empty() ? "" : " (" + pkg.mps_note + ")");
     m.captures["alternative"] = pkg.alternative;
     m.captures["why"] = pkg.why;
     if (pkg.impact == m.rule->impact || pkg.impact > m.rule->impact) return;

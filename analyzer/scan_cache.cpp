@@ -12,7 +12,7 @@ namespace {
 
 constexpr const char* kFile = "scan-cache.bin";
 constexpr std::uint32_t kMagic = 0x4d505343;  // "MPSC"
-constexpr std::uint32_t kFormat = 4;
+constexpr std::uint32_t kFormat = 5;
 
 // A flat little binary format: loading it is most of a warm scan, and a JSON/msgpack DOM of every
 // finding costs several times more than reading the fields straight into place.
@@ -202,6 +202,31 @@ FileFacts read_facts(Reader& r) {
     return facts;
 }
 
+void write_config_facts(Writer& w, const configs::PythonConfigFacts& c) {
+    for (const auto* list : {&c.files, &c.directories}) {
+        w.u64(list->size());
+        for (const auto& s : *list) w.str(s);
+    }
+    w.u64(c.reads.size());
+    for (const auto& r : c.reads) {
+        w.str(r.key);
+        w.i64(r.line);
+        w.str(r.text);
+    }
+}
+
+void read_config_facts(Reader& r, configs::PythonConfigFacts& c) {
+    for (auto* list : {&c.files, &c.directories})
+        for (std::uint64_t n = r.u64(); n > 0; --n) list->push_back(r.str());
+    for (std::uint64_t n = r.u64(); n > 0; --n) {
+        configs::KeyRead k;
+        k.key = r.str();
+        k.line = static_cast<int>(r.i64());
+        k.text = r.str();
+        c.reads.push_back(std::move(k));
+    }
+}
+
 }  // namespace
 
 ScanCache ScanCache::load(const fs::path& dir, std::uint64_t key) {
@@ -223,6 +248,7 @@ ScanCache ScanCache::load(const fs::path& dir, std::uint64_t key) {
             for (std::uint64_t n = r.u64(); n > 0; --n) e.outcome.findings.push_back(read_finding(r));
             e.outcome.facts = read_facts(r);
             if (std::string native = r.str(); !native.empty()) e.outcome.native = cuda::facts_from_json(native);
+            read_config_facts(r, e.outcome.config_facts);
             cache.m_entries.emplace(std::move(path), std::move(e));
         }
         if (!r.done()) throw std::runtime_error("trailing bytes");
@@ -250,6 +276,7 @@ void ScanCache::save(const fs::path& dir) const {
         for (const auto& f : e.outcome.findings) write_finding(w, f);
         write_facts(w, e.outcome.facts);
         w.str(e.outcome.native.empty() ? std::string() : cuda::facts_to_json(e.outcome.native));
+        write_config_facts(w, e.outcome.config_facts);
     }
     std::error_code ec;
     fs::create_directories(dir, ec);

@@ -6,6 +6,11 @@
 #include <set>
 #include <thread>
 
+#include "analyzer/checkpoints/checkpoint_engine.hpp"
+#include "analyzer/checkpoints/zip_reader.hpp"
+#include "analyzer/configs/config_link.hpp"
+#include "analyzer/lines/line_engine.hpp"
+#include "analyzer/manifests/includes.hpp"
 #include "analyzer/manifests/manifest_engine.hpp"
 #include "analyzer/match.hpp"
 #include "analyzer/notebooks/notebook.hpp"
@@ -47,6 +52,9 @@ void Scanner::build_engines() const {
         m_python = std::make_unique<python::PythonEngine>(m_catalogue);
         m_manifests = std::make_unique<manifests::ManifestEngine>(m_catalogue);
         m_clang = std::make_unique<cuda::ClangEngine>(m_catalogue);
+        m_lines = std::make_unique<lines::LineEngine>(m_catalogue);
+        m_checkpoints = std::make_unique<checkpoints::CheckpointEngine>(m_catalogue);
+        m_config_keys = configs::rule_keys(m_catalogue);
     });
 }
 
@@ -81,6 +89,7 @@ FileOutcome Scanner::analyze_file(const FileEntry& file, std::string text, const
             auto analysed = m_python->analyze(source.text());
             append_findings(analysed.matches, source, path, Suppressions::parse(source), out.findings, &nb.cell_lines);
             out.facts = std::move(analysed.facts);
+            if (!m_config_keys.empty()) out.config_facts = configs::python_config_facts(source.text(), m_config_keys);
             return out;
         }
         const SourceText source(std::move(text));
@@ -90,8 +99,12 @@ FileOutcome Scanner::analyze_file(const FileEntry& file, std::string text, const
             auto analysed = m_python->analyze(source.text());
             append_findings(analysed.matches, source, path, suppressions, out.findings);
             out.facts = std::move(analysed.facts);
+            if (!m_config_keys.empty()) out.config_facts = configs::python_config_facts(source.text(), m_config_keys);
         }
-        if (m_manifests->reads(kind)) append_findings(m_manifests->analyze(kind, source), source, path, suppressions, out.findings);
+        const FileKind manifest = manifests::manifest_kind(path, kind);
+        if (m_manifests->reads(manifest))
+            append_findings(m_manifests->analyze(manifest, source), source, path, suppressions, out.findings);
+        if (m_lines->reads(kind)) append_findings(m_lines->analyze(kind, source), source, path, suppressions, out.findings);
         if (kind != FileKind::python) out.facts = program::entry_facts(kind, source.text());
         if (m_clang->reads(kind)) {
             cuda::TuResult tu = m_clang->analyze(path, file.absolute, kind, source.text(), flags, clang_timeout_s);
@@ -106,12 +119,24 @@ FileOutcome Scanner::analyze_file(const FileEntry& file, std::string text, const
     return out;
 }
 
+FileOutcome Scanner::scan_checkpoint(const FileEntry& file, const checkpoints::Limits& limits) const {
+    build_engines();
+    FileOutcome out;
+    try {
+        out.findings = m_checkpoints->analyze(file, limits);
+    } catch (const checkpoints::FormatError& e) {
+        out.skip_reason = e.what();
+    }
+    return out;
+}
+
 ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& roots, const ScanOptions& options) const {
     const auto start = std::chrono::steady_clock::now();
     ScanResult result;
     WalkOptions walk_options = options.walk;
     walk_options.stat_files = false;  // stat()ed by the workers below, on every core
     WalkResult walked = walk(base, roots, walk_options);
+    manifests::follow_requirement_includes(base, walked);
     result.skipped = std::move(walked.skipped);
     result.ignored_dirs = walked.ignored_dirs;
 
@@ -146,6 +171,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         entry.size = file.size;
         entry.mtime_ns = file.mtime_ns;
         const ScanCache::Entry* cached = options.cache_dir ? cache.find(file.path) : nullptr;
+        if (file.kind == FileKind::config) return;  // read after the Python files, if they name it
         if (cached && cached->size == file.size && cached->mtime_ns == file.mtime_ns && file.mtime_ns != 0) {
             entry.hash = cached->hash;
             entry.outcome = cached->outcome;
@@ -164,7 +190,12 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     in_parallel([&](std::size_t i) {
         const FileEntry& file = walked.files[i];
         ScanCache::Entry& entry = entries[i];
-        if (from_cache[i] || entry.outcome.skip_reason) return;
+        if (from_cache[i] || entry.outcome.skip_reason || file.kind == FileKind::config) return;  // configs: below
+        if (file.kind == FileKind::checkpoint) {  // headers only: the size and mtime stand for the content
+            entry.hash = fnv1a64(std::to_string(file.size) + ":" + std::to_string(file.mtime_ns));
+            entry.outcome = scan_checkpoint(file, options.checkpoints);
+            return;
+        }
         std::string text;
         try {
             text = read_file(file.absolute);
@@ -183,13 +214,34 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     });
 
     std::map<std::string, cuda::TuFacts> native;
+    // Phase 3: config files that some Python file names (their findings depend on other files: not cached).
+    std::vector<configs::PythonFile> python_files;
+    for (std::size_t i = 0; i < n; ++i)
+        if (!entries[i].outcome.config_facts.empty()) python_files.push_back({&walked.files[i].path, &entries[i].outcome.config_facts});
+    std::vector<char> unread_config(n, 0);
+    in_parallel([&](std::size_t i) {
+        if (walked.files[i].kind != FileKind::config || entries[i].outcome.skip_reason) return;
+        configs::ConfigOutcome c = configs::analyze_config(walked.files[i], python_files, m_catalogue, options.walk.max_file_size);
+        unread_config[i] = !c.referenced;
+        FileOutcome& o = entries[i].outcome;
+        o.findings = std::move(c.findings);
+        o.skip_reason = std::move(c.skip_reason);
+        o.lines = c.lines;
+    });
+
     ScanCache fresh(cache_key);
     // Rewrite the cache only when something changed: a file was (re)read, added or removed.
-    bool cache_changed = options.cache_dir && !options.partial && cache.size() != n;
+    const std::size_t cacheable = static_cast<std::size_t>(
+        std::count_if(walked.files.begin(), walked.files.end(), [](const FileEntry& f) { return f.kind != FileKind::config; }));
+    bool cache_changed = options.cache_dir && !options.partial && cache.size() != cacheable;
     std::vector<program::FileRecord> records;
     std::set<std::string> walked_paths;
     for (std::size_t i = 0; i < n; ++i) {
-        if (from_cache[i] != 1) cache_changed = true;
+        if (walked.files[i].kind == FileKind::config) {
+            if (unread_config[i]) continue;  // no Python file names it: not read, not counted
+        } else if (from_cache[i] != 1) {
+            cache_changed = true;
+        }
         FileOutcome& o = entries[i].outcome;
         walked_paths.insert(walked.files[i].path);
         if (o.skip_reason) {
@@ -201,7 +253,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
             if (!o.findings.empty()) result.file_lines[walked.files[i].path] = o.lines;
             result.findings.insert(result.findings.end(), o.findings.begin(), o.findings.end());
         }
-        if (options.cache_dir) fresh.put(walked.files[i].path, std::move(entries[i]));
+        if (options.cache_dir && walked.files[i].kind != FileKind::config) fresh.put(walked.files[i].path, std::move(entries[i]));
     }
     // A partial scan (check) keeps what the cache knows of the other files, for the next full scan
     // and for the program model.

@@ -7,10 +7,13 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "analyzer/cuda/clang_engine.hpp"
+#include "analyzer/checkpoints/checkpoint.hpp"
+#include "analyzer/configs/config_facts.hpp"
 #include "core/finding.hpp"
 #include "core/program_facts.hpp"
 #include "core/rule_catalogue.hpp"
@@ -22,6 +25,8 @@ namespace mpsport {
 namespace python { class PythonEngine; }
 namespace manifests { class ManifestEngine; }
 namespace cuda { class ClangEngine; }
+namespace checkpoints { class CheckpointEngine; }
+namespace lines { class LineEngine; }
 
 struct ScanOptions {
     WalkOptions walk;
@@ -34,6 +39,7 @@ struct ScanOptions {
     // Whether to read base/.mpsport.toml (entry points and tooling folders of the repository).
     bool project_config = true;
     unsigned clang_timeout_s = 60;                   // per C++/CUDA translation unit
+    checkpoints::Limits checkpoints;
 };
 
 
@@ -43,6 +49,7 @@ struct FileOutcome {
     std::optional<std::string> skip_reason;
     std::size_t lines = 0;
     cuda::TuFacts native;  // C++/CUDA: registrations and functions, linked across files after the scan
+    configs::PythonConfigFacts config_facts;  // Python files: the configs they name and the keys they read
 };
 
 class Scanner {
@@ -56,6 +63,8 @@ public:
     // what `scan FILE` of a lone file reports, its native ops linked within the file. Used by tests
     // and the fixture runner.
     FileOutcome scan_text(const std::string& path, FileKind kind, std::string text) const;
+    // A checkpoint's findings from its headers (never the whole file, never through the text path).
+    FileOutcome scan_checkpoint(const FileEntry& file, const checkpoints::Limits& limits) const;
 
 private:
     // One file's raw findings and facts, before the program model weighs them (what the cache keeps).
@@ -70,6 +79,9 @@ private:
     mutable std::unique_ptr<python::PythonEngine> m_python;
     mutable std::unique_ptr<manifests::ManifestEngine> m_manifests;
     mutable std::unique_ptr<cuda::ClangEngine> m_clang;
+    mutable std::unique_ptr<lines::LineEngine> m_lines;
+    mutable std::unique_ptr<checkpoints::CheckpointEngine> m_checkpoints;
+    mutable std::set<std::string> m_config_keys;  // what config rules look at: the reads Python facts record
 };
 
 }  // namespace mpsport

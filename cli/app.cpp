@@ -33,6 +33,9 @@ void add_scan_options(CLI::App& cmd, ScanArgs& a) {
     cmd.add_flag("--follow", a.follow, "Follow symbolic links (loops are detected and skipped)");
     cmd.add_option("--exclude", a.exclude, "Extra gitignore-style pattern to skip (repeatable)")->allow_extra_args(false);
     cmd.add_option("--max-file-size", a.max_file_size, "Skip files larger than this many bytes")->capture_default_str();
+    cmd.add_option("--checkpoint-header-limit", a.checkpoint_header_limit,
+                   "Read at most this many bytes of a checkpoint's headers (zip directory, data.pkl, safetensors JSON); tensor data is never read")
+        ->capture_default_str();
     cmd.add_option("--jobs,-j", a.jobs, "Worker threads (0: one per core)")->capture_default_str();
     cmd.add_flag("--no-cache", a.no_cache, "Do not read or write the scan cache");
     cmd.add_option("--cache-dir", a.cache_dir, "Where the scan cache lives (default: PATH/.mpsport_cache)");

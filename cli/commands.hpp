@@ -19,6 +19,7 @@ struct ScanArgs {
     bool follow = false;
     std::vector<std::string> exclude;
     std::uintmax_t max_file_size = 4u << 20;
+    std::uint64_t checkpoint_header_limit = 64u << 20;
     unsigned jobs = 0;
     bool no_cache = false;
     std::optional<std::string> cache_dir;

@@ -86,6 +86,7 @@ std::optional<ScanResult> scan_paths(const ScanArgs& args, Mode mode, const Rule
     options.walk.follow_symlinks = args.follow;
     options.walk.exclude = args.exclude;
     options.walk.max_file_size = args.max_file_size;
+    options.checkpoints.header_bytes = args.checkpoint_header_limit;
     options.jobs = args.jobs;
     options.entries = args.entries;
     // check reads a few files of the repository in the current folder: the cache keeps the rest,

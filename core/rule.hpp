@@ -29,7 +29,7 @@ struct RuleDocs {
 
 struct Rule {
     std::string id;
-    std::string engine;  // python | manifest | clang | runtime
+    std::string engine;  // python | manifest | lines | checkpoint | config | clang | runtime
     Severity severity = Severity::info;
     std::string category;
     VerdictImpact impact = VerdictImpact::none;
@@ -40,6 +40,8 @@ struct Rule {
     std::vector<std::string> references;
     // Literal strings; a file holding none of them is never parsed for this rule.
     std::vector<std::string> triggers;
+    // "packages": the triggers are the import names of rules/packages/ (one data edit adds a package).
+    std::string triggers_from;
 
     // engine: python
     std::string query;      // tree-sitter query, @finding marks what is reported
@@ -48,14 +50,17 @@ struct Rule {
     // mps-aware (dropped only when the check mentions MPS), none (ignored).
     std::string guard = "downgrade";
     // engine: manifest
-    std::string manifest_check;             // cuda-only-packages | line-pattern
-    std::string line_pattern;               // ECMAScript regex, for line-pattern
-    std::vector<std::string> file_kinds;    // which file kinds the rule reads (manifest, clang)
+    std::string manifest_check;             // cuda-only-packages | cuda-only-groups | cuda-builds | nvidia-channels
+    std::vector<std::string> file_kinds;    // which file kinds the rule reads (manifest, lines and clang rules)
+    // engine: lines
+    std::string line_pattern;               // ECMAScript regex, matched on each line
+    // engine: checkpoint
+    std::string checkpoint_check;           // contents | cuda-storage | float64 | unknown-globals
     // engine: clang
     std::vector<std::string> matchers;  // clang-query matcher text; the node bound to "finding" is reported
     std::string check;                  // a registered C++ check, for what a matcher cannot say
 
-    // Free-form string lists for analyses (creators, sinks, ...).
+    // Free-form string lists for analyses (creators, sinks, ...); for config rules: keys, values, with.
     std::map<std::string, std::vector<std::string>> params;
 
     std::filesystem::path source;  // the .yaml file
@@ -99,13 +104,23 @@ struct ProgramVocabulary {
     std::map<Reach, WeightRule> reach_weights;
 };
 
-// The CUDA-only package list (rules/packages/*.yaml).
+enum class MpsStatus { none, partial, native };
+std::string_view to_string(MpsStatus s);
+
+// One entry of the CUDA-related package knowledge base (rules/packages/*.yaml).
 struct PackageInfo {
-    std::string import_name;                 // top-level module, e.g. flash_attn
-    std::vector<std::string> distributions;  // names in manifests, e.g. flash-attn, flash_attn
+    std::string import_name;                 // top-level module, e.g. flash_attn; empty for toolkits
+    std::vector<std::string> distributions;  // normalised names in manifests; '*' matches any run
+    std::string provides;                    // what the package gives the lab
+    MpsStatus mps = MpsStatus::none;
+    std::string mps_since;                   // first version with that MPS status, if known
+    std::string mps_note;
     std::string alternative;                 // what to use on MPS
     VerdictImpact impact = VerdictImpact::stay;
     std::string why;
+    double effort_low = 0;                   // hours to replace or drop it
+    double effort_high = 0;
+    std::filesystem::path source;            // the .yaml it came from
 };
 
 }  // namespace mpsport

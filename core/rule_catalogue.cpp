@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -68,7 +69,7 @@ bool is_kebab_case(const std::string& id) {
 
 // Function-local statics: tests load rules while other translation units are still being initialised.
 bool known_engine(const std::string& e) {
-    static const std::set<std::string> engines = {"python", "manifest", "clang", "runtime"};
+    static const std::set<std::string> engines = {"python", "manifest", "lines", "checkpoint", "config", "clang", "runtime"};
     return engines.count(e) > 0;
 }
 bool known_category(const std::string& c) { return checklist_item(c) != 0; }
@@ -80,7 +81,7 @@ Rule parse_rule(const YAML::Node& doc, const fs::path& file) {
     if (!is_kebab_case(r.id)) fail(file, "id '" + r.id + "' is not kebab-case");
     if (file.stem().string() != r.id) fail(file, "id '" + r.id + "' does not match the file name");
     r.engine = required_string(doc, "engine", file);
-    if (!known_engine(r.engine)) fail(file, "engine '" + r.engine + "' is not one of python|manifest|clang|runtime");
+    if (!known_engine(r.engine)) fail(file, "engine '" + r.engine + "' is not one of python|manifest|lines|checkpoint|config|clang|runtime");
     auto sev = parse_severity(required_string(doc, "severity", file));
     if (!sev) fail(file, "severity must be blocker|major|minor|info");
     r.severity = *sev;
@@ -111,6 +112,7 @@ Rule parse_rule(const YAML::Node& doc, const fs::path& file) {
     r.docs.example = required_string(docs, "example", file);
     r.references = string_list(doc, "references", file);
     r.triggers = string_list(doc, "triggers", file);
+    r.triggers_from = optional_string(doc, "triggers_from");
 
     if (r.engine == "python") {
         const YAML::Node py = doc["python"];
@@ -124,14 +126,13 @@ Rule parse_rule(const YAML::Node& doc, const fs::path& file) {
         if (const YAML::Node params = py["params"]) {
             for (const auto& kv : params) r.params[kv.first.as<std::string>()] = string_list(params, kv.first.as<std::string>().c_str(), file);
         }
-        if (r.triggers.empty()) fail(file, "a python rule needs 'triggers' (literals that must occur in a file)");
+        if (r.triggers.empty() && r.triggers_from.empty())
+            fail(file, "a python rule needs 'triggers' (literals that must occur in a file) or 'triggers_from'");
     } else if (r.engine == "manifest") {
         const YAML::Node m = doc["manifest"];
         if (!m || !m.IsMap()) fail(file, "a manifest rule needs a 'manifest' section");
         r.manifest_check = required_string(m, "check", file);
         r.file_kinds = string_list(m, "files", file);
-        r.line_pattern = optional_string(m, "pattern");
-        if (r.manifest_check == "line-pattern" && r.line_pattern.empty()) fail(file, "manifest.pattern is required for line-pattern");
         if (r.file_kinds.empty()) fail(file, "manifest.files must list at least one file kind");
         if (const YAML::Node params = m["params"]) {
             for (const auto& kv : params) r.params[kv.first.as<std::string>()] = string_list(params, kv.first.as<std::string>().c_str(), file);
@@ -149,25 +150,28 @@ Rule parse_rule(const YAML::Node& doc, const fs::path& file) {
         if (const YAML::Node params = c["params"]) {
             for (const auto& kv : params) r.params[kv.first.as<std::string>()] = string_list(params, kv.first.as<std::string>().c_str(), file);
         }
+    } else if (r.engine == "lines") {
+        const YAML::Node l = doc["lines"];
+        if (!l || !l.IsMap()) fail(file, "a lines rule needs a 'lines' section with 'files' and 'pattern'");
+        r.file_kinds = string_list(l, "files", file);
+        r.line_pattern = required_string(l, "pattern", file);
+        if (r.file_kinds.empty()) fail(file, "lines.files must list at least one file kind");
+    } else if (r.engine == "checkpoint") {
+        const YAML::Node c = doc["checkpoint"];
+        if (!c || !c.IsMap()) fail(file, "a checkpoint rule needs a 'checkpoint' section with 'check'");
+        r.checkpoint_check = required_string(c, "check", file);
+    } else if (r.engine == "config") {
+        const YAML::Node c = doc["config"];
+        if (!c || !c.IsMap()) fail(file, "a config rule needs a 'config' section with 'keys'");
+        for (const char* list : {"keys", "values", "with"}) r.params[list] = string_list(c, list, file);
+        if (r.params["keys"].empty()) fail(file, "config.keys must list at least one key");
+        try {
+            for (const auto& v : r.params["values"]) std::regex check(v);
+        } catch (const std::regex_error& e) {
+            fail(file, std::string("config.values: ") + e.what());
+        }
     }
     return r;
-}
-
-void parse_packages(const YAML::Node& doc, const fs::path& file, std::vector<PackageInfo>& out) {
-    const YAML::Node list = doc["packages"];
-    if (!list || !list.IsSequence()) fail(file, "expected a top-level 'packages' list");
-    for (const auto& item : list) {
-        PackageInfo p;
-        p.import_name = required_string(item, "import", file);
-        p.distributions = string_list(item, "distributions", file);
-        if (p.distributions.empty()) p.distributions.push_back(p.import_name);
-        p.alternative = required_string(item, "alternative", file);
-        p.why = required_string(item, "why", file);
-        auto impact = parse_verdict_impact(required_string(item, "verdict_impact", file));
-        if (!impact) fail(file, "package " + p.import_name + ": verdict_impact must be stay|dual|none");
-        p.impact = *impact;
-        out.push_back(std::move(p));
-    }
 }
 
 WeightRule parse_weight(const YAML::Node& node, const std::string& where, const fs::path& file) {
@@ -240,7 +244,81 @@ std::string normalise_distribution(std::string_view name) {
     return out;
 }
 
+// Glob with '*' only (any run of characters), on normalised names.
+bool glob_match(std::string_view pattern, std::string_view name) {
+    const std::size_t star = pattern.find('*');
+    if (star == std::string_view::npos) return pattern == name;
+    if (name.substr(0, star) != pattern.substr(0, star)) return false;
+    const std::string_view rest = pattern.substr(star + 1);
+    for (std::size_t i = star; i <= name.size(); ++i)
+        if (glob_match(rest, name.substr(i))) return true;
+    return false;
+}
+
+void parse_package(const YAML::Node& item, const fs::path& file, PackageInfo& p) {
+    p.source = file;
+    p.import_name = optional_string(item, "import");
+    for (const auto& d : string_list(item, "distributions", file)) p.distributions.push_back(normalise_distribution(d));
+    if (p.distributions.empty() && !p.import_name.empty()) p.distributions.push_back(normalise_distribution(p.import_name));
+    const std::string label = p.import_name.empty() ? (p.distributions.empty() ? "?" : p.distributions.front()) : p.import_name;
+    if (p.distributions.empty()) fail(file, "package " + label + ": needs 'distributions' or 'import'");
+    p.provides = required_string(item, "provides", file);
+    p.alternative = required_string(item, "alternative", file);
+    p.why = required_string(item, "why", file);
+    auto impact = parse_verdict_impact(required_string(item, "verdict_impact", file));
+    if (!impact) fail(file, "package " + label + ": verdict_impact must be stay|dual|none");
+    p.impact = *impact;
+    const YAML::Node mps = item["mps"];
+    if (!mps || !mps.IsMap()) fail(file, "package " + label + ": 'mps' (status, since, note) is missing");
+    const std::string status = required_string(mps, "status", file);
+    if (status == "none") p.mps = MpsStatus::none;
+    else if (status == "partial") p.mps = MpsStatus::partial;
+    else if (status == "native") p.mps = MpsStatus::native;
+    else fail(file, "package " + label + ": mps.status must be none|partial|native");
+    p.mps_since = optional_string(mps, "since");
+    p.mps_note = optional_string(mps, "note");
+    if (p.mps == MpsStatus::native && p.mps_since.empty()) fail(file, "package " + label + ": mps.status native needs mps.since");
+    const YAML::Node effort = item["effort"];
+    if (!effort || !effort.IsMap()) fail(file, "package " + label + ": 'effort' (low, high hours) is missing");
+    p.effort_low = number(effort, "low", -1);
+    p.effort_high = number(effort, "high", -1);
+    if (p.effort_low < 0 || p.effort_high < p.effort_low) fail(file, "package " + label + ": effort needs 0 <= low <= high");
+}
+
+void parse_packages(const YAML::Node& doc, const fs::path& file, std::vector<PackageInfo>& out) {
+    const YAML::Node list = doc["packages"];
+    if (!list || !list.IsSequence()) fail(file, "expected a top-level 'packages' list");
+    for (const auto& item : list) {
+        PackageInfo p;
+        parse_package(item, file, p);
+        out.push_back(std::move(p));
+    }
+}
+
+// Rules with `triggers_from: packages` run on any file that mentions a listed import name.
+void derive_triggers(std::vector<Rule>& rules, const std::vector<PackageInfo>& packages) {
+    std::set<std::string> imports;
+    for (const auto& p : packages)
+        if (!p.import_name.empty()) imports.insert(p.import_name);
+    for (auto& r : rules) {
+        if (r.triggers_from.empty()) continue;
+        if (r.triggers_from != "packages") fail(r.source, "triggers_from must be 'packages'");
+        for (const auto& i : imports)
+            if (std::find(r.triggers.begin(), r.triggers.end(), i) == r.triggers.end()) r.triggers.push_back(i);
+        if (r.triggers.empty()) fail(r.source, "triggers_from: packages, but no package has an 'import'");
+    }
+}
+
 }  // namespace
+
+std::string_view to_string(MpsStatus s) {
+    switch (s) {
+        case MpsStatus::none: return "none";
+        case MpsStatus::partial: return "partial";
+        case MpsStatus::native: return "native";
+    }
+    return "none";
+}
 
 RuleCatalogue RuleCatalogue::load(const fs::path& rules_dir) {
     RuleCatalogue cat;
@@ -293,6 +371,7 @@ RuleCatalogue RuleCatalogue::load(const fs::path& rules_dir) {
     if (cat.m_rules.empty())
         throw RuleError(rules_dir.generic_string() + ": no rule files (<family>/<id>.yaml) found; is this the rules folder?");
     if (!have_program) throw RuleError((rules_dir / "program.yaml").generic_string() + ": missing (the program model's vocabulary)");
+    derive_triggers(cat.m_rules, cat.m_packages);
     cat.m_digest = fnv1a64(digest_input);
     return cat;
 }
@@ -303,13 +382,23 @@ const Rule* RuleCatalogue::find(std::string_view id) const {
     return nullptr;
 }
 
-const PackageInfo* RuleCatalogue::find_package(std::string_view name) const {
+const PackageInfo* RuleCatalogue::find_import(std::string_view import_name) const {
+    for (const auto& p : m_packages)
+        if (!p.import_name.empty() && p.import_name == import_name) return &p;
+    return nullptr;
+}
+
+const PackageInfo* RuleCatalogue::find_distribution(std::string_view name, const std::vector<std::string>& extras) const {
     const std::string wanted = normalise_distribution(name);
-    for (const auto& p : m_packages) {
-        if (normalise_distribution(p.import_name) == wanted) return &p;
-        for (const auto& d : p.distributions)
-            if (normalise_distribution(d) == wanted) return &p;
+    for (const auto& extra : extras) {
+        const std::string with_extra = wanted + "[" + normalise_distribution(extra) + "]";
+        for (const auto& p : m_packages)
+            for (const auto& d : p.distributions)
+                if (d.find('[') != std::string::npos && glob_match(d, with_extra)) return &p;
     }
+    for (const auto& p : m_packages)
+        for (const auto& d : p.distributions)
+            if (d.find('[') == std::string::npos && glob_match(d, wanted)) return &p;
     return nullptr;
 }
 

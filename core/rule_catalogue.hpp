@@ -27,7 +27,11 @@ public:
     const std::vector<PackageInfo>& packages() const { return m_packages; }
     const ProgramVocabulary& program() const { return m_program; }
     const Rule* find(std::string_view id) const;
-    const PackageInfo* find_package(std::string_view import_or_distribution) const;
+    // The entry whose top-level module is `import_name` (exact), or nullptr.
+    const PackageInfo* find_import(std::string_view import_name) const;
+    // The entry naming this distribution (PEP 503-normalised, '*' patterns, and `name[extra]`
+    // entries for the given extras), or nullptr.
+    const PackageInfo* find_distribution(std::string_view name, const std::vector<std::string>& extras = {}) const;
     const std::filesystem::path& root() const { return m_root; }
     // Changes whenever any rule or package file changes: part of the scan cache key.
     std::uint64_t digest() const { return m_digest; }

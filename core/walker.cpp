@@ -55,6 +55,13 @@ bool size_and_mtime(const fs::path& p, std::uintmax_t& size, std::int64_t& mtime
 #endif
 }
 
+const char* special_file_type(const fs::directory_entry& entry, std::error_code& ec) {
+    if (entry.is_fifo(ec)) return "a FIFO";
+    if (entry.is_socket(ec)) return "a socket";
+    if (entry.is_block_file(ec) || entry.is_character_file(ec)) return "a device";
+    return "not a file";
+}
+
 class Walker {
 public:
     Walker(const fs::path& base, const WalkOptions& options) : m_base(base), m_options(options) {
@@ -77,6 +84,8 @@ public:
         if (fs::is_directory(status)) {
             load_ignore_files_above(abs);
             visit_dir(abs, rel);
+        } else if (!fs::is_regular_file(status)) {
+            m_result.skipped.push_back({rel.empty() ? abs.filename().generic_string() : rel, "not a regular file; not opened"});
         } else {
             add_file(abs, rel.empty() ? abs.filename().generic_string() : rel, /*explicit_file=*/true);
         }
@@ -176,6 +185,9 @@ private:
             } else if (entry.is_regular_file(ec)) {
                 if (!m_ignore.empty() && m_ignore.is_ignored(child_rel, false)) continue;
                 add_file(entry.path(), child_rel, false);
+            } else if (FileKind kind; classify_file(child_rel, kind) && !(!m_ignore.empty() && m_ignore.is_ignored(child_rel, false))) {
+                // A FIFO or device named like a source file: opening it could block the scan forever.
+                m_result.skipped.push_back({child_rel, std::string("not a regular file (") + special_file_type(entry, ec) + "); not opened"});
             }
         }
         if (m_options.follow_symlinks) {
@@ -227,19 +239,23 @@ std::string_view to_string(FileKind kind) {
         case FileKind::pyproject: return "pyproject";
         case FileKind::conda_env: return "conda";
         case FileKind::setup_cfg: return "setup-cfg";
+        case FileKind::setup_py: return "setup-py";
         case FileKind::dockerfile: return "dockerfile";
         case FileKind::shell: return "shell";
         case FileKind::cuda: return "cuda";
         case FileKind::cpp: return "cpp";
         case FileKind::makefile: return "makefile";
         case FileKind::markdown: return "markdown";
+        case FileKind::checkpoint: return "checkpoint";
+        case FileKind::config: return "config";
     }
     return "python";
 }
 
 std::optional<FileKind> parse_file_kind(std::string_view name) {
     for (FileKind k : {FileKind::python, FileKind::notebook, FileKind::requirements, FileKind::pyproject, FileKind::conda_env,
-                       FileKind::setup_cfg, FileKind::dockerfile, FileKind::shell, FileKind::cuda, FileKind::cpp, FileKind::makefile, FileKind::markdown})
+                       FileKind::setup_cfg, FileKind::setup_py, FileKind::dockerfile, FileKind::shell, FileKind::makefile,
+                       FileKind::markdown, FileKind::cuda, FileKind::cpp, FileKind::checkpoint, FileKind::config})
         if (to_string(k) == name) return k;
     return std::nullopt;
 }
@@ -252,7 +268,8 @@ bool classify_file(std::string_view rel, FileKind& kind) {
     if (ends_with(name, ".ipynb")) return kind = FileKind::notebook, true;
     if (name == "pyproject.toml") return kind = FileKind::pyproject, true;
     if (name == "setup.cfg") return kind = FileKind::setup_cfg, true;
-    if ((name.find("requirements") != std::string_view::npos && (ends_with(name, ".txt") || ends_with(name, ".in"))) ||
+    if (((name.find("requirements") != std::string_view::npos || starts_with(name, "constraints")) &&
+         (ends_with(name, ".txt") || ends_with(name, ".in"))) ||
         (ends_with(parent, "requirements") && ends_with(name, ".txt")))
         return kind = FileKind::requirements, true;
     if ((starts_with(name, "environment") || starts_with(name, "conda")) && (ends_with(name, ".yml") || ends_with(name, ".yaml")))
@@ -267,12 +284,17 @@ bool classify_file(std::string_view rel, FileKind& kind) {
     if (ends_with(name, ".md") || ends_with(name, ".rst")) return kind = FileKind::markdown, true;
     if (ends_with(name, ".cpp") || ends_with(name, ".cc") || ends_with(name, ".cxx") || ends_with(name, ".hpp") || ends_with(name, ".h"))
         return kind = FileKind::cpp, true;
+    if (ends_with(name, ".pt") || ends_with(name, ".pth") || ends_with(name, ".ckpt") || ends_with(name, ".bin") ||
+        ends_with(name, ".safetensors"))
+        return kind = FileKind::checkpoint, true;
+    if (ends_with(name, ".yaml") || ends_with(name, ".yml") || ends_with(name, ".json") || ends_with(name, ".toml"))
+        return kind = FileKind::config, true;
     return false;
 }
 
 std::optional<std::string> stat_file(FileEntry& file, std::uintmax_t max_file_size) {
     if (!size_and_mtime(file.absolute, file.size, file.mtime_ns)) return std::string("unreadable: ") + std::strerror(errno);
-    if (file.size > max_file_size)
+    if (file.size > max_file_size && file.kind != FileKind::checkpoint && file.kind != FileKind::config)
         return "oversized: " + std::to_string(file.size) + " bytes (limit " + std::to_string(max_file_size) + "; raise --max-file-size)";
     return std::nullopt;
 }

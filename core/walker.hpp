@@ -10,7 +10,9 @@
 
 namespace mpsport {
 
-enum class FileKind { python, notebook, requirements, pyproject, conda_env, setup_cfg, dockerfile, shell, cuda, cpp, makefile, markdown };
+// setup_py is never produced by the walker (setup.py is python to it): it is the kind the manifest
+// rules read setup.py as (see manifests::manifest_kind).
+enum class FileKind { python, notebook, requirements, pyproject, conda_env, setup_cfg, setup_py, dockerfile, shell, makefile, markdown, cuda, cpp, checkpoint, config };
 
 std::string_view to_string(FileKind kind);
 std::optional<FileKind> parse_file_kind(std::string_view name);
@@ -46,6 +48,8 @@ struct WalkResult {
 };
 
 // Fills size and mtime; returns why the file must be skipped (unreadable, oversized), or nullopt.
+// Checkpoints have no size limit here: only their headers are read (checkpoints::Limits); nor
+// config files, which are read only when Python code names them (the limit applies then).
 std::optional<std::string> stat_file(FileEntry& file, std::uintmax_t max_file_size);
 
 // `roots` may name folders or files; paths in the result are relative to `base`.

@@ -1,26 +1,27 @@
-// Dependency manifests and build/run scripts: requirements (PEP 508 lines), pyproject.toml (toml++),
-// environment.yml (yaml-cpp), setup.cfg, plus line patterns for Dockerfiles, shell/Slurm scripts and
-// CUDA sources.
+// Rules over dependency manifests: what they declare (packages, groups, indexes, channels).
 #pragma once
 
-#include <regex>
 #include <string_view>
 #include <vector>
 
+#include "analyzer/manifests/dependencies.hpp"
 #include "analyzer/match.hpp"
 #include "core/rule_catalogue.hpp"
 #include "core/walker.hpp"
 
 namespace mpsport::manifests {
 
-struct Dependency {
-    std::string name;   // distribution name as written
-    std::size_t begin;  // byte range of the entry
-    std::size_t end;
+// What a manifest rule checks (its `manifest.check`).
+enum class Check {
+    cuda_only_packages,  // a dependency listed in rules/packages/
+    cuda_only_groups,    // an optional group / extra made only of such packages
+    cuda_builds,         // +cuXXX local versions, CUDA builds, CUDA wheel indexes
+    nvidia_channels,     // conda's nvidia channel
 };
 
-// Throws std::runtime_error with a line number when the manifest cannot be parsed.
-std::vector<Dependency> dependencies(FileKind kind, const SourceText& source);
+// The kind a manifest rule reads a file as: setup.py is Python to the Python engine and a
+// dependency manifest here.
+FileKind manifest_kind(std::string_view path, FileKind walked_kind);
 
 class ManifestEngine {
 public:
@@ -31,13 +32,18 @@ public:
     bool reads(FileKind kind) const;
 
 private:
-    struct LineRule {
+    struct CheckedRule {
         const Rule* rule;
-        std::regex pattern;
+        Check check;
     };
+    void package_matches(const Rule& rule, const ManifestFacts& facts, std::vector<Match>& out) const;
+    void group_matches(const Rule& rule, const ManifestFacts& facts, std::vector<Match>& out) const;
+    void build_matches(const Rule& rule, const ManifestFacts& facts, std::vector<Match>& out) const;
+    // Optional groups whose every member is a listed package: reported once, as a group.
+    std::vector<const Group*> cuda_only_groups(const ManifestFacts& facts) const;
+
     const RuleCatalogue& m_catalogue;
-    std::vector<const Rule*> m_package_rules;
-    std::vector<LineRule> m_line_rules;
+    std::vector<CheckedRule> m_rules;
 };
 
 }  // namespace mpsport::manifests

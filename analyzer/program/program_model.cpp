@@ -144,9 +144,12 @@ void ProgramModel::index_files(const std::vector<FileRecord>& files) {
             }
         }
     }
-    for (const auto& f : files)
-        if (f.facts)
-            for (const auto& name : f.facts->project_names) m_own.insert(normalise_package(name));
+    for (const auto& f : files) {
+        if (!f.facts) continue;
+        for (const auto& name : f.facts->project_names) m_own.insert(normalise_package(name));
+        // An extension the repository builds (`knn_cuda`) is its own module, even when a PyPI package has the name.
+        for (const auto& ext : f.facts->extensions) m_own.insert(normalise_package(ext.name.substr(0, ext.name.find('.'))));
+    }
 }
 
 bool ProgramModel::is_own_package(std::string_view top_level) const { return m_own.count(normalise_package(std::string(top_level))) > 0; }

@@ -34,8 +34,8 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
             if (!is_type(mod, "dotted_name")) continue;
             const std::string_view name = in.facts.text(mod);
             const std::string head(name.substr(0, name.find('.')));
-            const PackageInfo* pkg = in.catalogue.find_package(head);
-            if (!pkg || pkg->import_name != head) continue;
+            const PackageInfo* pkg = in.catalogue.find_import(head);
+            if (!pkg) continue;
             const Guard guard = in.guards.guard_of(imp);
             const bool optional = guard.kind == GuardKind::import_fallback;
             if (optional != want_optional) continue;

@@ -1,8 +1,12 @@
 from setuptools import setup
-from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+from torch.utils.cpp_extension import CUDA_HOME, BuildExtension, CUDAExtension
+
+if CUDA_HOME is None:
+    raise RuntimeError("pointops needs the CUDA toolkit (nvcc) to build")
 
 setup(
     name="pointops",
+    install_requires=["numpy", "spconv-cu118>=2.3"],
     ext_modules=[
         CUDAExtension(
             name="pointops._C",

@@ -1,0 +1,206 @@
+#include "analyzer/configs/config_link.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <regex>
+#include <stdexcept>
+#define TOML_EXCEPTIONS 1
+#include <toml++/toml.h>
+
+#include "analyzer/match.hpp"
+#include "core/paths.hpp"
+#include "core/source_text.hpp"
+
+namespace mpsport::configs {
+namespace {
+
+struct ConfigValue {
+    std::string key;   // leaf key
+    std::string path;  // dotted key path, e.g. trainer.device
+    std::string value;  // lower-cased scalar text
+    std::size_t begin = 0;
+    std::size_t end = 0;
+};
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+}
+
+void yaml_values(const YAML::Node& node, const std::string& prefix, std::vector<ConfigValue>& out) {
+    if (!node.IsMap()) return;
+    for (const auto& kv : node) {
+        if (!kv.first.IsScalar()) continue;
+        const std::string key = kv.first.as<std::string>();
+        const std::string path = prefix.empty() ? key : prefix + "." + key;
+        if (kv.second.IsScalar()) {
+            const std::string value = kv.second.as<std::string>();
+            const std::size_t begin = static_cast<std::size_t>(std::max(0, kv.first.Mark().pos));
+            const std::size_t value_pos = static_cast<std::size_t>(std::max(0, kv.second.Mark().pos));
+            out.push_back({key, path, lower(value), begin, std::max(value_pos + value.size(), begin + key.size())});
+        } else {
+            yaml_values(kv.second, path, out);
+        }
+    }
+}
+
+std::size_t offset_of(const SourceText& source, int line, int column) {
+    const std::string_view l = source.line(line);
+    if (l.data() == nullptr) return source.text().size();
+    return static_cast<std::size_t>(l.data() - source.text().data()) + static_cast<std::size_t>(std::clamp(column - 1, 0, static_cast<int>(l.size())));
+}
+
+void toml_values(const toml::table& t, const std::string& prefix, const SourceText& source, std::vector<ConfigValue>& out) {
+    for (const auto& [k, node] : t) {
+        const std::string key(k.str());
+        const std::string path = prefix.empty() ? key : prefix + "." + key;
+        if (const auto* sub = node.as_table()) {
+            toml_values(*sub, path, source, out);
+            continue;
+        }
+        std::string value;
+        if (const auto* s = node.as_string()) value = s->get();
+        else if (const auto* b = node.as_boolean()) value = b->get() ? "true" : "false";
+        else if (const auto* i = node.as_integer()) value = std::to_string(i->get());
+        else continue;
+        const auto& r = k.source();
+        const std::size_t begin = offset_of(source, static_cast<int>(r.begin.line), static_cast<int>(r.begin.column));
+        const auto& vr = node.source();
+        const std::size_t end = offset_of(source, static_cast<int>(vr.end.line), static_cast<int>(vr.end.column));
+        out.push_back({key, path, lower(value), begin, std::max(end, begin + key.size())});
+    }
+}
+
+std::vector<ConfigValue> read_values(const std::string& path, const SourceText& source) {
+    std::vector<ConfigValue> out;
+    if (path.size() > 5 && path.compare(path.size() - 5, 5, ".toml") == 0) {
+        try {
+            toml_values(toml::parse(source.text()), "", source, out);
+        } catch (const toml::parse_error& e) {
+            throw std::runtime_error("invalid TOML at line " + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
+        }
+        return out;
+    }
+    try {
+        // YAML 1.2 reads JSON too; a multi-document file has each document checked.
+        for (const auto& doc : YAML::LoadAll(source.text())) yaml_values(doc, "", out);
+    } catch (const YAML::Exception& e) {
+        throw std::runtime_error("invalid YAML/JSON at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+    }
+    return out;
+}
+
+const std::vector<std::string>& rule_list(const Rule& r, const char* name) {
+    static const std::vector<std::string> none;
+    auto it = r.params.find(name);
+    return it == r.params.end() ? none : it->second;
+}
+
+// The Python sites that read `key`: first in the files that load this config, else anywhere. They
+// become the finding's related locations (and are named in its message).
+std::vector<std::pair<std::string, KeyRead>> consumer_sites(const std::string& key, const std::vector<PythonFile>& loaders,
+                                                             const std::vector<PythonFile>& python) {
+    std::vector<std::pair<std::string, KeyRead>> sites;
+    for (const auto* files : {&loaders, &python}) {
+        for (const auto& f : *files)
+            for (const auto& r : f.facts->reads)
+                if (r.key == key) sites.emplace_back(*f.path, r);
+        if (!sites.empty()) break;
+    }
+    return sites;
+}
+
+std::string describe_sites(const std::string& key, const std::vector<std::pair<std::string, KeyRead>>& sites) {
+    if (sites.empty()) return "no read of `" + key + "` found in the Python code (passed on whole, or through **kwargs?)";
+    std::string out = "read at ";
+    for (std::size_t i = 0; i < sites.size() && i < 3; ++i)
+        out += (i ? ", " : "") + sites[i].first + ":" + std::to_string(sites[i].second.line) + " (`" + sites[i].second.text + "`)";
+    if (sites.size() > 3) out += " and " + std::to_string(sites.size() - 3) + " more";
+    return out;
+}
+
+}  // namespace
+
+std::set<std::string> rule_keys(const RuleCatalogue& catalogue) {
+    std::set<std::string> keys;
+    for (const auto& r : catalogue.rules())
+        if (r.engine == "config")
+            for (const auto& k : rule_list(r, "keys")) keys.insert(k);
+    return keys;
+}
+
+ConfigOutcome analyze_config(const FileEntry& file, const std::vector<PythonFile>& python, const RuleCatalogue& catalogue,
+                             std::uintmax_t max_file_size) {
+    ConfigOutcome out;
+    std::vector<PythonFile> loaders;
+    for (const auto& p : python)
+        if (refers_to(*p.facts, *p.path, file.path)) loaders.push_back(p);
+    if (loaders.empty()) return out;
+    out.referenced = true;
+    if (file.size > max_file_size) {
+        out.skip_reason = "oversized: " + std::to_string(file.size) + " bytes (limit " + std::to_string(max_file_size) + "; raise --max-file-size)";
+        return out;
+    }
+    try {
+        std::string text = read_file(file.absolute);
+        if (auto problem = text_problem(text)) {
+            out.skip_reason = *problem;
+            return out;
+        }
+        const SourceText source(std::move(text));
+        out.lines = source.line_count();
+        const auto values = read_values(file.path, source);
+        std::vector<Match> matches;
+        std::vector<std::vector<std::pair<std::string, KeyRead>>> related;  // per match: the reading sites
+        std::set<std::string> fired;
+        // Rules without `with` first, so `with: config-cuda-device` sees whether that one fired.
+        std::vector<const Rule*> rules;
+        for (const auto& r : catalogue.rules())
+            if (r.engine == "config") rules.push_back(&r);
+        std::stable_sort(rules.begin(), rules.end(), [](const Rule* a, const Rule* b) { return rule_list(*a, "with").size() < rule_list(*b, "with").size(); });
+        for (const Rule* r : rules) {
+            const auto& keys = rule_list(*r, "keys");
+            const auto& with = rule_list(*r, "with");
+            if (!with.empty() && !std::all_of(with.begin(), with.end(), [&](const std::string& w) { return fired.count(w) > 0; })) continue;
+            const std::regex value(rule_list(*r, "values").empty() ? ".*" : rule_list(*r, "values").front(), std::regex::icase);
+            for (const auto& v : values) {
+                if (std::find(keys.begin(), keys.end(), v.key) == keys.end() || !std::regex_match(v.value, value)) continue;
+                Match m;
+                m.rule = r;
+                m.begin = v.begin;
+                m.end = v.end;
+                m.captures["key"] = v.path;
+                m.captures["value"] = v.value;
+                m.captures["finding"] = v.path + ": " + v.value;
+                m.captures["loaders"] = *loaders.front().path;
+                const auto sites = consumer_sites(v.key, loaders, python);
+                m.captures["consumers"] = describe_sites(v.key, sites);
+                m.subject = v.path;
+                matches.push_back(std::move(m));
+                related.push_back(sites);
+                fired.insert(r->id);
+            }
+        }
+        // One match at a time, so that each finding gets its own reading sites (suppressed ones add nothing).
+        const Suppressions suppressions = Suppressions::parse(source);
+        for (std::size_t i = 0; i < matches.size(); ++i) {
+            const std::size_t before = out.findings.size();
+            append_findings({matches[i]}, source, file.path, suppressions, out.findings);
+            if (out.findings.size() == before) continue;
+            for (const auto& [path, read] : related[i]) {
+                RelatedLocation rel;
+                rel.location.path = path;
+                rel.location.line = rel.location.end_line = read.line;
+                rel.label = "reads " + read.text;
+                out.findings.back().related.push_back(std::move(rel));
+            }
+        }
+    } catch (const std::exception& e) {
+        out.findings.clear();
+        out.skip_reason = e.what();
+    }
+    return out;
+}
+
+}  // namespace mpsport::configs

@@ -1,0 +1,12 @@
+#!/bin/bash
+set -e
+# ruleid: cuda-toolchain-call
+nvidia-smi --query-gpu=name,memory.total --format=csv
+# ruleid: cuda-toolchain-call
+export PATH=/usr/local/cuda-12.1/bin:$PATH
+# ruleid: cuda-toolchain-call
+nvcc --version
+# ok: cuda-toolchain-call
+# nvidia-smi is how we check the GPUs on the cluster
+# ok: cuda-toolchain-call
+export PATH=$HOME/.local/bin:$PATH

@@ -1,0 +1,78 @@
+// Whole scans over manifests: requirement includes (relative, cycle-safe), malformed manifests
+// listed as skipped while the rest of the scan goes on.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "analyzer/scanner.hpp"
+#include "test_support.hpp"
+
+using namespace mpsport;
+
+namespace {
+
+std::string reason_for(const ScanResult& r, const std::string& path) {
+    std::string out;
+    for (const auto& s : r.skipped)
+        if (s.path == path) out += s.reason + "\n";
+    return out;
+}
+
+int count(const ScanResult& r, const std::string& rule, const std::string& path) {
+    int n = 0;
+    for (const auto& f : r.findings) n += f.rule_id == rule && f.location.path == path;
+    return n;
+}
+
+ScanResult scan_dir(const test::TempDir& d) {
+    ScanOptions o;
+    o.jobs = 2;
+    return test::bundled_scanner().scan(d.path(), {d.path()}, o);
+}
+
+}  // namespace
+
+TEST(ManifestScans, IncludesAreFollowedRelativeToTheIncludingFileAndCyclesStop) {
+    test::TempDir d;
+    d.write("requirements.txt", "numpy\n-r deps/gpu.txt\n-c deps/pins.txt\n-r missing.txt\n");
+    d.write("deps/gpu.txt", "flash-attn==2.5.8\n-r ../requirements.txt\n");  // a cycle back to the top
+    d.write("deps/pins.txt", "torch==2.1.0+cu118\n");
+    const ScanResult r = scan_dir(d);
+    EXPECT_EQ(count(r, "cuda-only-package-dependency", "deps/gpu.txt"), 1);
+    EXPECT_EQ(count(r, "cuda-torch-wheel", "deps/pins.txt"), 1);
+    EXPECT_NE(reason_for(r, "deps/gpu.txt").find("include cycle (requirements.txt -> deps/gpu.txt -> requirements.txt)"),
+              std::string::npos)
+        << reason_for(r, "deps/gpu.txt");
+    EXPECT_NE(reason_for(r, "missing.txt").find("named by -r missing.txt in requirements.txt but not found"), std::string::npos);
+    EXPECT_EQ(r.files_scanned, 3u);  // each file once
+}
+
+TEST(ManifestScans, MalformedManifestsAreNamedAndTheScanGoesOn) {
+    test::TempDir d;
+    d.write("pyproject.toml", "[project]\nname = 'x'\ndependencies = ['flash-attn'\n");
+    d.write("environment.yml", "name: x\ndependencies:\n\t- cupy\n");
+    d.write("requirements.txt", "numpy\ntorch[cuda==2.1\n");
+    d.write("requirements-gpu.txt", "xformers\n");
+    const ScanResult r = scan_dir(d);
+    EXPECT_NE(reason_for(r, "pyproject.toml").find("invalid TOML at line"), std::string::npos) << reason_for(r, "pyproject.toml");
+    EXPECT_NE(reason_for(r, "environment.yml").find("invalid YAML at line 3"), std::string::npos) << reason_for(r, "environment.yml");
+    EXPECT_NE(reason_for(r, "requirements.txt").find("invalid requirement at line 2: unbalanced '['"), std::string::npos)
+        << reason_for(r, "requirements.txt");
+    EXPECT_EQ(count(r, "cuda-only-package-dependency", "requirements-gpu.txt"), 1);
+}
+
+// A repo that is itself a listed package (mamba_ssm, detectron2) imports itself: not a dependency
+// (the program model's own-package check, with the knowledge base's import names).
+TEST(ManifestScans, FirstPartyPackagesAreNotCudaOnlyImports) {
+    test::TempDir d;
+    d.write("mamba_ssm/__init__.py", "from mamba_ssm.ops import selective_scan\n");
+    d.write("mamba_ssm/ops.py", "import triton\nimport mamba_ssm.utils as u, flash_attn\n");
+    d.write("src/benchmarks/__init__.py", "");
+    d.write("train.py", "import mamba_ssm\nfrom xformers import ops\n");
+    const ScanResult r = scan_dir(d);
+    std::multiset<std::string> got;
+    for (const auto& f : r.findings)
+        if (f.rule_id == "cuda-only-package-import") got.insert(f.location.path + ":" + std::to_string(f.location.line));
+    // ops.py:2 imports the repo itself and flash_attn: the flash_attn import stays.
+    EXPECT_EQ(got, (std::multiset<std::string>{"mamba_ssm/ops.py:1", "mamba_ssm/ops.py:2", "train.py:2"}));
+}
