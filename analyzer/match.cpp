@@ -62,6 +62,7 @@ void append_findings(const std::vector<Match>& matches, const SourceText& source
         f.message = expand_message(m.rule->message, m.captures);
         f.fix = expand_message(m.rule->fix, m.captures);
         f.note = m.note;
+        f.ops = m.ops;
         for (const auto& [range, label] : m.related) {
             RelatedLocation rel;
             rel.label = label;

@@ -26,6 +26,7 @@ struct Match {
     std::string subject;  // what the finding is about: a package, a variable, an extension
     // Other places of the same cause (byte ranges in the same text), with a label each.
     std::vector<std::pair<std::pair<std::size_t, std::size_t>, std::string>> related;
+    std::vector<std::string> ops;  // aten ops the matched call reaches (op-support rules)
 };
 
 // Turns matches into findings: message placeholders, snippet, location, suppressions.

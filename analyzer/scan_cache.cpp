@@ -12,7 +12,7 @@ namespace {
 
 constexpr const char* kFile = "scan-cache.bin";
 constexpr std::uint32_t kMagic = 0x4d505343;  // "MPSC"
-constexpr std::uint32_t kFormat = 3;
+constexpr std::uint32_t kFormat = 4;
 
 // A flat little binary format: loading it is most of a warm scan, and a JSON/msgpack DOM of every
 // finding costs several times more than reading the fields straight into place.
@@ -109,6 +109,8 @@ void write_finding(Writer& w, const Finding& f) {
     w.str(f.fix);
     w.str(f.source);
     w.str(f.note);
+    w.u64(f.ops.size());
+    for (const auto& op : f.ops) w.str(op);
 }
 
 Finding read_finding(Reader& r) {
@@ -133,6 +135,7 @@ Finding read_finding(Reader& r) {
     f.fix = r.str();
     f.source = r.str();
     f.note = r.str();
+    for (std::uint64_t n = r.u64(); n > 0; --n) f.ops.push_back(r.str());
     return f;
 }
 

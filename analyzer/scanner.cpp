@@ -22,13 +22,16 @@ namespace fs = std::filesystem;
 
 namespace mpsport {
 
-Scanner::Scanner(const RuleCatalogue& catalogue) : m_catalogue(catalogue) {}
+Scanner::Scanner(const RuleCatalogue& catalogue, std::string target_torch)
+    : m_catalogue(catalogue), m_target_torch(std::move(target_torch)) {
+    require_bundled_torch_version(m_target_torch);
+}
 
 Scanner::~Scanner() = default;
 
 void Scanner::build_engines() const {
     std::call_once(m_engines_once, [this] {
-        m_python = std::make_unique<python::PythonEngine>(m_catalogue);
+        m_python = std::make_unique<python::PythonEngine>(m_catalogue, m_target_torch);
         m_manifests = std::make_unique<manifests::ManifestEngine>(m_catalogue);
     });
 }
@@ -82,7 +85,9 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     result.skipped = std::move(walked.skipped);
     result.ignored_dirs = walked.ignored_dirs;
 
-    const std::uint64_t cache_key = fnv1a64(std::string(MPSPORT_VERSION) + hex64(m_catalogue.digest()));
+    // The op tables are rules too (the catalogue's digest leaves rules/mps/ out), and so is the version they are read for.
+    const std::uint64_t cache_key = fnv1a64(std::string(MPSPORT_VERSION) + hex64(m_catalogue.digest()) + m_target_torch +
+                                            hex64(op_tables_digest(m_catalogue.root())));
     ScanCache cache = options.cache_dir ? ScanCache::load(*options.cache_dir, cache_key) : ScanCache();
 
     const std::size_t n = walked.files.size();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/finding.hpp"
+#include "core/mps_tables.hpp"
 #include "core/program_facts.hpp"
 #include "core/rule_catalogue.hpp"
 #include "core/scan_result.hpp"
@@ -43,7 +44,8 @@ struct FileOutcome {
 
 class Scanner {
 public:
-    explicit Scanner(const RuleCatalogue& catalogue);
+    // `target_torch`: the PyTorch version whose MPS op tables (rules/mps/) the op-support rules read.
+    explicit Scanner(const RuleCatalogue& catalogue, std::string target_torch = kDefaultTargetTorch);
     ~Scanner();
 
     ScanResult scan(const std::filesystem::path& base, const std::vector<std::filesystem::path>& roots,
@@ -60,6 +62,7 @@ private:
     void build_engines() const;
 
     const RuleCatalogue& m_catalogue;
+    std::string m_target_torch;
     mutable std::once_flag m_engines_once;
     mutable std::unique_ptr<python::PythonEngine> m_python;
     mutable std::unique_ptr<manifests::ManifestEngine> m_manifests;

@@ -58,7 +58,7 @@ RuleCatalogue load_catalogue(const ScanArgs& args) {
 
 // The scan behind scan, report, check and explain; nullopt when check --changed finds nothing.
 std::optional<ScanResult> scan_paths(const ScanArgs& args, Mode mode, const RuleCatalogue& catalogue) {
-    const Scanner scanner(catalogue);
+    const Scanner scanner(catalogue, args.target_torch);
 
     std::vector<fs::path> roots(args.paths.begin(), args.paths.end());
     if (mode == Mode::check && args.changed) {

@@ -63,6 +63,7 @@ struct Finding {
     std::string source = "static";  // static | runtime
     std::string fingerprint;
     std::string note;  // why severity or impact differ from the rule's, empty if not
+    std::vector<std::string> ops;  // op-support rules: the aten ops the call reaches ("aten::take")
 };
 
 // rule + path + whitespace-normalised matched text + ordinal among equal keys: stable across line moves.
