@@ -25,7 +25,7 @@ struct BaseOp {
 };
 
 struct HandNames {
-    std::map<std::string, std::vector<std::string>> modules, functions, kernels;
+    std::map<std::string, std::vector<std::string>> modules, functions, kernels, backward;
     std::vector<std::string> common_method_names;
 };
 
@@ -53,6 +53,7 @@ HandNames read_hand_names(const fs::path& path) {
         h.modules = name_lists(doc, "modules", path);
         h.functions = name_lists(doc, "functions", path);
         h.kernels = name_lists(doc, "kernels", path);
+        h.backward = name_lists(doc, "backward", path);
         if (doc["common_method_names"]) h.common_method_names = doc["common_method_names"].as<std::vector<std::string>>();
     } catch (const YAML::Exception& e) {
         throw std::runtime_error(path.generic_string() + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
@@ -119,8 +120,7 @@ std::vector<std::string> python_names(const std::string& op, const BaseOp& b) {
 
 class OpReach {
 public:
-    OpReach(const std::map<std::string, BaseOp>& bases, const std::map<std::string, std::vector<std::string>>& kernels)
-        : m_bases(bases), m_kernels(kernels) {}
+    OpReach(const std::map<std::string, BaseOp>& bases, const HandNames& hand) : m_bases(bases), m_kernels(hand.kernels), m_backward(hand.backward) {}
 
     // "aten::" names of `op`, the kernels it decomposes into, and their backward ops.
     std::vector<std::string> of(const std::string& op) const {
@@ -134,6 +134,8 @@ public:
         for (const auto& o : chain) {
             add(out, o);
             // Autograd of a composite runs through its decomposition; `matmul_backward` is a nested-tensor op.
+            if (auto hb = m_backward.find(o); hb != m_backward.end())
+                for (const auto& op : hb->second) add(out, op);
             auto b = m_bases.find(o);
             if (b == m_bases.end() || !b->second.own_kernel) continue;
             for (const char* suffix : {"_backward", "_backward_data"})
@@ -149,6 +151,7 @@ private:
     }
     const std::map<std::string, BaseOp>& m_bases;
     const std::map<std::string, std::vector<std::string>>& m_kernels;
+    const std::map<std::string, std::vector<std::string>>& m_backward;
 };
 
 void merge(std::vector<std::string>& into, const std::vector<std::string>& ops) {
@@ -161,7 +164,7 @@ void merge(std::vector<std::string>& into, const std::vector<std::string>& ops) 
 PythonOpMap generate_python_op_map(const fs::path& native_functions, const fs::path& hand_names, const std::string& torch_version) {
     const HandNames hand = read_hand_names(hand_names);
     const std::map<std::string, BaseOp> bases = read_base_ops(native_functions);
-    const OpReach reach(bases, hand.kernels);
+    const OpReach reach(bases, hand);
     PythonOpMap map;
     map.torch_version = torch_version;
     map.common_method_names = hand.common_method_names;
