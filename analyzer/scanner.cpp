@@ -79,6 +79,7 @@ FileOutcome Scanner::analyze_file(const std::string& path, FileKind kind, std::s
 ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& roots, const ScanOptions& options) const {
     const auto start = std::chrono::steady_clock::now();
     ScanResult result;
+    result.target_torch = m_target_torch;
     WalkOptions walk_options = options.walk;
     walk_options.stat_files = false;  // stat()ed by the workers below, on every core
     WalkResult walked = walk(base, roots, walk_options);

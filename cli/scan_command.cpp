@@ -10,6 +10,7 @@
 #include "auditor/trace.hpp"
 #include "cli/commands.hpp"
 #include "core/paths.hpp"
+#include "reports/op_evidence.hpp"
 #include "reports/render.hpp"
 
 namespace fs = std::filesystem;
@@ -123,7 +124,10 @@ int run_scan(const ScanArgs& args, Mode mode, bool color) {
     }
 
     std::optional<Evidence> evidence;
-    if (args.trace) evidence = read_trace(*args.trace, load_mps_table(catalogue.root(), args.target_torch));
+    if (args.trace) {
+        evidence = read_trace(*args.trace, load_mps_table(catalogue.root(), args.target_torch));
+        join_op_evidence(result.findings, *evidence);
+    }
     std::optional<Assessment> assessment;
     if (mode == Mode::report) assessment = assess(result.findings, evidence ? &*evidence : nullptr, catalogue, result.file_lines, &result);
 
