@@ -111,12 +111,14 @@ std::unique_ptr<OpTables> load_op_tables(const fs::path& rules_dir, const std::s
     return t;
 }
 
-std::vector<std::string> fallback_trigger_literals(const OpTables& tables) {
+std::vector<std::string> fallback_trigger_literals(const OpTables& tables, const Rule& rule) {
     std::set<std::string> out;
     auto add = [&](const std::string& name, const std::vector<std::string>& ops) {
-        if (fallbacks(tables.target, ops).empty()) return;
         const std::string tail = name.substr(name.rfind('.') + 1);
-        if (tail.size() >= 3) out.insert(tail);
+        if (fallbacks(tables.target, ops).empty() || listed(param(rule, "skip_names"), tail)) return;
+        // With the call's parenthesis: "eig(" never matches "weight"; an explicit `torch.Tensor.values(x)`
+        // keeps its class name, so that a dict's `.values()` does not make a file worth parsing.
+        out.insert((name.rfind("torch.Tensor.", 0) == 0 ? "Tensor." + tail : tail) + "(");
     };
     for (const auto& [name, ops] : tables.names.functions) add(name, ops);
     for (const auto& [name, ops] : tables.names.methods) add(name, ops);

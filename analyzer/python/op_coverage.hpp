@@ -26,9 +26,9 @@ struct OpTables {
 std::unique_ptr<OpTables> load_op_tables(const std::filesystem::path& rules_dir, const std::string& target_torch);
 
 // Literals that must occur in a file for an op of it to matter: the last part of every Python name
-// that reaches an op without an MPS kernel in the target or the newest version ("take", "eig",
-// "AdaptiveAvgPool3d"). Derived from the tables so that the pre-filter and the tables never disagree.
-std::vector<std::string> fallback_trigger_literals(const OpTables& tables);
+// that reaches an op without an MPS kernel in the target version, with its call parenthesis ("take(",
+// "eig(", "AdaptiveAvgPool3d("). Derived from the tables so that the pre-filter and the tables never disagree.
+std::vector<std::string> fallback_trigger_literals(const OpTables& tables, const Rule& rule);
 
 void mps_op_support(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out);
 void mps_complex128_result(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out);

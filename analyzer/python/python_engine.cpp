@@ -46,9 +46,6 @@ PythonEngine::PythonEngine(const RuleCatalogue& catalogue, const std::string& ta
             if (needs_op_tables(r.analysis) && !m_op_tables) m_op_tables = load_op_tables(catalogue.root(), target_torch);
         }
     }
-    // The op-support rule runs where a file names an op without an MPS kernel: its literals come from
-    // the tables, so the pre-filter can never disagree with them.
-    const std::vector<std::string> op_literals = m_op_tables ? fallback_trigger_literals(*m_op_tables) : std::vector<std::string>{};
     m_queries = std::make_unique<QuerySet>(m_query_rules);
     std::map<std::string, std::size_t> literal_index;
     std::vector<std::string> literals;
@@ -60,8 +57,10 @@ PythonEngine::PythonEngine(const RuleCatalogue& catalogue, const std::string& ta
             idx.push_back(it->second);
         };
         for (const auto& t : r->triggers) add_literal(t);
-        if (r->analysis == "mps-op-support")
-            for (const auto& t : op_literals) add_literal(t);
+        // The op-support rules run where a file names an op without an MPS kernel: their literals come
+        // from the tables, so the pre-filter can never disagree with them.
+        if (r->analysis == "mps-op-support" && m_op_tables)
+            for (const auto& t : fallback_trigger_literals(*m_op_tables, *r)) add_literal(t);
         m_rule_triggers.push_back(std::move(idx));
     };
     for (const Rule* r : m_query_rules) add_rule(r);
