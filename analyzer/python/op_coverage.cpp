@@ -1,6 +1,7 @@
 #include "analyzer/python/op_coverage.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <set>
 
@@ -60,106 +61,6 @@ std::set<std::string, std::less<>> own_definitions(TSNode root, const ModuleFact
     return out;
 }
 
-struct ResolvedCall {
-    std::string name;  // as reported: "torch.take", "torch.nn.AdaptiveAvgPool3d", "Tensor.nanmedian"
-    const std::vector<std::string>* ops = nullptr;
-};
-
-// A call of a Python name the op map knows: through the file's imports, or a Tensor method whose name
-// is not also a common Python/NumPy one, on a receiver that is neither a module nor the lab's own object.
-std::optional<ResolvedCall> resolve_call(TSNode call, const ModuleFacts& facts, const PythonOpMap& names,
-                                         const std::set<std::string, std::less<>>& own) {
-    TSNode fn = field(call, "function");
-    TSNode head = head_identifier(fn);
-    if (ts_node_is_null(head)) return std::nullopt;
-    const std::string_view head_name = facts.text(head);
-    if (facts.is_imported(head_name) || head_name == "torch") {
-        const std::string q = facts.qualname(fn);
-        if (q.rfind("torch.", 0) != 0) return std::nullopt;
-        if (const auto* ops = names.function(q)) return ResolvedCall{q, ops};
-        return std::nullopt;
-    }
-    if (!is_type(fn, "attribute")) return std::nullopt;  // a plain call of a name the file did not import
-    const std::string_view method(facts.text(field(fn, "attribute")));
-    if (own.count(method) || head_name == "self" || head_name == "cls") return std::nullopt;
-    if (const auto* ops = names.method(method)) return ResolvedCall{"Tensor." + std::string(method), ops};
-    return std::nullopt;
-}
-
-std::vector<std::string> fallbacks(const MpsTable& table, const std::vector<std::string>& ops) {
-    std::vector<std::string> out;
-    for (const auto& op : ops)
-        if (table.lookup(op) == MpsSupport::fallback) out.push_back(op);
-    return out;
-}
-
-Match match_at(TSNode node, const Rule& rule) {
-    Match m;
-    m.rule = &rule;
-    m.begin = ts_node_start_byte(node);
-    m.end = ts_node_end_byte(node);
-    return m;
-}
-
-}  // namespace
-
-std::unique_ptr<OpTables> load_op_tables(const fs::path& rules_dir, const std::string& target_torch) {
-    auto t = std::make_unique<OpTables>();
-    t->target = load_mps_table(rules_dir, target_torch);
-    t->newest = target_torch == bundled_torch_versions().back() ? t->target : load_mps_table(rules_dir, bundled_torch_versions().back());
-    t->names = load_python_op_map(rules_dir, target_torch);
-    return t;
-}
-
-std::vector<std::string> fallback_trigger_literals(const OpTables& tables, const Rule& rule) {
-    std::set<std::string> out;
-    auto add = [&](const std::string& name, const std::vector<std::string>& ops) {
-        const std::string tail = name.substr(name.rfind('.') + 1);
-        if (fallbacks(tables.target, ops).empty() || listed(param(rule, "skip_names"), tail)) return;
-        // With the call's parenthesis: "eig(" never matches "weight"; an explicit `torch.Tensor.values(x)`
-        // keeps its class name, so that a dict's `.values()` does not make a file worth parsing.
-        out.insert((name.rfind("torch.Tensor.", 0) == 0 ? "Tensor." + tail : tail) + "(");
-    };
-    for (const auto& [name, ops] : tables.names.functions) add(name, ops);
-    for (const auto& [name, ops] : tables.names.methods) add(name, ops);
-    return {out.begin(), out.end()};
-}
-
-// ---- mps-op-support: calls that reach an op with no MPS kernel in the target version ---------------
-// params.kind: `fallback` (no kernel in the target, nor in the newest version) or `newer-torch` (no
-// kernel in the target, but every op has one in the newest version: an upgrade removes the fallback).
-void mps_op_support(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out) {
-    if (!in.op_tables) return;
-    const OpTables& t = *in.op_tables;
-    const bool want_newer = listed(param(rule, "kind"), "newer-torch");
-    const bool target_is_newest = t.target.torch_version == t.newest.torch_version;
-    if (want_newer && target_is_newest) return;
-    const auto own = own_definitions(in.root, in.facts);
-    for_each_node(in.root, [&](TSNode call) {
-        if (!is_type(call, "call")) return;
-        const auto resolved = resolve_call(call, in.facts, t.names, own);
-        if (!resolved || listed(param(rule, "skip_names"), resolved->name.substr(resolved->name.rfind('.') + 1))) return;
-        const std::vector<std::string> missing = fallbacks(t.target, *resolved->ops);
-        if (missing.empty()) return;
-        const bool fixed_in_newest = !target_is_newest && fallbacks(t.newest, missing).empty();
-        if (fixed_in_newest != want_newer) return;
-        Match m = match_at(field(call, "function"), rule);
-        m.captures = {{"call", resolved->name},
-                      {"ops", join(missing)},
-                      {"torch", t.target.torch_version},
-                      {"newest", t.newest.torch_version},
-                      {"also", target_is_newest ? std::string() : " (nor in " + t.newest.torch_version + ")"},
-                      {"error", mps_not_implemented_error(missing.front())},
-                      {"warning", mps_fallback_warning(missing.front())}};
-        m.ops = missing;
-        out.push_back(std::move(m));
-    });
-}
-
-// ---- mps-complex128-result: complex-valued ops of a float64 tensor, within one function ------------
-
-namespace {
-
 TSNode first_positional(TSNode call) {
     TSNode args = field(call, "arguments");
     if (ts_node_is_null(args)) return TSNode{};
@@ -214,6 +115,127 @@ private:
     };
     std::vector<Binding> m_list;
 };
+
+struct ResolvedCall {
+    std::string name;  // as reported: "torch.take", "torch.nn.AdaptiveAvgPool3d", "Tensor.nanmedian"
+    const std::vector<std::string>* ops = nullptr;
+};
+
+// Is `expr` known to be a tensor: the result of a torch function that is an aten op (torch.randn,
+// torch.softmax; not torch.load or torch.nn.Linear), a method or an index of one, or a name bound to one
+// earlier in the same function?
+bool tensor_valued(TSNode expr, const ModuleFacts& facts, const PythonOpMap& names, const Bindings& bindings, int depth = 0) {
+    if (ts_node_is_null(expr) || depth > 6) return false;
+    if (is_type(expr, "identifier")) return tensor_valued(bindings.last_before(facts.text(expr), expr), facts, names, bindings, depth + 1);
+    if (is_type(expr, "subscript")) return tensor_valued(field(expr, "value"), facts, names, bindings, depth + 1);
+    if (!is_type(expr, "call")) return false;
+    TSNode fn = field(expr, "function");
+    const std::string q = facts.qualname(fn);
+    if (!q.empty()) {
+        const std::string tail = q.substr(q.rfind('.') + 1);
+        return q.rfind("torch.", 0) == 0 && names.function(q) && !tail.empty() && std::islower(static_cast<unsigned char>(tail[0]));
+    }
+    return is_type(fn, "attribute") && tensor_valued(field(fn, "object"), facts, names, bindings, depth + 1);
+}
+
+// A call of a Python name the op map knows: through the file's imports, or a Tensor method whose name
+// is not also a common Python/NumPy one, on a receiver that is neither a module nor the lab's own object.
+// A common name (`take`, `mode`) is a tensor op only on a receiver known to be a tensor.
+std::optional<ResolvedCall> resolve_call(TSNode call, const ModuleFacts& facts, const PythonOpMap& names,
+                                         const std::set<std::string, std::less<>>& own, const Bindings& bindings) {
+    TSNode fn = field(call, "function");
+    TSNode head = head_identifier(fn);
+    if (ts_node_is_null(head)) return std::nullopt;
+    const std::string_view head_name = facts.text(head);
+    const std::string q = facts.qualname(fn);  // "" for `torch.randn(3).mode`: a method of a result
+    if (!q.empty() && (facts.is_imported(head_name) || head_name == "torch")) {
+        if (q.rfind("torch.", 0) != 0) return std::nullopt;
+        if (const auto* ops = names.function(q)) return ResolvedCall{q, ops};
+        return std::nullopt;
+    }
+    if (!is_type(fn, "attribute")) return std::nullopt;  // a plain call of a name the file did not import
+    const std::string method(facts.text(field(fn, "attribute")));
+    if (tensor_valued(field(fn, "object"), facts, names, bindings))
+        if (const auto* ops = names.function("torch.Tensor." + method)) return ResolvedCall{"Tensor." + method, ops};
+    if (own.count(method) || head_name == "self" || head_name == "cls") return std::nullopt;
+    if (const auto* ops = names.method(method)) return ResolvedCall{"Tensor." + method, ops};
+    return std::nullopt;
+}
+
+std::vector<std::string> fallbacks(const MpsTable& table, const std::vector<std::string>& ops) {
+    std::vector<std::string> out;
+    for (const auto& op : ops)
+        if (table.lookup(op) == MpsSupport::fallback) out.push_back(op);
+    return out;
+}
+
+Match match_at(TSNode node, const Rule& rule) {
+    Match m;
+    m.rule = &rule;
+    m.begin = ts_node_start_byte(node);
+    m.end = ts_node_end_byte(node);
+    return m;
+}
+
+}  // namespace
+
+std::unique_ptr<OpTables> load_op_tables(const fs::path& rules_dir, const std::string& target_torch) {
+    auto t = std::make_unique<OpTables>();
+    t->target = load_mps_table(rules_dir, target_torch);
+    t->newest = target_torch == bundled_torch_versions().back() ? t->target : load_mps_table(rules_dir, bundled_torch_versions().back());
+    t->names = load_python_op_map(rules_dir, target_torch);
+    return t;
+}
+
+std::vector<std::string> fallback_trigger_literals(const OpTables& tables, const Rule& rule) {
+    std::set<std::string> out;
+    auto add = [&](const std::string& name, const std::vector<std::string>& ops) {
+        const std::string tail = name.substr(name.rfind('.') + 1);
+        if (fallbacks(tables.target, ops).empty() || listed(param(rule, "skip_names"), tail)) return;
+        // With the call's parenthesis: "eig(" never matches "weight"; an explicit `torch.Tensor.values(x)`
+        // keeps its class name, so that a dict's `.values()` does not make a file worth parsing.
+        out.insert((name.rfind("torch.Tensor.", 0) == 0 ? "Tensor." + tail : tail) + "(");
+    };
+    for (const auto& [name, ops] : tables.names.functions) add(name, ops);
+    for (const auto& [name, ops] : tables.names.methods) add(name, ops);
+    return {out.begin(), out.end()};
+}
+
+// ---- mps-op-support: calls that reach an op with no MPS kernel in the target version ---------------
+// params.kind: `fallback` (no kernel in the target, nor in the newest version) or `newer-torch` (no
+// kernel in the target, but every op has one in the newest version: an upgrade removes the fallback).
+void mps_op_support(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out) {
+    if (!in.op_tables) return;
+    const OpTables& t = *in.op_tables;
+    const bool want_newer = listed(param(rule, "kind"), "newer-torch");
+    const bool target_is_newest = t.target.torch_version == t.newest.torch_version;
+    if (want_newer && target_is_newest) return;
+    const auto own = own_definitions(in.root, in.facts);
+    const Bindings bindings(in.root, in.facts);
+    for_each_node(in.root, [&](TSNode call) {
+        if (!is_type(call, "call")) return;
+        const auto resolved = resolve_call(call, in.facts, t.names, own, bindings);
+        if (!resolved || listed(param(rule, "skip_names"), resolved->name.substr(resolved->name.rfind('.') + 1))) return;
+        const std::vector<std::string> missing = fallbacks(t.target, *resolved->ops);
+        if (missing.empty()) return;
+        const bool fixed_in_newest = !target_is_newest && fallbacks(t.newest, missing).empty();
+        if (fixed_in_newest != want_newer) return;
+        Match m = match_at(field(call, "function"), rule);
+        m.captures = {{"call", resolved->name},
+                      {"ops", join(missing)},
+                      {"torch", t.target.torch_version},
+                      {"newest", t.newest.torch_version},
+                      {"also", target_is_newest ? std::string() : " (nor in " + t.newest.torch_version + ")"},
+                      {"error", mps_not_implemented_error(missing.front())},
+                      {"warning", mps_fallback_warning(missing.front())}};
+        m.ops = missing;
+        out.push_back(std::move(m));
+    });
+}
+
+// ---- mps-complex128-result: complex-valued ops of a float64 tensor, within one function ------------
+
+namespace {
 
 class Float64Flow {
 public:

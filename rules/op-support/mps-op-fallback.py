@@ -32,6 +32,11 @@ def step(x, logits, target, idx, table, cfg):
     values = torch.mode(x, dim=0)
     # ruleid: mps-op-fallback
     q = x.int_repr()
+    scores = torch.softmax(logits, dim=-1)
+    # ruleid: mps-op-fallback
+    top = scores.take(idx)
+    # ruleid: mps-op-fallback
+    most = torch.randn(8).mode()
     # ok: mps-op-fallback
     common = mode([1, 2, 2])
     # ok: mps-op-fallback
@@ -50,7 +55,7 @@ def step(x, logits, target, idx, table, cfg):
     soft = F.softmax(logits, dim=-1)
     # ok: mps-op-fallback
     pool2 = nn.AdaptiveAvgPool2d(1)
-    return picked, loss, loss2, spectrum, spectrum2, pool, values, q, common, first, entry, reg, own, vals, sym, soft, pool2
+    return picked, loss, loss2, spectrum, spectrum2, pool, values, q, top, most, common, first, entry, reg, own, vals, sym, soft, pool2
 
 
 class Model(nn.Module):
