@@ -135,7 +135,7 @@ public:
             add(out, o);
             // Autograd of a composite runs through its decomposition; `matmul_backward` is a nested-tensor op.
             if (auto hb = m_backward.find(o); hb != m_backward.end())
-                for (const auto& op : hb->second) add(out, op);
+                for (const auto& backward : hb->second) add(out, backward);
             auto b = m_bases.find(o);
             if (b == m_bases.end() || !b->second.own_kernel) continue;
             for (const char* suffix : {"_backward", "_backward_data"})

@@ -286,8 +286,9 @@ Assessment assess(const std::vector<Finding>& findings, const Evidence* ev, cons
     Assessment a;
     a.static_only = ev == nullptr;
     a.effort = estimate_effort(findings, catalogue, file_lines);
+    const std::string target_torch = scan ? scan->target_torch : std::string();
     a.items = {item_environment(1, findings, ev), item_environment(2, findings, ev), item_devices(findings, ev), item_step(ev),
-               item_fallbacks(findings, ev, scan ? scan->target_torch : std::string()),      item_dtypes(findings, ev),         item_checkpoint(ev),         item_numerics(findings, ev),
+               item_fallbacks(findings, ev, target_torch),    item_dtypes(findings, ev),         item_checkpoint(ev),         item_numerics(findings, ev),
                item_lock_in(findings)};
     decide(a, findings);
     rate_confidence(a, findings, scan);
