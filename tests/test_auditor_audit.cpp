@@ -11,6 +11,7 @@
 #include "auditor/native_step.hpp"
 #endif
 #include "auditor/trace.hpp"
+#include "reports/op_evidence.hpp"
 #include "core/paths.hpp"
 #include "test_support.hpp"
 
@@ -369,7 +370,7 @@ TEST_F(StaticRuntimeCrossCheck, EveryRuntimeFallbackIsFoundStatically) {
     // nothing to compare): light-lockin and heavy-cuda need CUDA or flash_attn, dual-track-ddp needs
     // F.scaled_dot_product_attention (torch >= 2.0).
     const MpsTable table = load_mps_table(test::rules_dir(), "2.14.1");
-    std::size_t compared = 0;
+    std::size_t compared = 0, joined_checked = 0;
     for (const auto& c : all) {
         AuditOptions o;
         o.command = {kPython};
@@ -382,10 +383,20 @@ TEST_F(StaticRuntimeCrossCheck, EveryRuntimeFallbackIsFoundStatically) {
         std::set<std::string> runtime;
         for (const auto& op : ev.ops)
             if (op.mps_status == "fallback") runtime.insert(op.op.substr(0, op.op.find('.')));
-        const ScanResult scan = test::bundled_scanner().scan(c.scan_root.parent_path(), {c.scan_root}, ScanOptions{});
+        ScanResult scan = test::bundled_scanner().scan(c.scan_root.parent_path(), {c.scan_root}, ScanOptions{});
         std::set<std::string> found;
         for (const auto& f : scan.findings)
             if (f.rule_id == "mps-op-fallback") found.insert(f.ops.begin(), f.ops.end());
+        // What `mpsport report --trace` does: each prediction in code the step runs (reach core) and the
+        // audit's observation of it become one finding.
+        Evidence joined = ev;
+        join_op_evidence(scan.findings, joined);
+        for (const auto& f : scan.findings) {
+            if (f.rule_id != "mps-op-fallback" || f.reach != Reach::core) continue;
+            ++joined_checked;
+            EXPECT_EQ(f.source, "static+runtime") << c.name << ":" << f.location.line << " " << f.message.substr(0, 60)
+                                                  << " was predicted in core code but the audited step did not run it there";
+        }
         for (const auto& op : runtime) {
             ++compared;
             EXPECT_TRUE(found.count(op) || c.known_misses.count(op)) << c.name << ": the audit predicts " << op
@@ -393,6 +404,7 @@ TEST_F(StaticRuntimeCrossCheck, EveryRuntimeFallbackIsFoundStatically) {
         }
     }
     EXPECT_GE(compared, 4u) << "unsupported_op.py alone predicts linalg_eig, take, multi_margin_loss and its backward";
+    EXPECT_GE(joined_checked, 3u) << "unsupported_op.py's three calls are core code the step runs";
 }
 
 }  // namespace
