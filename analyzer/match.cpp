@@ -63,6 +63,7 @@ void append_findings(const std::vector<Match>& matches, const SourceText& source
         f.fix = expand_message(m.rule->fix, m.captures);
         f.note = m.note;
         f.lines = m.lines;
+        f.ops = m.ops;
         for (const auto& [range, label] : m.related) {
             RelatedLocation rel;
             rel.label = label;

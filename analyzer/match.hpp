@@ -27,6 +27,7 @@ struct Match {
     // Other places of the same cause (byte ranges in the same text), with a label each.
     std::vector<std::pair<std::pair<std::size_t, std::size_t>, std::string>> related;
     int lines = 0;     // lines of code the match stands for (a kernel's body), see Finding::lines
+    std::vector<std::string> ops;  // aten ops the matched call reaches (op-support rules)
 };
 
 // Turns matches into findings: message placeholders, snippet, location, suppressions.

@@ -12,7 +12,7 @@ namespace {
 
 constexpr const char* kFile = "scan-cache.bin";
 constexpr std::uint32_t kMagic = 0x4d505343;  // "MPSC"
-constexpr std::uint32_t kFormat = 5;
+constexpr std::uint32_t kFormat = 6;
 
 // A flat little binary format: loading it is most of a warm scan, and a JSON/msgpack DOM of every
 // finding costs several times more than reading the fields straight into place.
@@ -110,6 +110,8 @@ void write_finding(Writer& w, const Finding& f) {
     w.str(f.source);
     w.str(f.note);
     w.i64(f.lines);
+    w.u64(f.ops.size());
+    for (const auto& op : f.ops) w.str(op);
 }
 
 Finding read_finding(Reader& r) {
@@ -135,6 +137,7 @@ Finding read_finding(Reader& r) {
     f.source = r.str();
     f.note = r.str();
     f.lines = static_cast<int>(r.i64());
+    for (std::uint64_t n = r.u64(); n > 0; --n) f.ops.push_back(r.str());
     return f;
 }
 

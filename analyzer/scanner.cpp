@@ -27,7 +27,10 @@ namespace fs = std::filesystem;
 
 namespace mpsport {
 
-Scanner::Scanner(const RuleCatalogue& catalogue) : m_catalogue(catalogue) {}
+Scanner::Scanner(const RuleCatalogue& catalogue, std::string target_torch)
+    : m_catalogue(catalogue), m_target_torch(std::move(target_torch)) {
+    require_bundled_torch_version(m_target_torch);
+}
 
 Scanner::~Scanner() = default;
 
@@ -49,7 +52,7 @@ void Scanner::link_native(const std::map<std::string, cuda::TuFacts>& native, bo
 
 void Scanner::build_engines() const {
     std::call_once(m_engines_once, [this] {
-        m_python = std::make_unique<python::PythonEngine>(m_catalogue);
+        m_python = std::make_unique<python::PythonEngine>(m_catalogue, m_target_torch);
         m_manifests = std::make_unique<manifests::ManifestEngine>(m_catalogue);
         m_clang = std::make_unique<cuda::ClangEngine>(m_catalogue);
         m_lines = std::make_unique<lines::LineEngine>(m_catalogue);
@@ -133,6 +136,7 @@ FileOutcome Scanner::scan_checkpoint(const FileEntry& file, const checkpoints::L
 ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& roots, const ScanOptions& options) const {
     const auto start = std::chrono::steady_clock::now();
     ScanResult result;
+    result.target_torch = m_target_torch;
     WalkOptions walk_options = options.walk;
     walk_options.stat_files = false;  // stat()ed by the workers below, on every core
     WalkResult walked = walk(base, roots, walk_options);
@@ -140,7 +144,9 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     result.skipped = std::move(walked.skipped);
     result.ignored_dirs = walked.ignored_dirs;
 
-    const std::uint64_t cache_key = fnv1a64(std::string(MPSPORT_VERSION) + hex64(m_catalogue.digest()));
+    // The op tables are rules too (the catalogue's digest leaves rules/mps/ out), and so is the version they are read for.
+    const std::uint64_t cache_key = fnv1a64(std::string(MPSPORT_VERSION) + hex64(m_catalogue.digest()) + m_target_torch +
+                                            hex64(op_tables_digest(m_catalogue.root())));
     ScanCache cache = options.cache_dir ? ScanCache::load(*options.cache_dir, cache_key) : ScanCache();
 
     const std::size_t n = walked.files.size();

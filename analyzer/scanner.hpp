@@ -15,6 +15,7 @@
 #include "analyzer/checkpoints/checkpoint.hpp"
 #include "analyzer/configs/config_facts.hpp"
 #include "core/finding.hpp"
+#include "core/mps_tables.hpp"
 #include "core/program_facts.hpp"
 #include "core/rule_catalogue.hpp"
 #include "core/scan_result.hpp"
@@ -54,7 +55,8 @@ struct FileOutcome {
 
 class Scanner {
 public:
-    explicit Scanner(const RuleCatalogue& catalogue);
+    // `target_torch`: the PyTorch version whose MPS op tables (rules/mps/) the op-support rules read.
+    explicit Scanner(const RuleCatalogue& catalogue, std::string target_torch = kDefaultTargetTorch);
     ~Scanner();
 
     ScanResult scan(const std::filesystem::path& base, const std::vector<std::filesystem::path>& roots,
@@ -75,6 +77,7 @@ private:
     void link_native(const std::map<std::string, cuda::TuFacts>& native, bool any_native, ScanResult& result) const;
 
     const RuleCatalogue& m_catalogue;
+    std::string m_target_torch;
     mutable std::once_flag m_engines_once;
     mutable std::unique_ptr<python::PythonEngine> m_python;
     mutable std::unique_ptr<manifests::ManifestEngine> m_manifests;

@@ -15,74 +15,10 @@ namespace fs = std::filesystem;
 
 namespace mpsport {
 
-std::string_view to_string(MpsSupport s) {
-    switch (s) {
-        case MpsSupport::native: return "native";
-        case MpsSupport::composite: return "composite";
-        case MpsSupport::fallback: return "fallback";
-        case MpsSupport::unknown: return "unknown";
-    }
-    return "unknown";
-}
-
-static MpsSupport parse_support(const std::string& s) {
-    if (s == "native") return MpsSupport::native;
-    if (s == "composite") return MpsSupport::composite;
-    if (s == "fallback") return MpsSupport::fallback;
-    return MpsSupport::unknown;
-}
-
 const std::vector<std::string>& forced_fallback_2_6_0() {
     static const std::vector<std::string> ops = {"aten::embedding_renorm_", "aten::linalg_svd", "aten::linalg_svd.U",
                                                  "aten::col2im", "aten::upsample_nearest3d.vec"};
     return ops;
-}
-
-MpsSupport MpsTable::lookup(const std::string& op) const {
-    if (forced_fallback.count(op)) return MpsSupport::fallback;
-    auto it = ops.find(op);
-    if (it != ops.end()) return it->second;
-    const std::size_t dot = op.find('.');
-    if (dot != std::string::npos) {
-        if (forced_fallback.count(op.substr(0, dot))) return MpsSupport::fallback;
-        it = ops.find(op.substr(0, dot));
-        if (it != ops.end()) return it->second;
-    }
-    return MpsSupport::unknown;
-}
-
-// Kernels of one vendor library that the dispatcher picks because of the backend the step ran on
-// (cuDNN batch norm on CUDA, oneDNN convolutions on the CPU, FlashAttention for SDPA, ...). On MPS the
-// same Python call reaches the op's MPS implementation instead, so they say nothing about MPS support.
-static bool backend_specific(const std::string& op) {
-    static const std::vector<std::string> prefixes = {
-        "aten::cudnn_", "aten::_cudnn_", "aten::miopen_", "aten::_miopen_", "aten::mkldnn_", "aten::_mkldnn_",
-        "aten::_nnpack_", "aten::_flash_attention_", "aten::_efficient_attention_", "aten::_scaled_dot_product_flash_attention",
-        "aten::_scaled_dot_product_efficient_attention", "aten::_scaled_dot_product_cudnn_attention", "aten::_fused_sdp_choice",
-        "aten::_cufft_", "aten::_use_cudnn_", "aten::_nested_"};
-    for (const auto& p : prefixes)
-        if (op.compare(0, p.size(), p) == 0) return true;
-    return false;
-}
-
-MpsPrediction predict(const MpsTable& table, const std::string& op, const std::vector<std::string>& dtypes) {
-    for (const auto& d : dtypes)
-        for (const auto& bad : table.unsupported_dtypes)
-            if (d == bad)
-                return {"unsupported-dtype", "MPS has no " + d + ": allocating it raises TypeError ('Cannot convert a MPS Tensor to " +
-                                                 (d == "float64" ? std::string("float64") : d) + " dtype ...')"};
-    if (backend_specific(op))
-        return {"native", "a CUDA/CPU library kernel chosen by the backend this step ran on; on MPS the same call dispatches to MPS"};
-    switch (table.lookup(op)) {
-        case MpsSupport::native: return {"native", "MPS kernel in PyTorch " + table.torch_version};
-        case MpsSupport::composite:
-            return {"native", "composite in PyTorch " + table.torch_version + ": decomposes into other ops"};
-        case MpsSupport::fallback:
-            return {"fallback", "no MPS kernel in PyTorch " + table.torch_version +
-                                    ": NotImplementedError, or CPU fallback with PYTORCH_ENABLE_MPS_FALLBACK=1"};
-        case MpsSupport::unknown: break;
-    }
-    return {"unknown", "not an aten op of PyTorch " + table.torch_version};
 }
 
 namespace {
@@ -115,6 +51,7 @@ struct Entry {
     bool has_dispatch = false;
     std::string delegate;        // structured_delegate, as "aten::x.out"
     std::vector<std::string> autogen;
+    bool sparse_mps = false;  // a SparseMPS or SparseCsrMPS kernel
 };
 
 MpsSupport support_of(const std::string& key, const std::map<std::string, Entry>& entries, int depth = 0) {
@@ -211,6 +148,7 @@ MpsTable generate_mps_table(const TableSources& sources) {
             e.has_dispatch = true;
             for (const auto& kv : d)
                 for (const auto& k : split_commas(kv.first.as<std::string>())) e.keys.insert(k);
+            e.sparse_mps = e.keys.count("SparseMPS") || e.keys.count("SparseCsrMPS");
         }
         if (const YAML::Node s = item["structured_delegate"]) e.delegate = "aten::" + s.as<std::string>();
         if (const YAML::Node a = item["autogen"]) e.autogen = split_commas(a.as<std::string>());
@@ -219,6 +157,7 @@ MpsTable generate_mps_table(const TableSources& sources) {
     for (const auto& [key, e] : entries) {
         const MpsSupport s = support_of(key, entries);
         table.ops[key] = s;
+        if (e.sparse_mps) table.sparse_ops.insert(key.substr(0, key.find('.')));
         // autogen'd overloads (mostly .out) call the functional kernel they were generated from.
         for (const auto& a : e.autogen) table.ops.emplace("aten::" + a, s);
     }
@@ -239,71 +178,34 @@ MpsTable generate_mps_table(const TableSources& sources) {
     return table;
 }
 
-std::string mps_table_to_json(const MpsTable& t) {
-    nlohmann::ordered_json ops = nlohmann::ordered_json::object();
-    for (const auto& [k, v] : t.ops) ops[k] = to_string(v);
-    nlohmann::ordered_json xfail = nlohmann::ordered_json::object();
-    for (const auto& [k, v] : t.unimplemented_xfail) xfail[k] = v;
-    nlohmann::ordered_json j;
-    j["schema"] = "mpsport.mps-ops/1";
-    j["torch"] = t.torch_version;
-    j["generated_by"] = "mpsport tables (from native_functions.yaml and common_mps.py; see ../shared/data/pytorch/SOURCES.md)";
-    j["unsupported_dtypes"] = t.unsupported_dtypes;
-    j["forced_fallback_known"] = t.forced_fallback_known;
-    j["forced_fallback"] = std::vector<std::string>(t.forced_fallback.begin(), t.forced_fallback.end());
-    j["unimplemented_xfail"] = xfail;
-    j["complex_ops"] = std::vector<std::string>(t.complex_ops.begin(), t.complex_ops.end());
-    j["ops"] = ops;
-    return j.dump(1) + "\n";
-}
-
-MpsTable mps_table_from_json(const std::string& text, const std::string& origin) {
-    MpsTable t;
-    try {
-        const auto j = nlohmann::json::parse(text);
-        if (j.at("schema") != "mpsport.mps-ops/1") throw std::runtime_error("unknown schema");
-        t.torch_version = j.at("torch").get<std::string>();
-        t.unsupported_dtypes = j.at("unsupported_dtypes").get<std::vector<std::string>>();
-        t.forced_fallback_known = j.at("forced_fallback_known").get<bool>();
-        for (const auto& op : j.at("forced_fallback")) t.forced_fallback.insert(op.get<std::string>());
-        for (const auto& [k, v] : j.at("unimplemented_xfail").items()) t.unimplemented_xfail[k] = v.get<std::vector<std::string>>();
-        for (const auto& op : j.at("complex_ops")) t.complex_ops.insert(op.get<std::string>());
-        for (const auto& [k, v] : j.at("ops").items()) t.ops[k] = parse_support(v.get<std::string>());
-    } catch (const std::exception& e) {
-        throw std::runtime_error(origin + ": not an MPS op table (" + e.what() + "); regenerate it with `mpsport tables`");
+// What SOURCES.md holds for one bundled version: its yaml always, common_mps.py and MPSFallback.mm's
+// list only where the source was available.
+static TableSources bundled_sources(const fs::path& data_dir, const std::string& version) {
+    TableSources src;
+    src.torch_version = version;
+    src.native_functions = data_dir / ("native_functions-" + version + ".yaml");
+    const fs::path common = data_dir / ("common_mps-" + version + ".py.txt");
+    std::error_code ec;
+    if (fs::exists(common, ec)) src.common_mps = common;
+    if (version == "2.6.0") {
+        src.forced_fallback = forced_fallback_2_6_0();
+        src.forced_fallback_known = true;
     }
-    return t;
+    return src;
 }
 
 std::vector<fs::path> generate_bundled_tables(const fs::path& data_dir, const fs::path& rules_dir) {
     std::vector<fs::path> written;
-    TableSources v26;
-    v26.native_functions = data_dir / "native_functions-2.6.0.yaml";
-    v26.torch_version = "2.6.0";
-    v26.forced_fallback = forced_fallback_2_6_0();
-    v26.forced_fallback_known = true;
-    TableSources v214;
-    v214.native_functions = data_dir / "native_functions-2.14.1.yaml";
-    v214.common_mps = data_dir / "common_mps-2.14.1.py.txt";
-    v214.torch_version = "2.14.1";
-    for (const TableSources& src : {v26, v214}) {
-        const fs::path out = mps_table_path(rules_dir, src.torch_version);
-        write_file_atomically(out, mps_table_to_json(generate_mps_table(src)));
-        written.push_back(out);
+    for (const std::string& version : bundled_torch_versions()) {
+        const TableSources src = bundled_sources(data_dir, version);
+        const fs::path table = mps_table_path(rules_dir, version);
+        write_file_atomically(table, mps_table_to_json(generate_mps_table(src)));
+        written.push_back(table);
+        const fs::path names = python_op_map_path(rules_dir, version);
+        write_file_atomically(names, python_op_map_to_json(generate_python_op_map(src.native_functions, rules_dir / "mps" / "python-names.yaml", version)));
+        written.push_back(names);
     }
     return written;
-}
-
-fs::path mps_table_path(const fs::path& rules_dir, const std::string& version) {
-    return rules_dir / "mps" / ("mps-ops-" + version + ".json");
-}
-
-MpsTable load_mps_table(const fs::path& rules_dir, const std::string& version) {
-    const fs::path p = mps_table_path(rules_dir, version);
-    std::error_code ec;
-    if (!fs::exists(p, ec))
-        throw std::runtime_error(p.generic_string() + ": no MPS op table for PyTorch " + version + " (bundled: 2.6.0, 2.14.1)");
-    return mps_table_from_json(read_file(p), p.generic_string());
 }
 
 }  // namespace mpsport

@@ -73,7 +73,7 @@ Evidence evidence_from_trace(const nlohmann::json& t, const MpsTable& table, con
         if (p.status == "unsupported-dtype") ev.float64_ops.push_back(name + " [" + join(dtypes) + "]");
         if (p.status == "native") continue;
         OpUse use{name, op.value("phase", "other"), join(strings(op, "devices")), join(dtypes), op.value("count", 0L),
-                  op.value("first_frame", ""), p.status, p.note};
+                  op.value("first_frame", ""), p.status, p.note, ""};
         ev.ops.push_back(std::move(use));
     }
     for (const auto& m : t.value("mps_messages", nlohmann::json::array())) ev.fallback_warnings.push_back(m.value("op", "?"));

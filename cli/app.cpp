@@ -40,6 +40,9 @@ void add_scan_options(CLI::App& cmd, ScanArgs& a) {
     cmd.add_flag("--no-cache", a.no_cache, "Do not read or write the scan cache");
     cmd.add_option("--cache-dir", a.cache_dir, "Where the scan cache lives (default: PATH/.mpsport_cache)");
     cmd.add_option("--rules", a.rules_dir, "Rules folder (default: the bundled rules)");
+    cmd.add_option("--target-torch", a.target_torch, "PyTorch version whose MPS op tables predict the ops of the code (and of --trace)")
+        ->check(CLI::IsMember(bundled_torch_versions()))
+        ->capture_default_str();
     cmd.add_option("--select", a.select, "Only these rule ids (repeatable, or comma-separated)")->delimiter(',')->allow_extra_args(false);
     cmd.add_option("--entry", a.entries,
                    "An entry point of the training run (repeatable): replaces the discovered ones (__main__ blocks, console "
@@ -61,8 +64,6 @@ int run(int argc, char** argv) {
     auto* report = app.add_subcommand("report", "Scan (+ an optional audit trace) -> checklist, verdict, effort");
     report->add_option("paths", report_args.paths, "Folders or files to scan (default: .)");
     report->add_option("--trace", report_args.trace, "An audit trace (trace.json) to combine with the scan");
-    report->add_option("--target-torch", report_args.target_torch, "PyTorch version whose MPS op table predicts the trace (2.6.0, 2.14.1)")
-        ->capture_default_str();
     add_scan_options(*report, report_args);
     report_args.fail_on = "none";
 
@@ -91,7 +92,8 @@ int run(int argc, char** argv) {
     audit->add_option("--steps", audit_args.steps, "Optimizer steps to trace (one more runs unobserved, for timing)")->capture_default_str();
     audit->add_option("--timeout", audit_args.timeout, "Seconds before the command's process group is stopped")->capture_default_str();
     audit->add_option("--device", audit_args.device, "Device the step should run on: auto, cpu, cuda, mps")->capture_default_str();
-    audit->add_option("--target-torch", audit_args.target_torch, "PyTorch version whose MPS op table predicts the ops (2.6.0, 2.14.1)")
+    audit->add_option("--target-torch", audit_args.target_torch, "PyTorch version whose MPS op table predicts the ops")
+        ->check(CLI::IsMember(bundled_torch_versions()))
         ->capture_default_str();
     audit->add_option("--out", audit_args.out, "Folder for trace.json")->capture_default_str();
     audit->add_option("--compare", audit_args.compare, "cpu: replay the first step on the CPU and compare loss, outputs and updates")

@@ -90,7 +90,8 @@ int run_audit(const AuditArgs& args) {
     }
     const Evidence ev = evidence_from_trace(trace, table, trace_path.generic_string());
     std::cout << "\n" << summarize_evidence(ev, trace);
-    const std::string other_version = args.target_torch == "2.6.0" ? "2.14.1" : "2.6.0";
+    const auto& versions = bundled_torch_versions();
+    const std::string other_version = versions.front() == args.target_torch ? versions.back() : versions.front();
     const std::string changes = version_changes(trace, table, load_mps_table(rules, other_version));
     if (!changes.empty()) std::cout << "  ops whose MPS support differs between PyTorch " << other_version << " and " << args.target_torch << ":\n" << changes;
     std::cout << "  trace: " << trace_path.generic_string() << " (combine with a scan: mpsport report PATH --trace " << trace_path.generic_string()

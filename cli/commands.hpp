@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/mps_tables.hpp"
+
 namespace CLI { class App; }
 
 namespace mpsport::cli {
@@ -27,7 +29,7 @@ struct ScanArgs {
     std::vector<std::string> select;
     std::vector<std::string> entries;     // --entry: the program model's entry points
     std::optional<std::string> trace;     // report
-    std::string target_torch = "2.14.1";  // report: which MPS op table predicts the trace's ops
+    std::string target_torch = kDefaultTargetTorch;  // which MPS op table predicts the code's and the trace's ops
     bool changed = false;                 // check
     std::optional<std::string> baseline;  // check
 };
@@ -37,7 +39,7 @@ struct AuditArgs {
     int steps = 1;
     double timeout = 600;
     std::string device = "auto";
-    std::string target_torch = "2.14.1";
+    std::string target_torch = kDefaultTargetTorch;
     std::string out = "mpsport-audit";
     std::string compare;
     std::string observer = "dispatch";

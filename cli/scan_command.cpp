@@ -10,6 +10,7 @@
 #include "auditor/trace.hpp"
 #include "cli/commands.hpp"
 #include "core/paths.hpp"
+#include "reports/op_evidence.hpp"
 #include "reports/render.hpp"
 
 namespace fs = std::filesystem;
@@ -58,7 +59,7 @@ RuleCatalogue load_catalogue(const ScanArgs& args) {
 
 // The scan behind scan, report, check and explain; nullopt when check --changed finds nothing.
 std::optional<ScanResult> scan_paths(const ScanArgs& args, Mode mode, const RuleCatalogue& catalogue) {
-    const Scanner scanner(catalogue);
+    const Scanner scanner(catalogue, args.target_torch);
 
     std::vector<fs::path> roots(args.paths.begin(), args.paths.end());
     if (mode == Mode::check && args.changed) {
@@ -124,7 +125,10 @@ int run_scan(const ScanArgs& args, Mode mode, bool color) {
     }
 
     std::optional<Evidence> evidence;
-    if (args.trace) evidence = read_trace(*args.trace, load_mps_table(catalogue.root(), args.target_torch));
+    if (args.trace) {
+        evidence = read_trace(*args.trace, load_mps_table(catalogue.root(), args.target_torch));
+        join_op_evidence(result.findings, *evidence);
+    }
     std::optional<Assessment> assessment;
     if (mode == Mode::report) assessment = assess(result.findings, evidence ? &*evidence : nullptr, catalogue, result.file_lines, &result);
 

@@ -16,6 +16,7 @@ struct OpUse {
     std::string first_frame;  // file:line of the first user-code frame
     std::string mps_status;   // native | fallback | unsupported-dtype | unknown (predicted from rules/mps)
     std::string mps_note;
+    std::string finding;  // fingerprint of the static finding of the same op at the same frame, if any
 };
 
 struct RolePlacement {

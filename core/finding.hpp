@@ -60,11 +60,13 @@ struct Finding {
     std::string matched;  // the matched text, used for the fingerprint
     std::string message;
     std::string fix;
-    std::string source = "static";  // static | runtime
+    std::string source = "static";  // static | runtime | static+runtime (reports/op_evidence.cpp)
     std::string fingerprint;
     std::string note;  // why severity or impact differ from the rule's, empty if not
     int lines = 0;     // lines of code this finding stands for (a CUDA kernel's); effort per kloc counts
                        // these instead of the whole file's when set
+    std::vector<std::string> ops;  // op-support rules: the aten ops the call reaches ("aten::take")
+    std::vector<std::string> observed;  // the audit saw the same op at the same place (source "static+runtime")
 };
 
 // rule + path + whitespace-normalised matched text + ordinal among equal keys: stable across line moves.

@@ -34,6 +34,8 @@ nlohmann::json finding_to_json(const Finding& f) {
         j["related"] = std::move(related);
     }
     if (!f.note.empty()) j["note"] = f.note;
+    if (!f.ops.empty()) j["ops"] = f.ops;
+    if (!f.observed.empty()) j["observed"] = f.observed;
     return j;
 }
 

@@ -18,11 +18,11 @@ namespace mpsport {
 
 int checklist_item(std::string_view category) {
     // 1 MPS built (the environment: torch build, base image, job scripts), 3 devices, 5 CPU
-    // fallbacks and speed, 6 float64/complex/mixed precision, 8 numerics, 9 CUDA-only code and
-    // multi-GPU training. Items 2, 4 and 7 are runtime-only.
+    // fallbacks and speed (op-support: ops without an MPS kernel, sparse layouts), 6 float64/complex/
+    // mixed precision, 8 numerics, 9 CUDA-only code and multi-GPU training. Items 2, 4 and 7 are runtime-only.
     static const std::pair<std::string_view, int> table[] = {
         {"environment", 1}, {"device", 3},    {"performance", 5}, {"dtype", 6},      {"numerics", 8},
-        {"extension", 9},   {"kernel", 9},    {"dependency", 9},  {"distributed", 9}};
+        {"extension", 9},   {"kernel", 9},    {"dependency", 9},  {"distributed", 9}, {"op-support", 5}};
     for (const auto& [c, item] : table)
         if (c == category) return item;
     return 0;

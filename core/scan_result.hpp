@@ -14,6 +14,7 @@ namespace mpsport {
 
 struct ScanResult {
     std::string root;  // as given on the command line
+    std::string target_torch;  // the PyTorch version whose MPS op tables the op-support rules read
     std::size_t files_scanned = 0;
     std::size_t files_cached = 0;  // of which reused from the cache unchanged
     std::size_t lines_scanned = 0;

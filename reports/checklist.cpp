@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "reports/op_evidence.hpp"
+
 namespace mpsport {
 namespace {
 
@@ -89,25 +91,35 @@ ChecklistItem item_step(const Evidence* ev) {
     return item;
 }
 
-ChecklistItem item_fallbacks(const std::vector<Finding>& findings, const Evidence* ev) {
+// `target_torch`: the PyTorch version the scan's op tables were read for (the upgrade what-if).
+ChecklistItem item_fallbacks(const std::vector<Finding>& findings, const Evidence* ev, const std::string& target_torch) {
     ChecklistItem item = runtime_only(5, "No unexplained persistent CPU fallback");
     const auto predicted = for_item(findings, 5);
     cite_all(item, predicted);
+    const std::string what_if = upgrade_what_if(findings, target_torch);
     if (!predicted.empty()) {
+        item.predicted = true;
         item.status = ItemStatus::warn;
         item.detail = std::to_string(predicted.size()) + " call(s) predicted statically to fall back to the CPU or be slow on MPS";
     }
-    if (!ev) return item;
+    if (!ev) {
+        if (!what_if.empty()) item.detail += "; " + what_if;
+        return item;
+    }
     int fallbacks = 0;
     for (const auto& op : ev->ops)
         if (op.mps_status == "fallback") {
             ++fallbacks;
-            item.evidence.push_back("trace: " + op.op + " (" + op.phase + ", x" + std::to_string(op.count) + ")");
+            // "= fingerprint": the same op at the same frame is also a static finding (reports/op_evidence.cpp).
+            item.evidence.push_back("trace: " + op.op + " (" + op.phase + ", x" + std::to_string(op.count) + ")" +
+                                    (op.finding.empty() ? "" : " = " + op.finding));
         }
     item.predicted = ev->predicted;
     item.status = fallbacks == 0 && predicted.empty() ? ItemStatus::pass : ItemStatus::warn;
     item.detail = fallbacks == 0 ? "every op of the step has an MPS kernel"
                                  : std::to_string(fallbacks) + " op(s) would run on the CPU (PYTORCH_ENABLE_MPS_FALLBACK=1) or raise without it";
+    if (!predicted.empty()) item.detail += "; " + std::to_string(predicted.size()) + " call(s) predicted statically";
+    if (!what_if.empty()) item.detail += "; " + what_if;
     return item;
 }
 
@@ -274,8 +286,9 @@ Assessment assess(const std::vector<Finding>& findings, const Evidence* ev, cons
     Assessment a;
     a.static_only = ev == nullptr;
     a.effort = estimate_effort(findings, catalogue, file_lines);
+    const std::string target_torch = scan ? scan->target_torch : std::string();
     a.items = {item_environment(1, findings, ev), item_environment(2, findings, ev), item_devices(findings, ev), item_step(ev),
-               item_fallbacks(findings, ev),      item_dtypes(findings, ev),         item_checkpoint(ev),         item_numerics(findings, ev),
+               item_fallbacks(findings, ev, target_torch),    item_dtypes(findings, ev),         item_checkpoint(ev),         item_numerics(findings, ev),
                item_lock_in(findings)};
     decide(a, findings);
     rate_confidence(a, findings, scan);

@@ -84,9 +84,11 @@ json evidence_json(const Evidence& ev) {
     json roles = json::object();
     for (const auto& role : ev.roles) roles[role.role] = {{"devices", role.devices}, {"dtypes", role.dtypes}};
     json ops = json::array();
-    for (const auto& op : ev.ops)
+    for (const auto& op : ev.ops) {
         ops.push_back({{"op", op.op}, {"phase", op.phase}, {"devices", op.devices}, {"dtypes", op.dtypes}, {"count", op.count},
                        {"first_frame", op.first_frame}, {"mps", op.mps_status}, {"mps_note", op.mps_note}});
+        if (!op.finding.empty()) ops.back()["finding"] = op.finding;
+    }
     json j = {{"trace", ev.trace_path},     {"complete", ev.complete},         {"reason", ev.incomplete_reason},
               {"device", ev.device},        {"torch", ev.torch_version},      {"platform", ev.platform},
               {"mps_predicted", ev.predicted}, {"target_torch", ev.target_torch}, {"optimizer_steps", ev.optimizer_steps},
@@ -232,6 +234,7 @@ std::string render_text(const Report& r, bool color) {
         for (std::size_t i = 0; i < f.related.size() && i < 5; ++i) out += fmt::format("      related: {}\n", related_text(f.related[i]));
         if (f.related.size() > 5) out += fmt::format("      related: ... and {} more\n", f.related.size() - 5);
         if (!f.note.empty()) out += fmt::format("      note: {}\n", f.note);
+        for (const auto& seen : f.observed) out += fmt::format("      observed: {}\n", seen);
         out += fmt::format("      fix: {}\n", f.fix);
     }
     if (!r.scan.skipped.empty()) {

@@ -2,8 +2,11 @@
 // notebooks, suppressions, broken source.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "analyzer/python/regions.hpp"
 #include "analyzer/scanner.hpp"
+#include "core/paths.hpp"
 #include "core/rule_catalogue.hpp"
 #include "test_support.hpp"
 
@@ -183,6 +186,27 @@ TEST_F(PythonEngineTest, RegionParsingFindsWhatAWholeParseFinds) {
     const auto cuda = of(fs, "cuda-method-call");
     ASSERT_EQ(cuda.size(), 1u);
     EXPECT_EQ(cuda[0].snippet, "m.cuda()");
+}
+
+}  // namespace
+
+namespace {
+
+// An op native on MPS in 2.14.1 but not in 2.6.0 is reported only under --target-torch 2.6.0.
+TEST(OpSupport, FixedUpstreamOpsAreReportedOnlyForTheOlderTarget) {
+    const std::string fixture = mpsport::read_file(mpsport::test::rules_dir() / "op-support" / "mps-op-fallback-fixed-upstream.py");
+    const mpsport::Scanner old_scanner(mpsport::test::bundled_catalogue(), "2.6.0");
+    std::set<int> old_lines, new_lines;
+    for (const auto& f : old_scanner.scan_text("f.py", mpsport::FileKind::python, fixture).findings)
+        if (f.rule_id == "mps-op-fallback-fixed-upstream") old_lines.insert(f.location.line);
+    for (const auto& f : mpsport::test::bundled_scanner().scan_text("f.py", mpsport::FileKind::python, fixture).findings)
+        if (f.rule_id.rfind("mps-op-", 0) == 0 && f.location.line != 18) new_lines.insert(f.location.line);  // 18: torch.take
+    EXPECT_EQ(old_lines, (std::set<int>{10, 12, 14, 16}));
+    EXPECT_TRUE(new_lines.empty()) << "2.14.1 has MPS kernels for avg_pool3d, max_pool3d, nanmedian, linalg_qr";
+}
+
+TEST(OpSupport, UnknownTargetTorchIsABadArgument) {
+    EXPECT_THROW(mpsport::Scanner(mpsport::test::bundled_catalogue(), "1.0.0"), std::runtime_error);
 }
 
 }  // namespace

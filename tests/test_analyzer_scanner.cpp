@@ -69,6 +69,30 @@ TEST(Scanner, CacheReusesUnchangedFilesAndSeesEdits) {
     EXPECT_EQ(edited.findings.size(), cold.findings.size() + 1);
 }
 
+// The target PyTorch decides what the op-support rules say: a cache written for one must not answer for another.
+TEST(Scanner, CacheIsPerTargetTorch) {
+    test::TempDir d;
+    test::TempDir cache;
+    d.write("pool.py", "import torch.nn.functional as F\n\ndef f(x):\n    return F.avg_pool3d(x, 2)\n");
+    const auto catalogue = RuleCatalogue::load(test::rules_dir());
+    ScanOptions o;
+    o.cache_dir = cache.path();
+    auto rules_of = [](const ScanResult& r) {
+        std::vector<std::string> out;
+        for (const auto& f : r.findings) out.push_back(f.rule_id);
+        return out;
+    };
+    const auto newest = Scanner(catalogue).scan(d.path(), {d.path()}, o);
+    EXPECT_TRUE(rules_of(newest).empty());
+    const auto old = Scanner(catalogue, "2.6.0").scan(d.path(), {d.path()}, o);
+    EXPECT_EQ(old.files_cached, 0u);
+    EXPECT_EQ(rules_of(old), std::vector<std::string>{"mps-op-fallback-fixed-upstream"});
+    ASSERT_EQ(old.findings[0].ops, (std::vector<std::string>{"aten::avg_pool3d", "aten::avg_pool3d_backward"}));
+    const auto old_again = Scanner(catalogue, "2.6.0").scan(d.path(), {d.path()}, o);
+    EXPECT_EQ(old_again.files_cached, 1u);
+    EXPECT_EQ(old_again.findings[0].ops, old.findings[0].ops) << "the cache keeps the ops of a finding";
+}
+
 TEST(Scanner, FingerprintsSurviveLineMoves) {
     const auto catalogue = RuleCatalogue::load(test::rules_dir());
     const Scanner scanner(catalogue);

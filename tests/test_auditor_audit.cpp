@@ -11,6 +11,7 @@
 #include "auditor/native_step.hpp"
 #endif
 #include "auditor/trace.hpp"
+#include "reports/op_evidence.hpp"
 #include "core/paths.hpp"
 #include "test_support.hpp"
 
@@ -334,6 +335,76 @@ TEST_F(AuditTest, NativeObserverWithoutACompilerFallsBackToDispatch) {
     EXPECT_EQ(a.run.trace["status"], "complete");
     EXPECT_EQ(a.run.trace["observer"], "dispatch");
     EXPECT_NE(a.run.trace.value("observer_note", "").find("native observer unavailable"), std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+// Cross-check of the static pass against the runtime: every op the audit predicts as a CPU fallback
+// on MPS (PyTorch 2.14.1 table, torch 1.13 here) must be found statically too, or be listed below
+// with the reason the static pass cannot see it.
+struct CrossCheckCase {
+    std::string name;
+    std::vector<std::string> command;  // after the interpreter
+    fs::path scan_root;
+    std::map<std::string, std::string> known_misses;  // op -> why the static pass cannot name it
+};
+
+class StaticRuntimeCrossCheck : public AuditTest {};
+
+TEST_F(StaticRuntimeCrossCheck, EveryRuntimeFallbackIsFoundStatically) {
+    const fs::path cases = test::source_dir() / "corpus" / "runtime-cases";
+    const fs::path physics = test::source_dir() / "corpus" / "physics-sim";
+    std::vector<CrossCheckCase> all;
+    // hang.py is left out: it never finishes a step (the timeout case), so it predicts nothing.
+    for (const char* script : {"clean_mlp.py", "float64_step.py", "unsupported_op.py", "no_step.py", "crash_mid_step.py"})
+        all.push_back({script, {(cases / script).string()}, cases / script, {}});
+    all.push_back({"corpus/clean-mlp", {(test::source_dir() / "corpus" / "clean-mlp" / "train.py").string()},
+                   test::source_dir() / "corpus" / "clean-mlp", {}});
+    all.push_back({"corpus/physics-sim",
+                   {"-c", "import runpy, sys; sys.path.insert(0, sys.argv[1]); runpy.run_path(sys.argv[1] + '/sim/train.py', run_name='__main__')",
+                    physics.string()},
+                   physics, {}});
+    // Not run here (each stops before its first step on this CPU-only torch 1.13, so the audit predicts
+    // nothing to compare): light-lockin and heavy-cuda need CUDA or flash_attn, dual-track-ddp needs
+    // F.scaled_dot_product_attention (torch >= 2.0).
+    const MpsTable table = load_mps_table(test::rules_dir(), "2.14.1");
+    std::size_t compared = 0, joined_checked = 0;
+    for (const auto& c : all) {
+        AuditOptions o;
+        o.command = {kPython};
+        o.command.insert(o.command.end(), c.command.begin(), c.command.end());
+        o.out_dir = m_out.path() / fs::path(c.name).filename();
+        o.timeout_s = 120;
+        o.echo = false;
+        const AuditRun run = run_python_audit(o);
+        const Evidence ev = evidence_from_trace(run.trace, table, run.trace_path.string());
+        std::set<std::string> runtime;
+        for (const auto& op : ev.ops)
+            if (op.mps_status == "fallback") runtime.insert(op.op.substr(0, op.op.find('.')));
+        ScanResult scan = test::bundled_scanner().scan(c.scan_root.parent_path(), {c.scan_root}, ScanOptions{});
+        std::set<std::string> found;
+        for (const auto& f : scan.findings)
+            if (f.rule_id == "mps-op-fallback") found.insert(f.ops.begin(), f.ops.end());
+        // What `mpsport report --trace` does: each prediction in code the step runs (reach core) and the
+        // audit's observation of it become one finding.
+        Evidence joined = ev;
+        join_op_evidence(scan.findings, joined);
+        for (const auto& f : scan.findings) {
+            if (f.rule_id != "mps-op-fallback" || f.reach != Reach::core) continue;
+            ++joined_checked;
+            EXPECT_EQ(f.source, "static+runtime") << c.name << ":" << f.location.line << " " << f.message.substr(0, 60)
+                                                  << " was predicted in core code but the audited step did not run it there";
+        }
+        for (const auto& op : runtime) {
+            ++compared;
+            EXPECT_TRUE(found.count(op) || c.known_misses.count(op)) << c.name << ": the audit predicts " << op
+                                                                     << " as a fallback, the static pass does not name it";
+        }
+    }
+    EXPECT_GE(compared, 4u) << "unsupported_op.py alone predicts linalg_eig, take, multi_margin_loss and its backward";
+    EXPECT_GE(joined_checked, 3u) << "unsupported_op.py's three calls are core code the step runs";
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include "core/paths.hpp"
 #include "test_support.hpp"
 
+#include <set>
+
 namespace fs = std::filesystem;
 using namespace mpsport;
 
@@ -13,11 +15,14 @@ namespace {
 
 fs::path data_dir() { return MPSPORT_SHARED_DATA; }
 
-TEST(MpsTables, CommittedTablesMatchRegeneration) {
-    if (!fs::exists(data_dir() / "native_functions-2.14.1.yaml")) GTEST_SKIP() << "shared PyTorch data not beside the checkout";
+// CI has ../shared beside the checkout: no skip. Regenerates the op tables and the Python-to-aten maps.
+TEST(MpsTables, CommittedTablesAndPythonOpMapsMatchRegeneration) {
+    ASSERT_TRUE(fs::exists(data_dir() / "native_functions-2.14.1.yaml")) << data_dir() << ": PyTorch data must be beside the checkout";
     test::TempDir out;
+    fs::create_directories(out.path() / "mps");
+    fs::copy_file(test::rules_dir() / "mps" / "python-names.yaml", out.path() / "mps" / "python-names.yaml");
     const auto written = generate_bundled_tables(data_dir(), out.path());
-    ASSERT_EQ(written.size(), 2u);
+    ASSERT_EQ(written.size(), 2 * bundled_torch_versions().size());
     for (const auto& p : written) {
         const fs::path committed = test::rules_dir() / "mps" / p.filename();
         ASSERT_TRUE(fs::exists(committed)) << committed << " is not committed; run `mpsport tables`";
@@ -93,6 +98,42 @@ TEST(MpsTables, NewerTableSupportsMoreOps) {
     }
     EXPECT_GT(gained, 50);
     EXPECT_LT(lost, gained);
+}
+
+TEST(PythonOpMaps, NamesFromPythonModuleVariantsAndTheHandTable) {
+    const PythonOpMap m = load_python_op_map(test::rules_dir(), "2.14.1");
+    using Ops = std::vector<std::string>;
+    EXPECT_EQ(*m.function("torch.take"), (Ops{"aten::take", "aten::put_"})) << "hand-kept backward: take_backward runs put_";
+    EXPECT_EQ(*m.function("torch.linalg.eig"), Ops{"aten::linalg_eig"}) << "python_module: linalg drops the linalg_ prefix";
+    EXPECT_EQ(*m.function("torch.special.ndtri"), Ops{"aten::special_ndtri"});
+    EXPECT_EQ(*m.function("torch.nn.functional.multi_margin_loss"), (Ops{"aten::multi_margin_loss", "aten::multi_margin_loss_backward"}))
+        << "python_module: nn is torch.nn.functional, with the backward op autograd runs";
+    EXPECT_EQ(*m.function("torch.nn.AdaptiveAvgPool3d"),
+              (Ops{"aten::adaptive_avg_pool3d", "aten::_adaptive_avg_pool3d", "aten::_adaptive_avg_pool3d_backward"}))
+        << "hand-kept module, composite linked to its _kernel";
+    EXPECT_EQ(*m.function("torch.fft.rfft"), (Ops{"aten::fft_rfft", "aten::_fft_r2c"}));
+    EXPECT_EQ(*m.function("torch.matmul"), Ops{"aten::matmul"}) << "matmul_backward is a nested-tensor op, not matmul's autograd";
+    EXPECT_NE(m.method("nanmedian"), nullptr);
+    EXPECT_EQ(m.method("take"), nullptr) << "take is a common NumPy/pandas method name";
+    EXPECT_EQ(m.method("mode"), nullptr);
+    EXPECT_EQ(m.method("values"), nullptr);
+    EXPECT_EQ(m.function("torch.Tensor.take")->front(), "aten::take") << "an explicit Tensor.take is still known";
+}
+
+TEST(PythonOpMaps, CountOfFallbackOpsReachableFromPython) {
+    // The figure `mpsport tables` prints: fallback ops (base names) of 2.14.1 that some Python name reaches.
+    const MpsTable t = load_mps_table(test::rules_dir(), "2.14.1");
+    const PythonOpMap m = load_python_op_map(test::rules_dir(), "2.14.1");
+    std::set<std::string> fallback, reached;
+    for (const auto& [op, s] : t.ops)
+        if (s == MpsSupport::fallback && op.find('.') == std::string::npos) fallback.insert(op);
+    for (const auto* names : {&m.functions, &m.methods})
+        for (const auto& [name, ops] : *names)
+            for (const auto& op : ops)
+                if (fallback.count(op)) reached.insert(op);
+    EXPECT_TRUE(reached.count("aten::take") && reached.count("aten::linalg_eig") && reached.count("aten::_adaptive_avg_pool3d"));
+    EXPECT_GT(reached.size(), 100u);
+    EXPECT_LT(reached.size(), fallback.size()) << "backend-internal ops (mkldnn_*, slow_conv*) have no Python name";
 }
 
 }  // namespace

@@ -29,6 +29,12 @@ const std::vector<std::string>& corpus_repos() {
     return repos;
 }
 
+// "by_target_torch": {"2.6.0": {rule: n}} in expected.json, or an empty object.
+nlohmann::json by_target_torch(const nlohmann::json& expected) {
+    auto it = expected.find("by_target_torch");
+    return it == expected.end() ? nlohmann::json::object() : *it;
+}
+
 struct Outcome {
     std::string verdict;
     std::string confidence;
@@ -39,9 +45,9 @@ struct Outcome {
     std::set<std::string> entry_points;
 };
 
-Outcome report_on(const std::string& repo) {
+Outcome report_on(const std::string& repo, const std::string& target_torch = kDefaultTargetTorch) {
     const auto catalogue = RuleCatalogue::load(test::rules_dir());
-    const Scanner scanner(catalogue);
+    const Scanner scanner(catalogue, target_torch);
     const fs::path root = test::source_dir() / "corpus" / repo;
     const ScanResult r = scanner.scan(root, {root}, ScanOptions{});
     const Assessment a = assess(r.findings, nullptr, catalogue, r.file_lines, &r);
@@ -85,6 +91,13 @@ TEST_P(CorpusGolden, ReportMatchesExpectedJson) {
     if (expected.contains("max_severity"))
         for (const auto& [reach, sev] : expected["max_severity"].items())
             EXPECT_LE(got.max_severity.count(reach) ? got.max_severity.at(reach) : Severity::info, *parse_severity(sev.get<std::string>())) << reach;
+    // "by_target_torch": {"2.6.0": {rule: n}}: those rules' counts when scanned for an older PyTorch.
+    const nlohmann::json older = by_target_torch(expected);
+    for (const auto& [version, rules] : older.items()) {
+        const Outcome old = report_on(GetParam(), version);
+        for (const auto& [rule, n] : rules.items())
+            EXPECT_EQ(old.by_rule.count(rule) ? old.by_rule.at(rule) : 0, n.get<int>()) << "rule " << rule << " under --target-torch " << version;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, CorpusGolden, ::testing::ValuesIn(corpus_repos()), [](const auto& param_info) {
@@ -100,6 +113,9 @@ TEST(CorpusCoverage, EveryVerdictAndEveryStaticRuleAppears) {
         const auto expected = nlohmann::json::parse(read_file(test::source_dir() / "corpus" / repo / "expected.json"));
         verdicts.insert(expected.at("verdict").get<std::string>());
         for (const auto& [rule, n] : expected.at("findings").items()) rules.insert(rule);
+        const nlohmann::json older = by_target_torch(expected);
+        for (const auto& [version, by_rule] : older.items())
+            for (const auto& [rule, n] : by_rule.items()) rules.insert(rule);
     }
     EXPECT_EQ(verdicts, (std::set<std::string>{"migrate", "dual-track", "stay-on-CUDA"}));
     const auto catalogue = RuleCatalogue::load(test::rules_dir());

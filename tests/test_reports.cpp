@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/checklist.hpp"
+#include "reports/op_evidence.hpp"
 #include "reports/render.hpp"
 #include "test_support.hpp"
 
@@ -105,7 +106,7 @@ TEST_F(ReportsTest, RuntimeEvidenceFillsRuntimeItems) {
     ev.optimizer_steps = 1;
     ev.device = "cpu";
     ev.roles = {{"params", {"cpu"}, {"float32"}}, {"inputs", {"cpu"}, {"float32"}}};
-    ev.ops = {{"aten::linalg_eig", "forward", "cpu", "float32", 1, "train.py:10", "fallback", ""}};
+    ev.ops = {{"aten::linalg_eig", "forward", "cpu", "float32", 1, "train.py:10", "fallback", "", ""}};
     ev.checkpoint_ok = true;
     ev.checkpoint_detail = "4 tensors";
     const Assessment a = assess({}, &ev, cat, {});
@@ -161,6 +162,49 @@ TEST_F(ReportsTest, HtmlEscapesSource) {
     const std::string html = render(r, Format::html);
     EXPECT_EQ(html.find("a<b"), std::string::npos);
     EXPECT_NE(html.find("a&lt;b and c&gt;d"), std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+TEST_F(ReportsTest, StaticAndRuntimeObservationsOfOneOpAtOneFrameAreOneFinding) {
+    Finding take = finding("mps-op-fallback", cat, "train/step.py", 14);
+    take.ops = {"aten::take", "aten::put_"};
+    take.fingerprint = "take-fp";
+    Finding eig = finding("mps-op-fallback", cat, "train/step.py", 13);
+    eig.ops = {"aten::linalg_eig"};
+    eig.fingerprint = "eig-fp";
+    std::vector<Finding> findings = {take, eig};
+    Evidence ev;
+    ev.ops = {{"aten::take", "forward", "cpu", "float32,int64", 1, "step.py:14", "fallback", "", ""},        // audited from train/
+              {"aten::linalg_eig", "forward", "cpu", "float32", 1, "step.py:40", "fallback", "", ""},     // another line: not the same
+              {"aten::put_", "backward", "cpu", "float32", 1, "step.py:20", "fallback", "", ""},          // backward: the loss.backward() line
+              {"aten::put_", "backward", "cpu", "float32", 1, "other.py:20", "fallback", "", ""}};        // another file
+    join_op_evidence(findings, ev);
+    EXPECT_EQ(findings[0].source, "static+runtime");
+    ASSERT_EQ(findings[0].observed.size(), 2u);
+    EXPECT_NE(findings[0].observed[0].find("aten::take x1 in forward"), std::string::npos);
+    EXPECT_EQ(findings[1].source, "static") << "a runtime op at another line is another site";
+    EXPECT_EQ(ev.ops[0].finding, "take-fp");
+    EXPECT_EQ(ev.ops[1].finding, "");
+    EXPECT_EQ(ev.ops[2].finding, "take-fp");
+    EXPECT_EQ(ev.ops[3].finding, "");
+}
+
+TEST_F(ReportsTest, StaticFallbacksWarnItemFiveWithTheUpgradeWhatIf) {
+    const std::vector<Finding> findings = {finding("mps-op-fallback", cat), finding("mps-op-fallback-fixed-upstream", cat, "a.py", 2),
+                                           finding("mps-op-fallback-fixed-upstream", cat, "a.py", 3)};
+    ScanResult scan;
+    scan.target_torch = "2.6.0";
+    const Assessment a = assess(findings, nullptr, cat, {}, &scan);
+    EXPECT_EQ(a.items[4].status, ItemStatus::warn);
+    EXPECT_TRUE(a.items[4].predicted);
+    EXPECT_NE(a.items[4].detail.find("upgrading from PyTorch 2.6.0 to 2.14.1 removes 2 of 3 predicted fallbacks"), std::string::npos)
+        << a.items[4].detail;
+    EXPECT_EQ(a.verdict, Verdict::dual_track);
+    EXPECT_EQ(upgrade_what_if(findings, "2.14.1"), "") << "nothing to upgrade to from the newest table";
+    EXPECT_EQ(assess({}, nullptr, cat, {}, &scan).items[4].status, ItemStatus::not_run);
 }
 
 }  // namespace

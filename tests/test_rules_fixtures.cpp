@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <map>
+#include <memory>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -58,6 +59,17 @@ Expectations parse_annotations(const std::string& text) {
 // Fixture kind from what follows the rule id: ".py", ".requirements.txt", ".pyproject.toml", ".Dockerfile", ...
 bool fixture_kind(const std::string& suffix, FileKind& kind) {
     return classify_file(suffix.substr(1), kind) || classify_file("fixture" + suffix, kind);
+}
+
+// `# mpsport-fixture: target-torch=2.6.0` at the top of a fixture scans it for that PyTorch version.
+const Scanner& scanner_for(const std::string& text) {
+    static const std::regex header(R"(mpsport-fixture: target-torch=([0-9.]+))");
+    static std::map<std::string, std::unique_ptr<Scanner>> scanners;
+    std::smatch m;
+    if (!std::regex_search(text, m, header)) return test::bundled_scanner();
+    auto& s = scanners[m[1].str()];
+    if (!s) s = std::make_unique<Scanner>(test::bundled_catalogue(), m[1].str());
+    return *s;
 }
 
 class RuleFixtures : public ::testing::TestWithParam<std::string> {};
@@ -154,7 +166,7 @@ TEST_P(RuleFixtures, AnnotatedLinesMatchExactly) {
         const std::string text = read_file(fixture);
         const Expectations ex = parse_annotations(text);
         // Scanned under the name it stands for ("setup.py", "requirements.txt"): some kinds go by the name.
-        const FileOutcome outcome = test::bundled_scanner().scan_text(name.substr(rule->id.size() + 1), kind, text);
+        const FileOutcome outcome = scanner_for(text).scan_text(name.substr(rule->id.size() + 1), kind, text);
         ASSERT_FALSE(outcome.skip_reason) << fixture << ": " << *outcome.skip_reason;
         std::set<int> hit_lines;
         for (const auto& f : outcome.findings)

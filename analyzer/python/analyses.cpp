@@ -1,5 +1,7 @@
 #include "analyzer/python/analyses.hpp"
 
+#include "analyzer/python/op_coverage.hpp"
+
 #include <algorithm>
 #include <map>
 
@@ -181,9 +183,14 @@ Analysis find_analysis(std::string_view name) {
     static const std::map<std::string_view, Analysis> analyses = {
         {"package-import", &package_import},
         {"numpy-float64-flow", &numpy_float64_flow},
+        {"mps-op-support", &mps_op_support},
+        {"mps-complex128-result", &mps_complex128_result},
+        {"mps-sparse-layout", &mps_sparse_layout},
     };
     auto it = analyses.find(name);
     return it == analyses.end() ? nullptr : it->second;
 }
+
+bool needs_op_tables(std::string_view name) { return name == "mps-op-support" || name == "mps-sparse-layout"; }
 
 }  // namespace mpsport::python

@@ -12,16 +12,21 @@
 
 namespace mpsport::python {
 
+struct OpTables;
+
 struct AnalysisInput {
     TSNode root;
     const ModuleFacts& facts;
     const GuardFinder& guards;
     const RuleCatalogue& catalogue;
+    const OpTables* op_tables = nullptr;  // loaded when a rule's analysis needs them
 };
 
 using Analysis = void (*)(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out);
 
 // nullptr when no analysis has that name.
 Analysis find_analysis(std::string_view name);
+// Does the analysis read the MPS op tables (rules/mps/)?
+bool needs_op_tables(std::string_view name);
 
 }  // namespace mpsport::python

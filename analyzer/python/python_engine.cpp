@@ -6,6 +6,7 @@
 #include "analyzer/python/analyses.hpp"
 #include "analyzer/python/float64_flow.hpp"
 #include "analyzer/python/guards.hpp"
+#include "analyzer/python/op_coverage.hpp"
 #include "analyzer/python/program_facts.hpp"
 #include "analyzer/python/query_set.hpp"
 #include "analyzer/python/regions.hpp"
@@ -33,7 +34,7 @@ struct TreeDeleter {
 
 }  // namespace
 
-PythonEngine::PythonEngine(const RuleCatalogue& catalogue) : m_catalogue(catalogue) {
+PythonEngine::PythonEngine(const RuleCatalogue& catalogue, const std::string& target_torch) : m_catalogue(catalogue) {
     for (const auto& r : catalogue.rules()) {
         if (r.engine != "python") continue;
         if (!r.query.empty()) {
@@ -42,6 +43,7 @@ PythonEngine::PythonEngine(const RuleCatalogue& catalogue) : m_catalogue(catalog
             if (!find_analysis(r.analysis))
                 throw RuleError(r.source.generic_string() + ": python.analysis '" + r.analysis + "' is not a registered analysis");
             m_analysis_rules.push_back(&r);
+            if (needs_op_tables(r.analysis) && !m_op_tables) m_op_tables = load_op_tables(catalogue.root(), target_torch);
         }
     }
     m_queries = std::make_unique<QuerySet>(m_query_rules);
@@ -49,11 +51,16 @@ PythonEngine::PythonEngine(const RuleCatalogue& catalogue) : m_catalogue(catalog
     std::vector<std::string> literals;
     auto add_rule = [&](const Rule* r) {
         std::vector<std::size_t> idx;
-        for (const auto& t : r->triggers) {
+        auto add_literal = [&](const std::string& t) {
             auto [it, inserted] = literal_index.emplace(t, literals.size());
             if (inserted) literals.push_back(t);
             idx.push_back(it->second);
-        }
+        };
+        for (const auto& t : r->triggers) add_literal(t);
+        // The op-support rules run where a file names an op without an MPS kernel: their literals come
+        // from the tables, so the pre-filter can never disagree with them.
+        if (r->analysis == "mps-op-support" && m_op_tables)
+            for (const auto& t : fallback_trigger_literals(*m_op_tables, *r)) add_literal(t);
         m_rule_triggers.push_back(std::move(idx));
     };
     for (const Rule* r : m_query_rules) add_rule(r);
@@ -180,7 +187,7 @@ PythonEngine::Result PythonEngine::analyze(std::string_view text) const {
     merge_constant_uses(unguarded, facts);
     for (auto& nm : unguarded) result.matches.push_back(std::move(nm.match));
 
-    const AnalysisInput input{root, facts, guards, m_catalogue};
+    const AnalysisInput input{root, facts, guards, m_catalogue, m_op_tables.get()};
     for (std::size_t i = 0; i < m_analysis_rules.size(); ++i) {
         if (!enabled[m_query_rules.size() + i]) continue;
         const Rule& rule = *m_analysis_rules[i];

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -15,11 +16,13 @@
 namespace mpsport::python {
 
 class QuerySet;
+struct OpTables;
 
 class PythonEngine {
 public:
     // Throws RuleError for a python rule whose query or analysis is invalid.
-    explicit PythonEngine(const RuleCatalogue& catalogue);
+    // `target_torch` picks the MPS op tables (rules/mps/) of the op-support analyses.
+    PythonEngine(const RuleCatalogue& catalogue, const std::string& target_torch);
     ~PythonEngine();
 
     struct Result {
@@ -36,6 +39,7 @@ private:
     std::vector<const Rule*> m_analysis_rules;
     std::unique_ptr<QuerySet> m_queries;
     std::unique_ptr<TriggerSet> m_triggers;
+    std::unique_ptr<OpTables> m_op_tables;  // null when no rule needs them
     // For each rule (query rules first, then analysis rules): indexes into m_triggers' literals.
     std::vector<std::vector<std::size_t>> m_rule_triggers;
     std::vector<std::size_t> m_fact_triggers;  // literals that make a file worth reading for its facts

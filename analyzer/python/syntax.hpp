@@ -26,6 +26,8 @@ public:
 
     // Where a module-level string constant is bound: its value node, or a null node.
     TSNode constant_definition(std::string_view name) const;
+    // Is `name` bound by an import in this file (a module or a name taken from one)?
+    bool is_imported(std::string_view name) const { return m_aliases.find(name) != m_aliases.end(); }
 
     std::string_view text(TSNode node) const;
     std::string_view source() const { return m_text; }

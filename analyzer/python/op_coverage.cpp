@@ -1,0 +1,394 @@
+#include "analyzer/python/op_coverage.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <set>
+
+#include "analyzer/python/analyses.hpp"
+
+namespace fs = std::filesystem;
+
+namespace mpsport::python {
+namespace {
+
+const std::vector<std::string>& param(const Rule& rule, const char* key) {
+    static const std::vector<std::string> empty;
+    auto it = rule.params.find(key);
+    return it == rule.params.end() ? empty : it->second;
+}
+
+bool listed(const std::vector<std::string>& list, std::string_view value) {
+    return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+void for_each_node(TSNode root, const std::function<void(TSNode)>& fn) {
+    TSTreeCursor cursor = ts_tree_cursor_new(root);
+    for (bool more = true; more;) {
+        fn(ts_tree_cursor_current_node(&cursor));
+        if (ts_tree_cursor_goto_first_child(&cursor)) continue;
+        if (ts_tree_cursor_goto_next_sibling(&cursor)) continue;
+        more = false;
+        while (ts_tree_cursor_goto_parent(&cursor)) {
+            if (ts_tree_cursor_goto_next_sibling(&cursor)) {
+                more = true;
+                break;
+            }
+        }
+    }
+    ts_tree_cursor_delete(&cursor);
+}
+
+std::string join(const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+    return out;
+}
+
+// The leftmost identifier of `a.b.c` (or of `a.b().c`), or a null node.
+TSNode head_identifier(TSNode n) {
+    while (is_type(n, "attribute") || is_type(n, "call")) n = is_type(n, "call") ? field(n, "function") : field(n, "object");
+    return is_type(n, "identifier") ? n : TSNode{};
+}
+
+// Names the file defines itself (functions, methods, classes): `def mode(...)` makes `mode()` and
+// `self.mode()` the lab's own code, never a tensor op.
+std::set<std::string, std::less<>> own_definitions(TSNode root, const ModuleFacts& facts) {
+    std::set<std::string, std::less<>> out;
+    for_each_node(root, [&](TSNode n) {
+        if (is_type(n, "function_definition") || is_type(n, "class_definition")) out.emplace(facts.text(field(n, "name")));
+    });
+    return out;
+}
+
+TSNode first_positional(TSNode call) {
+    TSNode args = field(call, "arguments");
+    if (ts_node_is_null(args)) return TSNode{};
+    for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
+        TSNode a = ts_node_named_child(args, i);
+        if (!is_type(a, "keyword_argument") && !is_type(a, "comment")) return a;
+    }
+    return TSNode{};
+}
+
+TSNode keyword(TSNode call, std::string_view name, const ModuleFacts& facts) {
+    TSNode args = field(call, "arguments");
+    if (ts_node_is_null(args)) return TSNode{};
+    for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
+        TSNode a = ts_node_named_child(args, i);
+        if (is_type(a, "keyword_argument") && facts.text(field(a, "name")) == name) return field(a, "value");
+    }
+    return TSNode{};
+}
+
+std::string line_of(TSNode n) { return "line " + std::to_string(ts_node_start_point(n).row + 1); }
+
+// Assignments `name = value` of one file, in order, and the scope (function) each belongs to.
+class Bindings {
+public:
+    explicit Bindings(TSNode root, const ModuleFacts& facts) {
+        for_each_node(root, [&](TSNode n) {
+            if (!is_type(n, "assignment")) return;
+            TSNode left = field(n, "left"), right = field(n, "right");
+            if (is_type(left, "identifier") && !ts_node_is_null(right))
+                m_list.push_back({std::string(facts.text(left)), right, ts_node_start_byte(n), enclosing(n, {"function_definition"})});
+        });
+    }
+    // The value last bound to `name` before `use`, in the same function.
+    TSNode last_before(std::string_view name, TSNode use) const {
+        const TSNode scope = enclosing(use, {"function_definition"});
+        TSNode found{};
+        for (const auto& b : m_list) {
+            if (b.at >= ts_node_start_byte(use) || b.name != name) continue;
+            const bool same = ts_node_is_null(scope) ? ts_node_is_null(b.scope) : !ts_node_is_null(b.scope) && ts_node_eq(scope, b.scope);
+            if (same) found = b.value;
+        }
+        return found;
+    }
+
+private:
+    struct Binding {
+        std::string name;
+        TSNode value;
+        uint32_t at;
+        TSNode scope;
+    };
+    std::vector<Binding> m_list;
+};
+
+struct ResolvedCall {
+    std::string name;  // as reported: "torch.take", "torch.nn.AdaptiveAvgPool3d", "Tensor.nanmedian"
+    const std::vector<std::string>* ops = nullptr;
+};
+
+// Is `expr` known to be a tensor: the result of a torch function that is an aten op (torch.randn,
+// torch.softmax; not torch.load or torch.nn.Linear), a method or an index of one, or a name bound to one
+// earlier in the same function?
+bool tensor_valued(TSNode expr, const ModuleFacts& facts, const PythonOpMap& names, const Bindings& bindings, int depth = 0) {
+    if (ts_node_is_null(expr) || depth > 6) return false;
+    if (is_type(expr, "identifier")) return tensor_valued(bindings.last_before(facts.text(expr), expr), facts, names, bindings, depth + 1);
+    if (is_type(expr, "subscript")) return tensor_valued(field(expr, "value"), facts, names, bindings, depth + 1);
+    if (!is_type(expr, "call")) return false;
+    TSNode fn = field(expr, "function");
+    const std::string q = facts.qualname(fn);
+    if (!q.empty()) {
+        const std::string tail = q.substr(q.rfind('.') + 1);
+        return q.rfind("torch.", 0) == 0 && names.function(q) && !tail.empty() && std::islower(static_cast<unsigned char>(tail[0]));
+    }
+    return is_type(fn, "attribute") && tensor_valued(field(fn, "object"), facts, names, bindings, depth + 1);
+}
+
+// A call of a Python name the op map knows: through the file's imports, or a Tensor method whose name
+// is not also a common Python/NumPy one, on a receiver that is neither a module nor the lab's own object.
+// A common name (`take`, `mode`) is a tensor op only on a receiver known to be a tensor.
+std::optional<ResolvedCall> resolve_call(TSNode call, const ModuleFacts& facts, const PythonOpMap& names,
+                                         const std::set<std::string, std::less<>>& own, const Bindings& bindings) {
+    TSNode fn = field(call, "function");
+    TSNode head = head_identifier(fn);
+    if (ts_node_is_null(head)) return std::nullopt;
+    const std::string_view head_name = facts.text(head);
+    const std::string q = facts.qualname(fn);  // "" for `torch.randn(3).mode`: a method of a result
+    if (!q.empty() && (facts.is_imported(head_name) || head_name == "torch")) {
+        if (q.rfind("torch.", 0) != 0) return std::nullopt;
+        if (const auto* ops = names.function(q)) return ResolvedCall{q, ops};
+        return std::nullopt;
+    }
+    if (!is_type(fn, "attribute")) return std::nullopt;  // a plain call of a name the file did not import
+    const std::string method(facts.text(field(fn, "attribute")));
+    if (tensor_valued(field(fn, "object"), facts, names, bindings))
+        if (const auto* ops = names.function("torch.Tensor." + method)) return ResolvedCall{"Tensor." + method, ops};
+    if (own.count(method) || head_name == "self" || head_name == "cls") return std::nullopt;
+    if (const auto* ops = names.method(method)) return ResolvedCall{"Tensor." + method, ops};
+    return std::nullopt;
+}
+
+std::vector<std::string> fallbacks(const MpsTable& table, const std::vector<std::string>& ops) {
+    std::vector<std::string> out;
+    for (const auto& op : ops)
+        if (table.lookup(op) == MpsSupport::fallback) out.push_back(op);
+    return out;
+}
+
+Match match_at(TSNode node, const Rule& rule) {
+    Match m;
+    m.rule = &rule;
+    m.begin = ts_node_start_byte(node);
+    m.end = ts_node_end_byte(node);
+    return m;
+}
+
+}  // namespace
+
+std::unique_ptr<OpTables> load_op_tables(const fs::path& rules_dir, const std::string& target_torch) {
+    auto t = std::make_unique<OpTables>();
+    t->target = load_mps_table(rules_dir, target_torch);
+    t->newest = target_torch == bundled_torch_versions().back() ? t->target : load_mps_table(rules_dir, bundled_torch_versions().back());
+    t->names = load_python_op_map(rules_dir, target_torch);
+    return t;
+}
+
+std::vector<std::string> fallback_trigger_literals(const OpTables& tables, const Rule& rule) {
+    std::set<std::string> out;
+    auto add = [&](const std::string& name, const std::vector<std::string>& ops) {
+        const std::string tail = name.substr(name.rfind('.') + 1);
+        if (fallbacks(tables.target, ops).empty() || listed(param(rule, "skip_names"), tail)) return;
+        // With the call's parenthesis: "eig(" never matches "weight"; an explicit `torch.Tensor.values(x)`
+        // keeps its class name, so that a dict's `.values()` does not make a file worth parsing.
+        out.insert((name.rfind("torch.Tensor.", 0) == 0 ? "Tensor." + tail : tail) + "(");
+    };
+    for (const auto& [name, ops] : tables.names.functions) add(name, ops);
+    for (const auto& [name, ops] : tables.names.methods) add(name, ops);
+    return {out.begin(), out.end()};
+}
+
+// ---- mps-op-support: calls that reach an op with no MPS kernel in the target version ---------------
+// params.kind: `fallback` (no kernel in the target, nor in the newest version) or `newer-torch` (no
+// kernel in the target, but every op has one in the newest version: an upgrade removes the fallback).
+void mps_op_support(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out) {
+    if (!in.op_tables) return;
+    const OpTables& t = *in.op_tables;
+    const bool want_newer = listed(param(rule, "kind"), "newer-torch");
+    const bool target_is_newest = t.target.torch_version == t.newest.torch_version;
+    if (want_newer && target_is_newest) return;
+    const auto own = own_definitions(in.root, in.facts);
+    const Bindings bindings(in.root, in.facts);
+    for_each_node(in.root, [&](TSNode call) {
+        if (!is_type(call, "call")) return;
+        const auto resolved = resolve_call(call, in.facts, t.names, own, bindings);
+        if (!resolved || listed(param(rule, "skip_names"), resolved->name.substr(resolved->name.rfind('.') + 1))) return;
+        const std::vector<std::string> missing = fallbacks(t.target, *resolved->ops);
+        if (missing.empty()) return;
+        const bool fixed_in_newest = !target_is_newest && fallbacks(t.newest, missing).empty();
+        if (fixed_in_newest != want_newer) return;
+        Match m = match_at(field(call, "function"), rule);
+        m.captures = {{"call", resolved->name},
+                      {"ops", join(missing)},
+                      {"torch", t.target.torch_version},
+                      {"newest", t.newest.torch_version},
+                      {"also", target_is_newest ? std::string() : " (nor in " + t.newest.torch_version + ")"},
+                      {"error", mps_not_implemented_error(missing.front())},
+                      {"warning", mps_fallback_warning(missing.front())}};
+        m.ops = missing;
+        out.push_back(std::move(m));
+    });
+}
+
+// ---- mps-complex128-result: complex-valued ops of a float64 tensor, within one function ------------
+
+namespace {
+
+class Float64Flow {
+public:
+    Float64Flow(const ModuleFacts& facts, const Bindings& bindings, const Rule& rule) : m_facts(facts), m_bindings(bindings), m_rule(rule) {}
+
+    // Where `expr` became float64 ("dtype=torch.float64 on line 4"), or "" when it is not known to be.
+    std::string source(TSNode expr, int depth = 0) const {
+        if (ts_node_is_null(expr) || depth > 8) return {};
+        const std::string_view type = node_type(expr);
+        if (type == "parenthesized_expression" || type == "unary_operator") return source(ts_node_named_child(expr, ts_node_named_child_count(expr) - 1), depth + 1);
+        if (type == "subscript") return source(field(expr, "value"), depth + 1);
+        if (type == "binary_operator") {
+            std::string left = source(field(expr, "left"), depth + 1);
+            return left.empty() ? source(field(expr, "right"), depth + 1) : left;
+        }
+        if (type == "identifier") return source(m_bindings.last_before(m_facts.text(expr), expr), depth + 1);
+        if (type == "call") return call_source(expr, depth);
+        return {};
+    }
+
+private:
+    bool names_float64(TSNode n) const {
+        if (ts_node_is_null(n)) return false;
+        if (auto v = m_facts.string_value(n)) return listed(param(m_rule, "float64_names"), *v);
+        return listed(param(m_rule, "float64_names"), m_facts.qualname(n));
+    }
+
+    std::string call_source(TSNode call, int depth) const {
+        TSNode fn = field(call, "function");
+        TSNode dtype = keyword(call, "dtype", m_facts);
+        if (!ts_node_is_null(dtype)) return names_float64(dtype) ? "dtype=" + std::string(m_facts.text(dtype)) + " on " + line_of(call) : "";
+        if (!is_type(fn, "attribute")) return {};
+        const std::string_view method = m_facts.text(field(fn, "attribute"));
+        if (listed(param(m_rule, "float64_methods"), method)) return "." + std::string(method) + "() on " + line_of(call);
+        if (method == "to" || method == "type") {
+            TSNode arg = first_positional(call);
+            if (names_float64(arg)) return "." + std::string(method) + "(" + std::string(m_facts.text(arg)) + ") on " + line_of(call);
+            if (!ts_node_is_null(arg) && !is_type(arg, "string") && !names_float64(arg) && m_facts.qualname(arg).rfind("torch.", 0) == 0)
+                return {};  // .to(torch.float32), .to(torch.device(...)): the second keeps the dtype, handled below
+        }
+        if (listed(param(m_rule, "dtype_changing_methods"), method)) return {};
+        // A tensor method or a torch function keeps its input's dtype (x.sum(), torch.sin(x)).
+        const std::string q = m_facts.qualname(fn);
+        if (q.rfind("torch.", 0) == 0) return source(first_positional(call), depth + 1);
+        return source(field(fn, "object"), depth + 1);
+    }
+
+    const ModuleFacts& m_facts;
+    const Bindings& m_bindings;
+    const Rule& m_rule;
+};
+
+}  // namespace
+
+void mps_complex128_result(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out) {
+    const Bindings bindings(in.root, in.facts);
+    const Float64Flow flow(in.facts, bindings, rule);
+    for_each_node(in.root, [&](TSNode call) {
+        if (!is_type(call, "call")) return;
+        TSNode fn = field(call, "function");
+        const std::string q = in.facts.qualname(fn);
+        TSNode input;
+        std::string name;
+        if (listed(param(rule, "sinks"), q)) {
+            input = first_positional(call);
+            name = q;
+        } else if (is_type(fn, "attribute") && listed(param(rule, "sink_methods"), in.facts.text(field(fn, "attribute")))) {
+            input = field(fn, "object");
+            name = "Tensor." + std::string(in.facts.text(field(fn, "attribute")));
+        } else {
+            return;
+        }
+        const std::string source = flow.source(input);
+        if (source.empty()) return;
+        Match m = match_at(fn, rule);
+        m.captures = {{"call", name}, {"source", source}};
+        out.push_back(std::move(m));
+    });
+}
+
+// ---- mps-sparse-layout: sparse COO/CSR tensors, which MPS kernels mostly do not take ---------------
+
+namespace {
+
+// "name=op" pairs of a rule parameter.
+std::optional<std::string> paired_op(const Rule& rule, const char* key, std::string_view name) {
+    for (const auto& pair : param(rule, key)) {
+        const std::size_t eq = pair.find('=');
+        if (eq != std::string::npos && std::string_view(pair).substr(0, eq) == name) return "aten::" + pair.substr(eq + 1);
+    }
+    return std::nullopt;
+}
+
+std::string sparse_support(const OpTables& t, const std::string& op) {
+    const bool in_target = t.target.sparse_ops.count(op) > 0;
+    const bool in_newest = t.newest.sparse_ops.count(op) > 0;
+    if (in_target)
+        return "PyTorch " + t.target.torch_version + " has a SparseMPS kernel for " + op +
+               (t.target.torch_version == bundled_torch_versions().front() ? std::string() : " (none in " + bundled_torch_versions().front() + ")") +
+               ", but most sparse ops still have none on MPS";
+    if (in_newest) return "PyTorch " + t.target.torch_version + " has no SparseMPS kernel for " + op + "; " + t.newest.torch_version + " has one";
+    return "PyTorch " + t.target.torch_version + " has no SparseMPS kernel for " + op;
+}
+
+// The aten op that makes a sparse tensor at `expr` (directly, or through a name bound to one), or "".
+std::string sparse_maker(TSNode expr, const ModuleFacts& facts, const Bindings& bindings, const Rule& rule, int depth = 0) {
+    if (ts_node_is_null(expr) || depth > 6) return {};
+    if (is_type(expr, "identifier")) return sparse_maker(bindings.last_before(facts.text(expr), expr), facts, bindings, rule, depth + 1);
+    if (!is_type(expr, "call")) return {};
+    TSNode fn = field(expr, "function");
+    if (auto op = paired_op(rule, "constructors", facts.qualname(fn))) return *op;
+    if (is_type(fn, "attribute")) {
+        if (auto op = paired_op(rule, "methods", facts.text(field(fn, "attribute")))) return *op;
+        return sparse_maker(field(fn, "object"), facts, bindings, rule, depth + 1);  // x.to_sparse().coalesce()
+    }
+    return {};
+}
+
+}  // namespace
+
+void mps_sparse_layout(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out) {
+    if (!in.op_tables) return;
+    const Bindings bindings(in.root, in.facts);
+    for_each_node(in.root, [&](TSNode call) {
+        if (!is_type(call, "call")) return;
+        TSNode fn = field(call, "function");
+        const std::string q = in.facts.qualname(fn);
+        std::string what, op;
+        if (is_type(fn, "attribute") && in.facts.text(field(fn, "attribute")) == "register_buffer") {
+            TSNode args = field(call, "arguments");
+            TSNode value = ts_node_named_child_count(args) > 1 ? ts_node_named_child(args, 1) : TSNode{};
+            op = sparse_maker(value, in.facts, bindings, rule);
+            what = "a sparse buffer, which moves with model.to(\"mps\")";
+        } else if (auto sparse_kw = paired_op(rule, "sparse_keyword_calls", q)) {
+            TSNode kw = keyword(call, "sparse", in.facts);
+            if (ts_node_is_null(kw) || in.facts.text(kw) != "True") return;
+            op = *sparse_kw;
+            what = "sparse gradients (sparse=True)";
+        } else if (auto made = paired_op(rule, "constructors", q)) {
+            op = *made;
+            what = "a sparse tensor";
+        } else if (TSNode head = head_identifier(fn); is_type(fn, "attribute") && !ts_node_is_null(head) && !in.facts.is_imported(in.facts.text(head))) {
+            if (auto by_method = paired_op(rule, "methods", in.facts.text(field(fn, "attribute")))) {
+                op = *by_method;
+                what = "a sparse tensor";
+            }
+        }
+        if (op.empty()) return;
+        Match m = match_at(fn, rule);
+        m.captures = {{"call", std::string(in.facts.text(fn))}, {"what", what}, {"support", sparse_support(*in.op_tables, op)}};
+        m.ops = {op};
+        out.push_back(std::move(m));
+    });
+}
+
+}  // namespace mpsport::python

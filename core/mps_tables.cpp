@@ -1,0 +1,213 @@
+#include "core/mps_tables.hpp"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "core/hash.hpp"
+#include "core/paths.hpp"
+
+namespace fs = std::filesystem;
+
+namespace mpsport {
+
+std::string_view to_string(MpsSupport s) {
+    switch (s) {
+        case MpsSupport::native: return "native";
+        case MpsSupport::composite: return "composite";
+        case MpsSupport::fallback: return "fallback";
+        case MpsSupport::unknown: return "unknown";
+    }
+    return "unknown";
+}
+
+MpsSupport parse_mps_support(std::string_view s) {
+    if (s == "native") return MpsSupport::native;
+    if (s == "composite") return MpsSupport::composite;
+    if (s == "fallback") return MpsSupport::fallback;
+    return MpsSupport::unknown;
+}
+
+const std::vector<std::string>& bundled_torch_versions() {
+    static const std::vector<std::string> versions = {"2.6.0", kDefaultTargetTorch};
+    return versions;
+}
+
+void require_bundled_torch_version(const std::string& version) {
+    const auto& v = bundled_torch_versions();
+    if (std::find(v.begin(), v.end(), version) != v.end()) return;
+    std::string list;
+    for (const auto& s : v) list += (list.empty() ? "" : ", ") + s;
+    throw std::runtime_error("--target-torch " + version + ": no MPS op table for this PyTorch version (bundled: " + list + ")");
+}
+
+MpsSupport MpsTable::lookup(const std::string& op) const {
+    if (forced_fallback.count(op)) return MpsSupport::fallback;
+    auto it = ops.find(op);
+    if (it != ops.end()) return it->second;
+    const std::size_t dot = op.find('.');
+    if (dot != std::string::npos) {
+        if (forced_fallback.count(op.substr(0, dot))) return MpsSupport::fallback;
+        it = ops.find(op.substr(0, dot));
+        if (it != ops.end()) return it->second;
+    }
+    return MpsSupport::unknown;
+}
+
+std::string mps_fallback_warning(const std::string& op) {
+    return "The operator '" + op +
+           "' is not currently supported on the MPS backend and will fall back to run on the CPU. This may have performance implications.";
+}
+
+std::string mps_not_implemented_error(const std::string& op) {
+    return "NotImplementedError: The operator '" + op + "' is not currently implemented for the MPS device.";
+}
+
+// Kernels of one vendor library that the dispatcher picks because of the backend the step ran on
+// (cuDNN batch norm on CUDA, oneDNN convolutions on the CPU, FlashAttention for SDPA, ...). On MPS the
+// same Python call reaches the op's MPS implementation instead, so they say nothing about MPS support.
+static bool backend_specific(const std::string& op) {
+    static const std::vector<std::string> prefixes = {
+        "aten::cudnn_", "aten::_cudnn_", "aten::miopen_", "aten::_miopen_", "aten::mkldnn_", "aten::_mkldnn_",
+        "aten::_nnpack_", "aten::_flash_attention_", "aten::_efficient_attention_", "aten::_scaled_dot_product_flash_attention",
+        "aten::_scaled_dot_product_efficient_attention", "aten::_scaled_dot_product_cudnn_attention", "aten::_fused_sdp_choice",
+        "aten::_cufft_", "aten::_use_cudnn_", "aten::_nested_"};
+    for (const auto& p : prefixes)
+        if (op.compare(0, p.size(), p) == 0) return true;
+    return false;
+}
+
+MpsPrediction predict(const MpsTable& table, const std::string& op, const std::vector<std::string>& dtypes) {
+    for (const auto& d : dtypes)
+        for (const auto& bad : table.unsupported_dtypes)
+            if (d == bad)
+                return {"unsupported-dtype", "MPS has no " + d + ": allocating it raises TypeError ('Cannot convert a MPS Tensor to " +
+                                                 (d == "float64" ? std::string("float64") : d) + " dtype ...')"};
+    if (backend_specific(op))
+        return {"native", "a CUDA/CPU library kernel chosen by the backend this step ran on; on MPS the same call dispatches to MPS"};
+    switch (table.lookup(op)) {
+        case MpsSupport::native: return {"native", "MPS kernel in PyTorch " + table.torch_version};
+        case MpsSupport::composite:
+            return {"native", "composite in PyTorch " + table.torch_version + ": decomposes into other ops"};
+        case MpsSupport::fallback:
+            return {"fallback", "no MPS kernel in PyTorch " + table.torch_version +
+                                    ": NotImplementedError, or CPU fallback with PYTORCH_ENABLE_MPS_FALLBACK=1"};
+        case MpsSupport::unknown: break;
+    }
+    return {"unknown", "not an aten op of PyTorch " + table.torch_version};
+}
+
+std::string mps_table_to_json(const MpsTable& t) {
+    nlohmann::ordered_json ops = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : t.ops) ops[k] = to_string(v);
+    nlohmann::ordered_json xfail = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : t.unimplemented_xfail) xfail[k] = v;
+    nlohmann::ordered_json j;
+    j["schema"] = "mpsport.mps-ops/2";
+    j["torch"] = t.torch_version;
+    j["generated_by"] = "mpsport tables (from native_functions.yaml and common_mps.py; see ../shared/data/pytorch/SOURCES.md)";
+    j["unsupported_dtypes"] = t.unsupported_dtypes;
+    j["forced_fallback_known"] = t.forced_fallback_known;
+    j["forced_fallback"] = std::vector<std::string>(t.forced_fallback.begin(), t.forced_fallback.end());
+    j["unimplemented_xfail"] = xfail;
+    j["complex_ops"] = std::vector<std::string>(t.complex_ops.begin(), t.complex_ops.end());
+    j["sparse_ops"] = std::vector<std::string>(t.sparse_ops.begin(), t.sparse_ops.end());
+    j["ops"] = ops;
+    return j.dump(1) + "\n";
+}
+
+MpsTable mps_table_from_json(const std::string& text, const std::string& origin) {
+    MpsTable t;
+    try {
+        const auto j = nlohmann::json::parse(text);
+        if (j.at("schema") != "mpsport.mps-ops/2") throw std::runtime_error("unknown schema");
+        t.torch_version = j.at("torch").get<std::string>();
+        t.unsupported_dtypes = j.at("unsupported_dtypes").get<std::vector<std::string>>();
+        t.forced_fallback_known = j.at("forced_fallback_known").get<bool>();
+        for (const auto& op : j.at("forced_fallback")) t.forced_fallback.insert(op.get<std::string>());
+        for (const auto& [k, v] : j.at("unimplemented_xfail").items()) t.unimplemented_xfail[k] = v.get<std::vector<std::string>>();
+        for (const auto& op : j.at("complex_ops")) t.complex_ops.insert(op.get<std::string>());
+        for (const auto& op : j.at("sparse_ops")) t.sparse_ops.insert(op.get<std::string>());
+        for (const auto& [k, v] : j.at("ops").items()) t.ops[k] = parse_mps_support(v.get<std::string>());
+    } catch (const std::exception& e) {
+        throw std::runtime_error(origin + ": not an MPS op table (" + e.what() + "); regenerate it with `mpsport tables`");
+    }
+    return t;
+}
+
+fs::path mps_table_path(const fs::path& rules_dir, const std::string& version) {
+    return rules_dir / "mps" / ("mps-ops-" + version + ".json");
+}
+
+static std::string read_bundled(const fs::path& p, const std::string& version) {
+    require_bundled_torch_version(version);
+    std::error_code ec;
+    if (!fs::exists(p, ec)) throw std::runtime_error(p.generic_string() + ": missing; regenerate the tables with `mpsport tables`");
+    return read_file(p);
+}
+
+MpsTable load_mps_table(const fs::path& rules_dir, const std::string& version) {
+    const fs::path p = mps_table_path(rules_dir, version);
+    return mps_table_from_json(read_bundled(p, version), p.generic_string());
+}
+
+const std::vector<std::string>* PythonOpMap::function(std::string_view qualname) const {
+    auto it = functions.find(qualname);
+    return it == functions.end() ? nullptr : &it->second;
+}
+
+const std::vector<std::string>* PythonOpMap::method(std::string_view name) const {
+    auto it = methods.find(name);
+    return it == methods.end() ? nullptr : &it->second;
+}
+
+std::string python_op_map_to_json(const PythonOpMap& m) {
+    nlohmann::ordered_json functions = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : m.functions) functions[k] = v;
+    nlohmann::ordered_json methods = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : m.methods) methods[k] = v;
+    nlohmann::ordered_json j;
+    j["schema"] = "mpsport.python-ops/1";
+    j["torch"] = m.torch_version;
+    j["generated_by"] = "mpsport tables (from native_functions.yaml and rules/mps/python-names.yaml)";
+    j["common_method_names"] = m.common_method_names;
+    j["functions"] = functions;
+    j["methods"] = methods;
+    return j.dump(1) + "\n";
+}
+
+PythonOpMap python_op_map_from_json(const std::string& text, const std::string& origin) {
+    PythonOpMap m;
+    try {
+        const auto j = nlohmann::json::parse(text);
+        if (j.at("schema") != "mpsport.python-ops/1") throw std::runtime_error("unknown schema");
+        m.torch_version = j.at("torch").get<std::string>();
+        m.common_method_names = j.at("common_method_names").get<std::vector<std::string>>();
+        for (const auto& [k, v] : j.at("functions").items()) m.functions[k] = v.get<std::vector<std::string>>();
+        for (const auto& [k, v] : j.at("methods").items()) m.methods[k] = v.get<std::vector<std::string>>();
+    } catch (const std::exception& e) {
+        throw std::runtime_error(origin + ": not a Python-to-aten op map (" + e.what() + "); regenerate it with `mpsport tables`");
+    }
+    return m;
+}
+
+fs::path python_op_map_path(const fs::path& rules_dir, const std::string& version) {
+    return rules_dir / "mps" / ("python-ops-" + version + ".json");
+}
+
+std::uint64_t op_tables_digest(const fs::path& rules_dir) {
+    std::vector<fs::path> files;
+    std::error_code ec;
+    for (fs::directory_iterator it(rules_dir / "mps", ec), end; !ec && it != end; it.increment(ec)) files.push_back(it->path());
+    std::sort(files.begin(), files.end());
+    std::string input;
+    for (const auto& f : files) input += f.filename().string() + "\n" + read_file(f);
+    return fnv1a64(input);
+}
+
+PythonOpMap load_python_op_map(const fs::path& rules_dir, const std::string& version) {
+    const fs::path p = python_op_map_path(rules_dir, version);
+    return python_op_map_from_json(read_bundled(p, version), p.generic_string());
+}
+
+}  // namespace mpsport

@@ -1,0 +1,21 @@
+// The same op, predicted from source and observed at runtime: one finding with evidence from both.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/evidence.hpp"
+#include "core/finding.hpp"
+
+namespace mpsport {
+
+// A static finding that names an aten op (Finding::ops) and a runtime op use of the same op whose
+// first user frame is the finding's file and line become one: the finding records what the audit saw
+// and becomes source "static+runtime"; the op use names the finding's fingerprint.
+void join_op_evidence(std::vector<Finding>& findings, Evidence& evidence);
+
+// "upgrading from PyTorch 2.6.0 to 2.14.1 removes N of M predicted fallbacks", or "" when the scan
+// targeted the newest version or predicted no fallback.
+std::string upgrade_what_if(const std::vector<Finding>& findings, const std::string& target_torch);
+
+}  // namespace mpsport

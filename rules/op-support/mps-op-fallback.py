@@ -1,0 +1,67 @@
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import linalg as LA
+from torch import nn
+
+
+def mode(values):
+    # The lab's own function named like an aten op.
+    return max(set(values), key=values.count)
+
+
+class Registry:
+    def take(self, key):
+        return key
+
+
+def step(x, logits, target, idx, table, cfg):
+    # ruleid: mps-op-fallback
+    picked = torch.take(logits, idx)
+    # ruleid: mps-op-fallback
+    loss = F.multi_margin_loss(logits, target)
+    # ruleid: mps-op-fallback
+    loss2 = nn.functional.multi_margin_loss(logits, target)
+    # ruleid: mps-op-fallback
+    spectrum = torch.linalg.eig(x)
+    # ruleid: mps-op-fallback
+    spectrum2 = LA.eig(x)
+    # ruleid: mps-op-fallback
+    pool = nn.AdaptiveAvgPool3d(1)
+    # ruleid: mps-op-fallback
+    values = torch.mode(x, dim=0)
+    # ruleid: mps-op-fallback
+    q = x.int_repr()
+    scores = torch.softmax(logits, dim=-1)
+    # ruleid: mps-op-fallback
+    top = scores.take(idx)
+    # ruleid: mps-op-fallback
+    most = torch.randn(8).mode()
+    # ok: mps-op-fallback
+    common = mode([1, 2, 2])
+    # ok: mps-op-fallback
+    first = np.take(np.arange(4), [0])
+    # ok: mps-op-fallback
+    entry = table.take("key")
+    # ok: mps-op-fallback
+    reg = Registry().take("a")
+    # ok: mps-op-fallback
+    own = cfg.mode()
+    # ok: mps-op-fallback
+    vals = table.values()
+    # ok: mps-op-fallback
+    sym = torch.linalg.eigh(x)
+    # ok: mps-op-fallback
+    soft = F.softmax(logits, dim=-1)
+    # ok: mps-op-fallback
+    pool2 = nn.AdaptiveAvgPool2d(1)
+    return picked, loss, loss2, spectrum, spectrum2, pool, values, q, top, most, common, first, entry, reg, own, vals, sym, soft, pool2
+
+
+class Model(nn.Module):
+    def mode(self):
+        return "train"
+
+    def forward(self, x):
+        # ok: mps-op-fallback
+        return self.mode(), x
