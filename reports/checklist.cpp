@@ -94,7 +94,11 @@ ChecklistItem item_step(const Evidence* ev) {
 // `target_torch`: the PyTorch version the scan's op tables were read for (the upgrade what-if).
 ChecklistItem item_fallbacks(const std::vector<Finding>& findings, const Evidence* ev, const std::string& target_torch) {
     ChecklistItem item = runtime_only(5, "No unexplained persistent CPU fallback");
-    const auto predicted = for_item(findings, 5);
+    // Predictions that matter: on the training path (not tests or dead files), and not already
+    // supported by the target PyTorch.
+    std::vector<const Finding*> predicted;
+    for (const Finding* f : for_item(findings, 5))
+        if (f->impact != VerdictImpact::none && (f->reach == Reach::core || f->reach == Reach::optional)) predicted.push_back(f);
     cite_all(item, predicted);
     const std::string what_if = upgrade_what_if(findings, target_torch);
     if (!predicted.empty()) {

@@ -98,8 +98,10 @@ void ManifestEngine::package_matches(const Rule& rule, const ManifestFacts& fact
         if (d.linux_only) {
             lower(m, Severity::info, VerdictImpact::none, "its environment marker keeps it off macOS: harmless on a Mac");
         } else if (d.scope == Scope::optional) {
-            lower(m, Severity::minor, VerdictImpact::dual,
-                  "only in the optional `" + (d.group.empty() ? std::string("extra") : d.group) + "` group: a Mac install can leave it out");
+            // The imports of the package carry the verdict, weighed by where they sit in the program.
+            lower(m, Severity::minor, VerdictImpact::none,
+                  "only in the optional `" + (d.group.empty() ? std::string("extra") : d.group) +
+                      "` group: a Mac install can leave it out, and its imports decide whether the code needs it");
         } else if (pkg->impact == VerdictImpact::none) {
             lower(m, Severity::minor, VerdictImpact::none, "nothing to port: a Mac install leaves it out or takes the portable build");
         }
@@ -123,7 +125,7 @@ void ManifestEngine::group_matches(const Rule& rule, const ManifestFacts& facts,
         m.captures["group"] = g->name;
         m.captures["kind"] = group_word(*g);
         m.captures["packages"] = names;
-        m.impact = std::min(impact, VerdictImpact::dual);
+        m.impact = std::min({impact, VerdictImpact::dual, rule.impact});
         out.push_back(std::move(m));
     }
 }

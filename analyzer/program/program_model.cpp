@@ -425,7 +425,43 @@ const ExtensionLink* ProgramModel::extension_defined_at(const std::string& path,
 const ExtensionLink* ProgramModel::extension_with_source(const std::string& path) const {
     for (const auto& e : m_extensions)
         if (std::find(e.sources.begin(), e.sources.end(), path) != e.sources.end()) return &e;
-    return nullptr;
+    // detectron2's `sources=glob(...)`: the one extension whose sources are computed owns the rest
+    const ExtensionLink* computed = nullptr;
+    for (const auto& e : m_extensions) {
+        if (!e.fact.sources.empty() || !e.fact.cuda) continue;
+        if (computed) return nullptr;
+        computed = &e;
+    }
+    return computed;
+}
+
+std::optional<FileReach> ProgramModel::reach_of_unbuilt_own_modules() const {
+    std::optional<FileReach> best;
+    for (const auto& [dotted, sites] : m_external) {
+        const auto dot = dotted.find('.');
+        if (dot == std::string::npos || !is_own_package(dotted.substr(0, dot))) continue;
+        bool known = false;
+        for (const auto& root : m_roots) known = known || find_module(root, dotted).has_value();
+        for (const auto& e : m_extensions) known = known || e.fact.name == dotted;
+        if (known) continue;
+        // Compiled modules go by names like _C, _ext, knn_cuda; `from pkg import helper` more often
+        // names a function of pkg/__init__.py than a module.
+        const std::string pkg = dotted.substr(0, dotted.rfind('.'));
+        const std::string leaf = dotted.substr(dotted.rfind('.') + 1);
+        const bool compiled_name = leaf.front() == '_' || ends_with(leaf, "_cuda") || ends_with(leaf, "_ext") || ends_with(leaf, "_cpp");
+        bool bound = false;  // by the package's __init__, other than by importing this very module there
+        for (const auto& root : m_roots)
+            if (auto init = find_module(root, pkg))
+                bound = bound || (binds_name(*init, leaf) &&
+                                  std::none_of(sites.begin(), sites.end(), [&](const ImportSite& s2) { return s2.path == *init; }));
+        if (!compiled_name || bound) continue;
+        for (const auto& site : sites) {
+            FileReach r = reach_of(site.path);
+            if (!r.chain.empty()) r.chain.back() += ":" + std::to_string(site.line);
+            if (!best || r.level > best->level) best = r;
+        }
+    }
+    return best;
 }
 
 std::optional<FileReach> ProgramModel::reach_of_importers(std::string_view package) const {

@@ -68,6 +68,9 @@ public:
     // The strongest reach among the files that import this top-level package; nullopt if none does.
     std::optional<FileReach> reach_of_importers(std::string_view package) const;
     bool any_extension_sources() const { return m_any_sources; }
+    // The strongest reach among imports of the repository's own compiled modules that no Python file
+    // or extension definition provides (`from geomops import _C` built by CMake); nullopt if none.
+    std::optional<FileReach> reach_of_unbuilt_own_modules() const;
 
 private:
     struct Edge {

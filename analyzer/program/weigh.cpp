@@ -98,9 +98,26 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
                 r = src->reach;
                 f.subject = src->fact.name;
             } else {
-                r.level = model.any_extension_sources() ? Level::unreached : model.reach_of(f.location.path).level;
+                // C++/CUDA that no extension of the Python side names: built by CMake or a JIT loader,
+                // or not at all. It is as needed as the own compiled modules the code imports
+                // (`from geomops import _C`); with none, nothing shows the run needs it.
+                if (model.is_tooling_path(f.location.path)) {
+                    r.level = Level::tooling;
+                } else if (auto own = model.reach_of_unbuilt_own_modules()) {
+                    r = *own;
+                    // linked by name only: the run imports some compiled module of its own, but
+                    // which of these ops it calls is not known, so a CUDA-only op is dual at most
+                    if (r.level > Level::optional_fallback) {
+                        r.level = Level::optional_fallback;
+                        r.guard = GuardKind::import_fallback;
+                        r.guard_note = "C++/CUDA linked only by the import of an own compiled module; which ops the run calls is not known";
+                    }
+                }
             }
-        } else if (f.category == "dependency" && !f.subject.empty() && !is_python_source(f.location.path)) {
+        } else if (f.category == "dependency" && !f.subject.empty() &&
+                   (!is_python_source(f.location.path) || f.location.path == "setup.py" || f.location.path.size() > 9 &&
+                    f.location.path.compare(f.location.path.size() - 9, 9, "/setup.py") == 0)) {
+            // a declaration (requirements, pyproject, setup.py's install_requires): as needed as its imports
             r = model.reach_of_importers(f.subject).value_or(model.reach_of(f.location.path));
             if (r.level == Level::unreached || r.level == Level::tooling) {
                 // a dependency only tests import is still installed by everyone who installs the project
