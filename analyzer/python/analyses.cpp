@@ -64,26 +64,6 @@ struct Assignment {
     uint32_t at;
 };
 
-TSNode keyword(TSNode call, std::string_view name, const ModuleFacts& facts) {
-    TSNode args = field(call, "arguments");
-    if (ts_node_is_null(args)) return TSNode{};
-    for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
-        TSNode a = ts_node_named_child(args, i);
-        if (is_type(a, "keyword_argument") && facts.text(field(a, "name")) == name) return field(a, "value");
-    }
-    return TSNode{};
-}
-
-TSNode first_positional(TSNode call) {
-    TSNode args = field(call, "arguments");
-    if (ts_node_is_null(args)) return TSNode{};
-    for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
-        TSNode a = ts_node_named_child(args, i);
-        if (!is_type(a, "keyword_argument") && !is_type(a, "comment")) return a;
-    }
-    return TSNode{};
-}
-
 bool names_float64(TSNode node, const ModuleFacts& facts, const Rule& rule) {
     if (ts_node_is_null(node)) return false;
     if (auto v = facts.string_value(node)) return listed(param(rule, "float64_names"), *v);
@@ -102,11 +82,11 @@ std::string float64_source(TSNode expr, const ModuleFacts& facts, const Rule& ru
     if (!is_type(expr, "call")) return {};
     TSNode fn = field(expr, "function");
     if (is_type(fn, "attribute") && facts.text(field(fn, "attribute")) == "astype") {
-        return names_float64(first_positional(expr), facts, rule) ? std::string(facts.text(fn)) + "(float64)" : std::string();
+        return names_float64(positional_argument(expr, 0), facts, rule) ? std::string(facts.text(fn)) + "(float64)" : std::string();
     }
     const std::string q = facts.qualname(fn);
     if (!listed(param(rule, "creators"), q)) return {};
-    TSNode dtype = keyword(expr, "dtype", facts);
+    TSNode dtype = keyword_argument(expr, "dtype", facts);
     if (!ts_node_is_null(dtype) && !names_float64(dtype, facts, rule)) return {};
     return q + "()";
 }
@@ -151,8 +131,8 @@ void numpy_float64_flow(const AnalysisInput& in, const Rule& rule, std::vector<M
 
     for (TSNode sink : sinks) {
         const std::string sink_name = in.facts.qualname(field(sink, "function"));
-        if (sink_name != "torch.from_numpy" && !ts_node_is_null(keyword(sink, "dtype", in.facts))) continue;
-        TSNode arg = first_positional(sink);
+        if (sink_name != "torch.from_numpy" && !ts_node_is_null(keyword_argument(sink, "dtype", in.facts))) continue;
+        TSNode arg = positional_argument(sink, 0);
         if (ts_node_is_null(arg)) continue;
         std::string source;
         if (is_type(arg, "identifier")) {

@@ -31,15 +31,6 @@ bool is_other_dtype(TSNode n, const ModuleFacts& facts) {
                       "torch.int32", "torch.int", "torch.bool", "torch.uint8", "torch.int8", "torch.int16"});
 }
 
-TSNode keyword(TSNode call, std::string_view name, const ModuleFacts& facts) {
-    TSNode args = field(call, "arguments");
-    for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); ++i) {
-        TSNode a = ts_node_named_child(args, i);
-        if (is_type(a, "keyword_argument") && facts.text(field(a, "name")) == name) return field(a, "value");
-    }
-    return TSNode{};
-}
-
 // `.to(...)`: a dtype other than float64 casts, float64 keeps it, anything else names a device.
 Use to_call_use(TSNode call, const ModuleFacts& facts) {
     TSNode args = field(call, "arguments");
@@ -160,7 +151,7 @@ bool reaches_device(TSNode expr, const ModuleFacts& facts, std::set<std::string>
 }
 
 bool made_on_cpu(TSNode call, const ModuleFacts& facts) {
-    TSNode device = keyword(call, "device", facts);
+    TSNode device = keyword_argument(call, "device", facts);
     if (ts_node_is_null(device)) return true;
     const auto v = facts.string_value(device);
     return v && *v == "cpu";

@@ -61,26 +61,6 @@ std::set<std::string, std::less<>> own_definitions(TSNode root, const ModuleFact
     return out;
 }
 
-TSNode first_positional(TSNode call) {
-    TSNode args = field(call, "arguments");
-    if (ts_node_is_null(args)) return TSNode{};
-    for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
-        TSNode a = ts_node_named_child(args, i);
-        if (!is_type(a, "keyword_argument") && !is_type(a, "comment")) return a;
-    }
-    return TSNode{};
-}
-
-TSNode keyword(TSNode call, std::string_view name, const ModuleFacts& facts) {
-    TSNode args = field(call, "arguments");
-    if (ts_node_is_null(args)) return TSNode{};
-    for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
-        TSNode a = ts_node_named_child(args, i);
-        if (is_type(a, "keyword_argument") && facts.text(field(a, "name")) == name) return field(a, "value");
-    }
-    return TSNode{};
-}
-
 std::string line_of(TSNode n) { return "line " + std::to_string(ts_node_start_point(n).row + 1); }
 
 // Assignments `name = value` of one file, in order, and the scope (function) each belongs to.
@@ -265,13 +245,13 @@ private:
 
     std::string call_source(TSNode call, int depth) const {
         TSNode fn = field(call, "function");
-        TSNode dtype = keyword(call, "dtype", m_facts);
+        TSNode dtype = keyword_argument(call, "dtype", m_facts);
         if (!ts_node_is_null(dtype)) return names_float64(dtype) ? "dtype=" + std::string(m_facts.text(dtype)) + " on " + line_of(call) : "";
         if (!is_type(fn, "attribute")) return {};
         const std::string_view method = m_facts.text(field(fn, "attribute"));
         if (listed(param(m_rule, "float64_methods"), method)) return "." + std::string(method) + "() on " + line_of(call);
         if (method == "to" || method == "type") {
-            TSNode arg = first_positional(call);
+            TSNode arg = positional_argument(call, 0);
             if (names_float64(arg)) return "." + std::string(method) + "(" + std::string(m_facts.text(arg)) + ") on " + line_of(call);
             if (!ts_node_is_null(arg) && !is_type(arg, "string") && !names_float64(arg) && m_facts.qualname(arg).rfind("torch.", 0) == 0)
                 return {};  // .to(torch.float32), .to(torch.device(...)): the second keeps the dtype, handled below
@@ -279,7 +259,7 @@ private:
         if (listed(param(m_rule, "dtype_changing_methods"), method)) return {};
         // A tensor method or a torch function keeps its input's dtype (x.sum(), torch.sin(x)).
         const std::string q = m_facts.qualname(fn);
-        if (q.rfind("torch.", 0) == 0) return source(first_positional(call), depth + 1);
+        if (q.rfind("torch.", 0) == 0) return source(positional_argument(call, 0), depth + 1);
         return source(field(fn, "object"), depth + 1);
     }
 
@@ -300,7 +280,7 @@ void mps_complex128_result(const AnalysisInput& in, const Rule& rule, std::vecto
         TSNode input;
         std::string name;
         if (listed(param(rule, "sinks"), q)) {
-            input = first_positional(call);
+            input = positional_argument(call, 0);
             name = q;
         } else if (is_type(fn, "attribute") && listed(param(rule, "sink_methods"), in.facts.text(field(fn, "attribute")))) {
             input = field(fn, "object");
@@ -370,7 +350,7 @@ void mps_sparse_layout(const AnalysisInput& in, const Rule& rule, std::vector<Ma
             op = sparse_maker(value, in.facts, bindings, rule);
             what = "a sparse buffer, which moves with model.to(\"mps\")";
         } else if (auto sparse_kw = paired_op(rule, "sparse_keyword_calls", q)) {
-            TSNode kw = keyword(call, "sparse", in.facts);
+            TSNode kw = keyword_argument(call, "sparse", in.facts);
             if (ts_node_is_null(kw) || in.facts.text(kw) != "True") return;
             op = *sparse_kw;
             what = "sparse gradients (sparse=True)";

@@ -10,28 +10,6 @@ constexpr std::string_view kCppExtension = "torch.utils.cpp_extension.";
 
 int line_of(TSNode node) { return static_cast<int>(ts_node_start_point(node).row) + 1; }
 
-TSNode keyword_value(TSNode call, std::string_view name, const ModuleFacts& facts) {
-    TSNode args = field(call, "arguments");
-    if (ts_node_is_null(args)) return TSNode{};
-    for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
-        TSNode a = ts_node_named_child(args, i);
-        if (is_type(a, "keyword_argument") && facts.text(field(a, "name")) == name) return field(a, "value");
-    }
-    return TSNode{};
-}
-
-TSNode positional(TSNode call, uint32_t index) {
-    TSNode args = field(call, "arguments");
-    if (ts_node_is_null(args)) return TSNode{};
-    uint32_t seen = 0;
-    for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
-        TSNode a = ts_node_named_child(args, i);
-        if (is_type(a, "keyword_argument") || is_type(a, "comment")) continue;
-        if (seen++ == index) return a;
-    }
-    return TSNode{};
-}
-
 // Every string literal under `node` (a list of sources, a dict of entry points).
 void strings_under(TSNode node, const ModuleFacts& facts, std::vector<std::string>& out) {
     if (ts_node_is_null(node)) return;
@@ -126,7 +104,7 @@ void add_import(TSNode imp, const ModuleFacts& facts, const GuardFinder& guards,
 void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, FileFacts& out) {
     const std::string q = facts.qualname(field(call, "function"));
     if (q == "importlib.import_module") {
-        if (auto name = facts.string_value(positional(call, 0)); name && !name->empty()) {
+        if (auto name = facts.string_value(positional_argument(call, 0)); name && !name->empty()) {
             ImportFact f;
             f.level = static_cast<int>(name->find_first_not_of('.'));
             f.module = name->substr(static_cast<std::size_t>(f.level));
@@ -143,15 +121,15 @@ void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, 
         const std::string kind = q.substr(kCppExtension.size());
         if (kind != "CUDAExtension" && kind != "CppExtension" && kind != "load" && kind != "load_inline") return;
         ExtensionFact e;
-        TSNode name = keyword_value(call, "name", facts);
-        if (ts_node_is_null(name)) name = positional(call, 0);
+        TSNode name = keyword_argument(call, "name", facts);
+        if (ts_node_is_null(name)) name = positional_argument(call, 0);
         const auto value = facts.string_value(name);
         if (!value || value->empty()) return;
         e.name = *value;
-        TSNode sources = keyword_value(call, "sources", facts);
-        if (ts_node_is_null(sources) && kind != "load_inline") sources = positional(call, 1);
+        TSNode sources = keyword_argument(call, "sources", facts);
+        if (ts_node_is_null(sources) && kind != "load_inline") sources = positional_argument(call, 1);
         strings_under(sources, facts, e.sources);
-        e.cuda = kind == "CUDAExtension" || !ts_node_is_null(keyword_value(call, "cuda_sources", facts)) ||
+        e.cuda = kind == "CUDAExtension" || !ts_node_is_null(keyword_argument(call, "cuda_sources", facts)) ||
                  std::any_of(e.sources.begin(), e.sources.end(), [](const std::string& s) {
                      return s.size() > 3 && (s.compare(s.size() - 3, 3, ".cu") == 0 || s.compare(s.size() - 4, 4, ".cuh") == 0);
                  });
@@ -173,12 +151,12 @@ void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, 
         return;
     }
     if (q == "setup" || q == "setuptools.setup" || q == "distutils.core.setup") {
-        if (auto name = facts.string_value(keyword_value(call, "name", facts))) out.project_names.push_back(*name);
+        if (auto name = facts.string_value(keyword_argument(call, "name", facts))) out.project_names.push_back(*name);
         std::vector<std::string> packages;
-        strings_under(keyword_value(call, "packages", facts), facts, packages);
+        strings_under(keyword_argument(call, "packages", facts), facts, packages);
         for (auto& p : packages) out.project_names.push_back(p.substr(0, p.find('.')));
         std::vector<std::string> entries;
-        strings_under(keyword_value(call, "entry_points", facts), facts, entries);
+        strings_under(keyword_argument(call, "entry_points", facts), facts, entries);
         for (const auto& s : entries) {
             // "name = pkg.module:function"
             const auto eq = s.find('=');

@@ -24,6 +24,26 @@ bool contains(TSNode outer, TSNode inner) {
     return ts_node_start_byte(outer) <= ts_node_start_byte(inner) && ts_node_end_byte(inner) <= ts_node_end_byte(outer);
 }
 
+TSNode keyword_argument(TSNode call, std::string_view name, const ModuleFacts& facts) {
+    TSNode args = field(call, "arguments");
+    for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); ++i) {
+        TSNode a = ts_node_named_child(args, i);
+        if (is_type(a, "keyword_argument") && facts.text(field(a, "name")) == name) return field(a, "value");
+    }
+    return TSNode{};
+}
+
+TSNode positional_argument(TSNode call, uint32_t index) {
+    TSNode args = field(call, "arguments");
+    uint32_t seen = 0;
+    for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); ++i) {
+        TSNode a = ts_node_named_child(args, i);
+        if (is_type(a, "keyword_argument") || is_type(a, "comment")) continue;
+        if (seen++ == index) return a;
+    }
+    return TSNode{};
+}
+
 std::optional<std::string> string_literal(TSNode node, std::string_view text) {
     if (!is_type(node, "string")) return std::nullopt;
     std::string out;
