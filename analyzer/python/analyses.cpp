@@ -8,20 +8,10 @@
 namespace mpsport::python {
 namespace {
 
-const std::vector<std::string>& param(const Rule& rule, const char* key) {
-    static const std::vector<std::string> empty;
-    auto it = rule.params.find(key);
-    return it == rule.params.end() ? empty : it->second;
-}
-
-bool listed(const std::vector<std::string>& list, std::string_view value) {
-    return std::find(list.begin(), list.end(), value) != list.end();
-}
-
 // ---- package-import: imports of packages from rules/packages/ ----------------------------------
 
 void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out) {
-    const bool want_optional = listed(param(rule, "optional"), "true");
+    const bool want_optional = listed(rule_param(rule, "optional"), "true");
     for (TSNode imp : in.facts.imports()) {
         std::vector<TSNode> modules;
         if (is_type(imp, "import_from_statement")) {
@@ -66,9 +56,9 @@ struct Assignment {
 
 bool names_float64(TSNode node, const ModuleFacts& facts, const Rule& rule) {
     if (ts_node_is_null(node)) return false;
-    if (auto v = facts.string_value(node)) return listed(param(rule, "float64_names"), *v);
+    if (auto v = facts.string_value(node)) return listed(rule_param(rule, "float64_names"), *v);
     const std::string q = facts.qualname(node);
-    return listed(param(rule, "float64_names"), q.empty() ? std::string(facts.text(node)) : q);
+    return listed(rule_param(rule, "float64_names"), q.empty() ? std::string(facts.text(node)) : q);
 }
 
 // Does this expression make a float64 array? Returns a description for the message, or "".
@@ -85,7 +75,7 @@ std::string float64_source(TSNode expr, const ModuleFacts& facts, const Rule& ru
         return names_float64(positional_argument(expr, 0), facts, rule) ? std::string(facts.text(fn)) + "(float64)" : std::string();
     }
     const std::string q = facts.qualname(fn);
-    if (!listed(param(rule, "creators"), q)) return {};
+    if (!listed(rule_param(rule, "creators"), q)) return {};
     TSNode dtype = keyword_argument(expr, "dtype", facts);
     if (!ts_node_is_null(dtype) && !names_float64(dtype, facts, rule)) return {};
     return q + "()";
@@ -114,7 +104,7 @@ void numpy_float64_flow(const AnalysisInput& in, const Rule& rule, std::vector<M
             TSNode right = field(n, "right");
             if (is_type(left, "identifier") && !ts_node_is_null(right))
                 assignments.push_back({std::string(in.facts.text(left)), right, ts_node_start_byte(n)});
-        } else if (t == "call" && listed(param(rule, "sinks"), in.facts.qualname(field(n, "function")))) {
+        } else if (t == "call" && listed(rule_param(rule, "sinks"), in.facts.qualname(field(n, "function")))) {
             sinks.push_back(n);
         }
         if (ts_tree_cursor_goto_first_child(&cursor)) continue;
@@ -158,6 +148,12 @@ void numpy_float64_flow(const AnalysisInput& in, const Rule& rule, std::vector<M
 }
 
 }  // namespace
+
+const std::vector<std::string>& rule_param(const Rule& rule, const char* key) {
+    static const std::vector<std::string> empty;
+    auto it = rule.params.find(key);
+    return it == rule.params.end() ? empty : it->second;
+}
 
 Analysis find_analysis(std::string_view name) {
     static const std::map<std::string_view, Analysis> analyses = {

@@ -24,6 +24,9 @@ struct AnalysisInput {
 
 using Analysis = void (*)(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out);
 
+// A rule's string-list parameter (python.params), empty when the rule has none.
+const std::vector<std::string>& rule_param(const Rule& rule, const char* key);
+
 // nullptr when no analysis has that name.
 Analysis find_analysis(std::string_view name);
 // Does the analysis read the MPS op tables (rules/mps/)?

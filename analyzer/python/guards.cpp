@@ -5,10 +5,6 @@
 namespace mpsport::python {
 namespace {
 
-bool listed(const std::vector<std::string>& list, std::string_view value) {
-    return std::find(list.begin(), list.end(), value) != list.end();
-}
-
 // `torch.mps.synchronize` is under `torch.mps`.
 bool under_any(const std::vector<std::string>& prefixes, std::string_view name) {
     for (const auto& p : prefixes)

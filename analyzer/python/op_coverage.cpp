@@ -12,16 +12,6 @@ namespace fs = std::filesystem;
 namespace mpsport::python {
 namespace {
 
-const std::vector<std::string>& param(const Rule& rule, const char* key) {
-    static const std::vector<std::string> empty;
-    auto it = rule.params.find(key);
-    return it == rule.params.end() ? empty : it->second;
-}
-
-bool listed(const std::vector<std::string>& list, std::string_view value) {
-    return std::find(list.begin(), list.end(), value) != list.end();
-}
-
 void for_each_node(TSNode root, const std::function<void(TSNode)>& fn) {
     TSTreeCursor cursor = ts_tree_cursor_new(root);
     for (bool more = true; more;) {
@@ -171,7 +161,7 @@ std::vector<std::string> fallback_trigger_literals(const OpTables& tables, const
     std::set<std::string> out;
     auto add = [&](const std::string& name, const std::vector<std::string>& ops) {
         const std::string tail = name.substr(name.rfind('.') + 1);
-        if (fallbacks(tables.target, ops).empty() || listed(param(rule, "skip_names"), tail)) return;
+        if (fallbacks(tables.target, ops).empty() || listed(rule_param(rule, "skip_names"), tail)) return;
         // With the call's parenthesis: "eig(" never matches "weight"; an explicit `torch.Tensor.values(x)`
         // keeps its class name, so that a dict's `.values()` does not make a file worth parsing.
         out.insert((name.rfind("torch.Tensor.", 0) == 0 ? "Tensor." + tail : tail) + "(");
@@ -187,7 +177,7 @@ std::vector<std::string> fallback_trigger_literals(const OpTables& tables, const
 void mps_op_support(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out) {
     if (!in.op_tables) return;
     const OpTables& t = *in.op_tables;
-    const bool want_newer = listed(param(rule, "kind"), "newer-torch");
+    const bool want_newer = listed(rule_param(rule, "kind"), "newer-torch");
     const bool target_is_newest = t.target.torch_version == t.newest.torch_version;
     if (want_newer && target_is_newest) return;
     const auto own = own_definitions(in.root, in.facts);
@@ -195,7 +185,7 @@ void mps_op_support(const AnalysisInput& in, const Rule& rule, std::vector<Match
     for_each_node(in.root, [&](TSNode call) {
         if (!is_type(call, "call")) return;
         const auto resolved = resolve_call(call, in.facts, t.names, own, bindings);
-        if (!resolved || listed(param(rule, "skip_names"), resolved->name.substr(resolved->name.rfind('.') + 1))) return;
+        if (!resolved || listed(rule_param(rule, "skip_names"), resolved->name.substr(resolved->name.rfind('.') + 1))) return;
         const std::vector<std::string> missing = fallbacks(t.target, *resolved->ops);
         if (missing.empty()) return;
         const bool fixed_in_newest = !target_is_newest && fallbacks(t.newest, missing).empty();
@@ -239,8 +229,8 @@ public:
 private:
     bool names_float64(TSNode n) const {
         if (ts_node_is_null(n)) return false;
-        if (auto v = m_facts.string_value(n)) return listed(param(m_rule, "float64_names"), *v);
-        return listed(param(m_rule, "float64_names"), m_facts.qualname(n));
+        if (auto v = m_facts.string_value(n)) return listed(rule_param(m_rule, "float64_names"), *v);
+        return listed(rule_param(m_rule, "float64_names"), m_facts.qualname(n));
     }
 
     std::string call_source(TSNode call, int depth) const {
@@ -249,14 +239,14 @@ private:
         if (!ts_node_is_null(dtype)) return names_float64(dtype) ? "dtype=" + std::string(m_facts.text(dtype)) + " on " + line_of(call) : "";
         if (!is_type(fn, "attribute")) return {};
         const std::string_view method = m_facts.text(field(fn, "attribute"));
-        if (listed(param(m_rule, "float64_methods"), method)) return "." + std::string(method) + "() on " + line_of(call);
+        if (listed(rule_param(m_rule, "float64_methods"), method)) return "." + std::string(method) + "() on " + line_of(call);
         if (method == "to" || method == "type") {
             TSNode arg = positional_argument(call, 0);
             if (names_float64(arg)) return "." + std::string(method) + "(" + std::string(m_facts.text(arg)) + ") on " + line_of(call);
             if (!ts_node_is_null(arg) && !is_type(arg, "string") && !names_float64(arg) && m_facts.qualname(arg).rfind("torch.", 0) == 0)
                 return {};  // .to(torch.float32), .to(torch.device(...)): the second keeps the dtype, handled below
         }
-        if (listed(param(m_rule, "dtype_changing_methods"), method)) return {};
+        if (listed(rule_param(m_rule, "dtype_changing_methods"), method)) return {};
         // A tensor method or a torch function keeps its input's dtype (x.sum(), torch.sin(x)).
         const std::string q = m_facts.qualname(fn);
         if (q.rfind("torch.", 0) == 0) return source(positional_argument(call, 0), depth + 1);
@@ -279,10 +269,10 @@ void mps_complex128_result(const AnalysisInput& in, const Rule& rule, std::vecto
         const std::string q = in.facts.qualname(fn);
         TSNode input;
         std::string name;
-        if (listed(param(rule, "sinks"), q)) {
+        if (listed(rule_param(rule, "sinks"), q)) {
             input = positional_argument(call, 0);
             name = q;
-        } else if (is_type(fn, "attribute") && listed(param(rule, "sink_methods"), in.facts.text(field(fn, "attribute")))) {
+        } else if (is_type(fn, "attribute") && listed(rule_param(rule, "sink_methods"), in.facts.text(field(fn, "attribute")))) {
             input = field(fn, "object");
             name = "Tensor." + std::string(in.facts.text(field(fn, "attribute")));
         } else {
@@ -302,7 +292,7 @@ namespace {
 
 // "name=op" pairs of a rule parameter.
 std::optional<std::string> paired_op(const Rule& rule, const char* key, std::string_view name) {
-    for (const auto& pair : param(rule, key)) {
+    for (const auto& pair : rule_param(rule, key)) {
         const std::size_t eq = pair.find('=');
         if (eq != std::string::npos && std::string_view(pair).substr(0, eq) == name) return "aten::" + pair.substr(eq + 1);
     }

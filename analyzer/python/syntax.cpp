@@ -1,5 +1,6 @@
 #include "analyzer/python/syntax.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace mpsport::python {
@@ -22,6 +23,10 @@ TSNode enclosing(TSNode node, std::initializer_list<std::string_view> types) {
 
 bool contains(TSNode outer, TSNode inner) {
     return ts_node_start_byte(outer) <= ts_node_start_byte(inner) && ts_node_end_byte(inner) <= ts_node_end_byte(outer);
+}
+
+bool listed(const std::vector<std::string>& list, std::string_view value) {
+    return std::find(list.begin(), list.end(), value) != list.end();
 }
 
 TSNode keyword_argument(TSNode call, std::string_view name, const ModuleFacts& facts) {

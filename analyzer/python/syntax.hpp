@@ -53,6 +53,9 @@ std::optional<std::string> string_literal(TSNode node, std::string_view text);
 // Nearest ancestor of one of the given types, or a null node.
 TSNode enclosing(TSNode node, std::initializer_list<std::string_view> types);
 bool contains(TSNode outer, TSNode inner);
+// Whether `value` is one of `list` (vocabulary and rule-parameter look-ups).
+bool listed(const std::vector<std::string>& list, std::string_view value);
+
 // The value of a call's keyword argument `name`, or a null node.
 TSNode keyword_argument(TSNode call, std::string_view name, const ModuleFacts& facts);
 // A call's `index`-th positional argument (comments skipped), or a null node.
