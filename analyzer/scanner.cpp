@@ -75,7 +75,8 @@ FileOutcome Scanner::scan_text(const std::string& path, FileKind kind, std::stri
     return out;
 }
 
-FileOutcome Scanner::analyze_file(const FileEntry& file, std::string text, const cuda::CompileFlags& flags, unsigned clang_timeout_s) const {
+FileOutcome Scanner::analyze_file(const FileEntry& file, std::string text, const cuda::CompileFlags& flags, unsigned clang_timeout_s,
+                                  bool parse_native) const {
     build_engines();
     const std::string& path = file.path;
     const FileKind kind = file.kind;
@@ -110,7 +111,7 @@ FileOutcome Scanner::analyze_file(const FileEntry& file, std::string text, const
         if (m_lines->reads(kind)) append_findings(m_lines->analyze(kind, source), source, path, suppressions, out.findings);
         if (kind != FileKind::python) out.facts = program::entry_facts(kind, source.text());
         if (m_clang->reads(kind)) {
-            cuda::TuResult tu = m_clang->analyze(path, file.absolute, kind, source.text(), flags, clang_timeout_s);
+            cuda::TuResult tu = m_clang->analyze(path, file.absolute, kind, source.text(), flags, clang_timeout_s, parse_native);
             if (tu.skip_reason) throw std::runtime_error(*tu.skip_reason);
             append_findings(tu.matches, source, path, suppressions, out.findings);
             out.native = std::move(tu.facts);
@@ -178,6 +179,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         entry.mtime_ns = file.mtime_ns;
         const ScanCache::Entry* cached = options.cache_dir ? cache.find(file.path) : nullptr;
         if (file.kind == FileKind::config) return;  // read after the Python files, if they name it
+        if (cached && options.parse_every_native_file && cached->outcome.native.unparsed) cached = nullptr;
         if (cached && cached->size == file.size && cached->mtime_ns == file.mtime_ns && file.mtime_ns != 0) {
             entry.hash = cached->hash;
             entry.outcome = cached->outcome;
@@ -190,7 +192,8 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     const bool any_native = std::any_of(walked.files.begin(), walked.files.end(), [](const FileEntry& f) {
         return f.kind == FileKind::cuda || f.kind == FileKind::cpp;
     });
-    const cuda::CompileFlags flags = any_to_read && any_native ? cuda::CompileFlags::infer(base) : cuda::CompileFlags();
+    auto infer_flags = [&] { return cuda::CompileFlags::infer(base, m_clang->trigger_literals()); };
+    cuda::CompileFlags flags = any_to_read && any_native ? infer_flags() : cuda::CompileFlags();
 
     // Phase 2: read, hash and analyse the rest.
     in_parallel([&](std::size_t i) {
@@ -211,13 +214,46 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         }
         entry.hash = content_hash(text);
         const ScanCache::Entry* cached = options.cache_dir ? cache.find(file.path) : nullptr;
+        if (cached && options.parse_every_native_file && cached->outcome.native.unparsed) cached = nullptr;
         if (cached && cached->hash == entry.hash && cached->size == file.size) {
             entry.outcome = cached->outcome;
             from_cache[i] = 2;
             return;
         }
-        entry.outcome = analyze_file(file, std::move(text), flags, options.clang_timeout_s);
+        entry.outcome = analyze_file(file, std::move(text), flags, options.clang_timeout_s, options.parse_every_native_file);
     });
+
+    // Phase 2b: a C++/CUDA file that names no trigger was not parsed; it is now, for its functions,
+    // when it names a function that a binding calls and that no parsed file defines (its body says
+    // which devices the op has). Each file is parsed so at most once: the cache keeps the result.
+    if (any_native && m_clang) {
+        std::map<std::string, cuda::TuFacts> parsed;
+        std::vector<char> unparsed(n, 0);
+        for (std::size_t i = 0; i < n; ++i) {
+            const FileOutcome& o = entries[i].outcome;
+            if (o.skip_reason) continue;
+            if (o.native.unparsed) unparsed[i] = 1;
+            else if (!o.native.empty()) parsed[walked.files[i].path] = o.native;
+        }
+        const std::set<std::string> wanted = std::count(unparsed.begin(), unparsed.end(), 1) ? cuda::unresolved_callees(parsed)
+                                                                                               : std::set<std::string>();
+        if (!wanted.empty()) {
+            if (!any_to_read) flags = infer_flags();
+            const TriggerSet names(std::vector<std::string>(wanted.begin(), wanted.end()));
+            in_parallel([&](std::size_t i) {
+                if (!unparsed[i]) return;
+                std::string text;
+                try {
+                    text = read_file(walked.files[i].absolute);
+                } catch (const std::exception&) {
+                    return;  // read once already: what it said then stands
+                }
+                if (names.find_each(text).empty()) return;
+                entries[i].outcome = analyze_file(walked.files[i], std::move(text), flags, options.clang_timeout_s, true);
+                from_cache[i] = 0;
+            });
+        }
+    }
 
     std::map<std::string, cuda::TuFacts> native;
     // Phase 3: config files that some Python file names (their findings depend on other files: not cached).
@@ -284,6 +320,13 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         });
     }
     std::sort(records.begin(), records.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+    std::vector<std::string> truncated;
+    for (const auto& [path, facts] : native)
+        if (facts.includes_truncated) truncated.push_back(path);
+    if (!truncated.empty())
+        result.warnings.push_back(std::to_string(truncated.size()) + " C++/CUDA file(s) include more header text than one file may read (" +
+                                  "4 MB); the headers past that were read as empty and the files' own lines analysed: " +
+                                  truncated.front() + (truncated.size() > 1 ? " and others" : ""));
     link_native(native, any_native, result);  // before the model, which weighs these findings too
     program::ModelOptions model_options;
     if (options.project_config) {

@@ -40,6 +40,8 @@ struct ScanOptions {
     // Whether to read base/.mpsport.toml (entry points and tooling folders of the repository).
     bool project_config = true;
     unsigned clang_timeout_s = 60;                   // per C++/CUDA translation unit
+    // Parse every C++/CUDA file, also those that name no rule's trigger (the prefilter's reference).
+    bool parse_every_native_file = false;
     checkpoints::Limits checkpoints;
 };
 
@@ -70,7 +72,9 @@ public:
 
 private:
     // One file's raw findings and facts, before the program model weighs them (what the cache keeps).
-    FileOutcome analyze_file(const FileEntry& file, std::string text, const cuda::CompileFlags& flags, unsigned clang_timeout_s) const;
+    // `parse_native`: parse a C++/CUDA file even when it names no trigger (ClangEngine::needs_parse).
+    FileOutcome analyze_file(const FileEntry& file, std::string text, const cuda::CompileFlags& flags, unsigned clang_timeout_s,
+                             bool parse_native = false) const;
     // The engines are built on first use: compiling the rules' queries is most of a warm scan's
     // cost when every file comes from the cache. Throws RuleError for a broken rule.
     void build_engines() const;

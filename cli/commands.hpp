@@ -24,6 +24,7 @@ struct ScanArgs {
     std::uint64_t checkpoint_header_limit = 64u << 20;
     unsigned jobs = 0;
     bool no_cache = false;
+    bool full_parse = false;
     std::optional<std::string> cache_dir;
     std::optional<std::string> rules_dir;
     std::vector<std::string> select;

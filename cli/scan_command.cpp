@@ -93,6 +93,7 @@ std::optional<ScanResult> scan_paths(const ScanArgs& args, Mode mode, const Rule
     // check reads a few files of the repository in the current folder: the cache keeps the rest,
     // and the program model reads their facts from it instead of walking the repository again.
     options.partial = mode == Mode::check;
+    options.parse_every_native_file = args.full_parse;
     if (!args.no_cache) options.cache_dir = args.cache_dir ? fs::path(*args.cache_dir) : base / ".mpsport_cache";
 
     ScanResult result = scanner.scan(base, roots, options);

@@ -164,3 +164,94 @@ TEST(ClangEngine, ABrokenMatcherOrAnUnknownCheckFailsWhenRulesLoad) {
 }
 
 }  // namespace
+
+// The trigger prefilter (a file that names nothing a rule looks for is not parsed) must change no
+// finding and no op's devices: every corpus repository and the rule fixtures, with and without it.
+TEST(ClangEngine, ThePrefilterChangesNoFindingOnTheCorpusOrTheFixtures) {
+    if (!cuda::ClangEngine::available()) return;
+    auto key = [](const ScanResult& r) {
+        std::vector<std::string> out;
+        for (const auto& f : r.findings)
+            out.push_back(f.rule_id + " " + f.location.path + ":" + std::to_string(f.location.line) + " " +
+                          std::string(to_string(f.severity)) + " " + f.message);
+        for (const auto& m : r.native_modules)
+            for (const auto& op : m.ops) {
+                std::string devices;
+                for (NativeDevice d : op.devices) devices += std::string(to_string(d)) + ",";
+                out.push_back(m.module_name + "." + op.name + " " + devices);
+            }
+        std::sort(out.begin(), out.end());
+        return out;
+    };
+    std::vector<fs::path> trees = {test::rules_dir()};
+    for (const auto& e : fs::directory_iterator(test::source_dir() / "corpus"))
+        if (e.is_directory()) trees.push_back(e.path());
+    std::size_t native_findings = 0;
+    for (const fs::path& tree : trees) {
+        ScanOptions o;
+        o.jobs = 2;
+        const ScanResult filtered = test::bundled_scanner().scan(tree, {tree}, o);
+        o.parse_every_native_file = true;
+        const ScanResult full = test::bundled_scanner().scan(tree, {tree}, o);
+        EXPECT_EQ(key(filtered), key(full)) << tree;
+        for (const auto& f : full.findings) native_findings += test::bundled_catalogue().find(f.rule_id)->engine == "clang";
+    }
+    EXPECT_GT(native_findings, 50u);  // the comparison covers real C++/CUDA findings
+}
+
+// A file may match through a macro of a repository header without naming a trigger itself; and
+// Clang's typo correction never turns an undeclared name into a CUDA one (hipGetDevice -> cudaGetDevice).
+TEST(ClangEngine, TriggerMacrosWakeAFileAndTypoCorrectionIsOff) {
+    if (!cuda::ClangEngine::available()) return;
+    test::TempDir d;
+    d.write("include/checks.cuh", "#pragma once\n#define SYNC_OR_DIE() do { cudaStreamSynchronize(0); } while (0)\n"
+                                  "#define STEP_DONE() SYNC_OR_DIE()\n");
+    d.write("src/step.cu", "#include \"checks.cuh\"\n\nvoid step() {\n  STEP_DONE();\n}\n");
+    d.write("src/rocm.cpp", "int device() {\n  int d = 0;\n  hipGetDevice(&d);\n  return d;\n}\n");
+    for (bool full : {false, true}) {
+        ScanOptions o;
+        o.jobs = 2;
+        o.parse_every_native_file = full;
+        const ScanResult r = test::bundled_scanner().scan(d.path(), {d.path()}, o);
+        EXPECT_EQ(hits(r, "cuda-runtime-stream-api"), (std::vector<std::pair<std::string, int>>{{"src/step.cu", 4}})) << full;
+        EXPECT_TRUE(hits(r, "cuda-runtime-device-api").empty()) << full;
+    }
+}
+
+// A binding's callee defined in a file that names no trigger: that file is parsed after all, so the
+// op's devices come from its body (CPU here), not from a guess on its name.
+TEST(ClangEngine, AFileDefiningABindingsCalleeIsParsedForItsDevices) {
+    if (!cuda::ClangEngine::available()) return;
+    test::TempDir d, cache;
+    d.write("csrc/bind.cpp", "at::Tensor knn_forward(at::Tensor x);\n"
+                             "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"knn\", &knn_forward); }\n");
+    d.write("csrc/knn.cpp", "at::Tensor knn_forward(at::Tensor x) {\n  return x + 1;\n}\n");
+    d.write("csrc/unrelated.cpp", "int helper() { return 2; }\n");
+    ScanOptions o;
+    o.jobs = 2;
+    o.cache_dir = cache.path();
+    for (int run = 0; run < 2; ++run) {  // cold, then from the cache
+        const ScanResult r = test::bundled_scanner().scan(d.path(), {d.path()}, o);
+        const NativeOp* op = find_op(r, "knn");
+        ASSERT_NE(op, nullptr) << run;
+        EXPECT_EQ(op->devices, (std::vector<NativeDevice>{NativeDevice::CPU})) << run;
+    }
+}
+
+// A file whose includes pass the per-file budget (a vendored library's generated tables) still has
+// its own lines analysed, and the scan says which files read their headers only in part.
+TEST(ClangEngine, IncludesPastTheBudgetReadAsEmptyAndTheScanSaysSo) {
+    if (!cuda::ClangEngine::available()) return;
+    test::TempDir d;
+    std::string tables;
+    for (int i = 0; tables.size() < (std::size_t(5) << 20); ++i) tables += "static const int table_" + std::to_string(i) + "[4] = {1, 2, 3, 4};\n";
+    d.write("vendor/tables.inc", tables);
+    d.write("vendor/lib.cuh", "#pragma once\n#include \"tables.inc\"\n");
+    d.write("src/k.cu", "#include \"../vendor/lib.cuh\"\n__global__ void k(float* x) { atomicAdd(x, 1.f); }\n");
+    const ScanResult r = scan_tree(d.path());
+    EXPECT_EQ(hits(r, "cuda-kernel-source"), (std::vector<std::pair<std::string, int>>{{"src/k.cu", 2}}));
+    EXPECT_EQ(hits(r, "cuda-atomic"), (std::vector<std::pair<std::string, int>>{{"src/k.cu", 2}}));
+    ASSERT_EQ(r.warnings.size(), 1u);
+    EXPECT_NE(r.warnings[0].find("src/k.cu"), std::string::npos) << r.warnings[0];
+    EXPECT_TRUE(reason_for(r, "src/k.cu").empty());
+}

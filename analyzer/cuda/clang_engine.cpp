@@ -8,12 +8,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <set>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "analyzer/cuda/shim.hpp"
 #include "core/paths.hpp"
 
 #ifdef MPSPORT_WITH_CLANG
@@ -28,6 +31,58 @@ namespace {
 
 // A child that needs more than this much memory is stopped, as it would be by a time limit.
 constexpr rlim_t kChildMemoryLimit = rlim_t(4) << 30;
+
+// `#define NAME body` of a header, continuation lines joined: (NAME, body) pairs. Conditionals are
+// ignored on purpose: any definition might be the one a translation unit sees.
+void macro_definitions(std::string_view text, std::vector<std::pair<std::string, std::string>>& out) {
+    std::size_t at = 0;
+    while (at < text.size()) {
+        std::size_t end = text.find('\n', at);
+        while (end != std::string_view::npos && end > at && text[end - 1] == '\\') end = text.find('\n', end + 1);
+        if (end == std::string_view::npos) end = text.size();
+        std::string_view line = text.substr(at, end - at);
+        at = end + 1;
+        const std::size_t hash = line.find_first_not_of(" \t");
+        if (hash == std::string_view::npos || line[hash] != '#') continue;
+        line.remove_prefix(hash + 1);
+        line.remove_prefix(std::min(line.size(), line.find_first_not_of(" \t")));
+        if (line.substr(0, 6) != "define") continue;
+        line.remove_prefix(6);
+        const std::size_t name_at = line.find_first_not_of(" \t");
+        if (name_at == std::string_view::npos || name_at == 0) continue;
+        std::size_t name_end = name_at;
+        while (name_end < line.size() && (std::isalnum(static_cast<unsigned char>(line[name_end])) || line[name_end] == '_')) ++name_end;
+        if (name_end == name_at) continue;
+        out.emplace_back(std::string(line.substr(name_at, name_end - name_at)), std::string(line.substr(name_end)));
+    }
+}
+
+// The macros whose expansion reaches a trigger literal, to a fixpoint over macros naming macros.
+std::shared_ptr<const TriggerSet> find_trigger_macros(const std::vector<std::string>& headers, const std::vector<std::string>& literals) {
+    if (literals.empty()) return nullptr;
+    std::vector<std::pair<std::string, std::string>> defs;
+    macro_definitions(shim_header(), defs);
+    for (const std::string& h : headers) {
+        try {
+            const std::string text = read_file(h);
+            if (text.find("define") != std::string::npos) macro_definitions(text, defs);
+        } catch (const std::exception&) {
+            // an unreadable header is Clang's problem when a file includes it, not the prefilter's
+        }
+    }
+    std::set<std::string> found;
+    std::unique_ptr<TriggerSet> search = std::make_unique<TriggerSet>(literals);
+    for (bool grew = true; grew;) {
+        std::vector<std::string> added;
+        for (const auto& [name, body] : defs)
+            if (!found.count(name) && !search->find_each(body).empty()) added.push_back(name);
+        grew = !added.empty();
+        found.insert(added.begin(), added.end());
+        if (grew) search = std::make_unique<TriggerSet>(std::vector<std::string>(found.begin(), found.end()));
+    }
+    if (found.empty()) return nullptr;
+    return std::make_shared<const TriggerSet>(std::vector<std::string>(found.begin(), found.end()));
+}
 
 json to_json(const Registration& r) {
     json devices = json::array(), callees = json::array();
@@ -58,13 +113,18 @@ json facts_json(const TuFacts& facts) {
     json regs = json::array(), fns = json::array();
     for (const auto& r : facts.registrations) regs.push_back(to_json(r));
     for (const auto& f : facts.functions) fns.push_back({f.name, f.cuda, f.indirect});
-    return {{"registrations", regs}, {"functions", fns}};
+    json out = {{"registrations", regs}, {"functions", fns}};
+    if (facts.unparsed) out["unparsed"] = true;
+    if (facts.includes_truncated) out["includes_truncated"] = true;
+    return out;
 }
 
 TuFacts facts_of(const json& j) {
     TuFacts facts;
     for (const auto& r : j.at("registrations")) facts.registrations.push_back(registration_from_json(r));
     for (const auto& f : j.at("functions")) facts.functions.push_back({f.at(0).get<std::string>(), f.at(1).get<bool>(), f.at(2).get<bool>()});
+    facts.unparsed = j.value("unparsed", false);
+    facts.includes_truncated = j.value("includes_truncated", false);
     return facts;
 }
 
@@ -165,7 +225,10 @@ ClangEngine::ClangEngine(const RuleCatalogue& catalogue) {
         every_rule_has_triggers = every_rule_has_triggers && !r.triggers.empty();
         literals.insert(literals.end(), r.triggers.begin(), r.triggers.end());
     }
-    if (every_rule_has_triggers && !literals.empty()) m_triggers = std::make_unique<TriggerSet>(std::move(literals));
+    if (every_rule_has_triggers && !literals.empty()) {
+        m_shim_macros = find_trigger_macros({}, literals);
+        m_triggers = std::make_unique<TriggerSet>(std::move(literals));
+    }
 #ifdef MPSPORT_WITH_CLANG
     if (!m_rules.empty()) {
         if (const ClangApi* api = clang_api(&m_unavailable)) m_compiled = api->compile(m_rules);
@@ -194,6 +257,16 @@ std::string ClangEngine::description() {
 #endif
 }
 
+std::vector<std::string> ClangEngine::trigger_literals() const {
+    return m_triggers ? m_triggers->literals() : std::vector<std::string>();
+}
+
+bool ClangEngine::needs_parse(const std::string& text, const CompileFlags& flags) const {
+    if (!m_triggers || !m_triggers->find_each(text).empty()) return true;
+    const TriggerSet* macros = flags.trigger_macros() ? flags.trigger_macros() : m_shim_macros.get();
+    return macros && !macros->find_each(text).empty();
+}
+
 bool ClangEngine::reads(FileKind kind) const {
     if (!available() || !m_compiled) return false;
     const std::string name(to_string(kind));
@@ -203,11 +276,12 @@ bool ClangEngine::reads(FileKind kind) const {
 }
 
 TuResult ClangEngine::analyze(const std::string& path, const fs::path& absolute, FileKind kind, const std::string& text,
-                              const CompileFlags& flags, unsigned timeout_s) const {
+                              const CompileFlags& flags, unsigned timeout_s, bool always) const {
     TuResult result;
-    // A C++ file that names nothing any rule looks for is not parsed; CUDA files always are (their
-    // kernels may use only macros defined elsewhere).
-    if (kind == FileKind::cpp && m_triggers && m_triggers->find_each(text).empty()) return result;
+    if (!always && !needs_parse(text, flags)) {
+        result.facts.unparsed = true;
+        return result;
+    }
 #ifdef MPSPORT_WITH_CLANG
     TuInput in{path, absolute, kind, &text, flags.for_file(absolute), &flags.headers()};
     int fds[2];
@@ -253,7 +327,7 @@ TuResult ClangEngine::analyze(const std::string& path, const fs::path& absolute,
         }
     }
 #else
-    (void)path, (void)absolute, (void)kind, (void)text, (void)flags, (void)timeout_s;
+    (void)path, (void)absolute, (void)kind, (void)text, (void)flags, (void)timeout_s, (void)always;
     result.skip_reason = "this build has no Clang engine";
 #endif
     return result;
@@ -327,7 +401,7 @@ std::vector<std::string> repository_headers(const fs::path& root) {
 
 }  // namespace
 
-CompileFlags CompileFlags::infer(const fs::path& base) {
+CompileFlags CompileFlags::infer(const fs::path& base, const std::vector<std::string>& trigger_literals) {
     CompileFlags flags;
     std::error_code ec;
     const fs::path root = fs::is_directory(base, ec) ? base : base.parent_path();
@@ -348,6 +422,7 @@ CompileFlags CompileFlags::infer(const fs::path& base) {
         break;
     }
     flags.m_headers = repository_headers(root);
+    flags.m_trigger_macros = find_trigger_macros(flags.m_headers, trigger_literals);
     // The repository root and its include/ folders (shallow: vendored trees live deeper). WITH_CUDA is
     // the macro torch extensions' setup.py files define for their CUDA build (torchvision, detectron2,
     // ...): the CUDA build is the one whose device paths matter here.

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,7 +57,12 @@ struct DefinedFunction {
 struct TuFacts {
     std::vector<Registration> registrations;
     std::vector<DefinedFunction> functions;
-    bool empty() const { return registrations.empty() && functions.empty(); }
+    // Not parsed: the file names nothing a rule looks for (ClangEngine::needs_parse). The scan parses
+    // it after all, for its functions, when a binding calls a function no parsed file defines.
+    bool unparsed = false;
+    // Its includes passed the per-file budget (translation_unit.cpp): later headers were read as empty.
+    bool includes_truncated = false;
+    bool empty() const { return registrations.empty() && functions.empty() && !unparsed && !includes_truncated; }
 };
 
 struct TuResult {
@@ -69,17 +75,23 @@ struct TuResult {
 // otherwise the repository root and its include/ folders.
 class CompileFlags {
 public:
-    static CompileFlags infer(const std::filesystem::path& base);
+    // `trigger_literals`: the Clang rules' triggers (ClangEngine::trigger_literals()), for trigger_macros().
+    static CompileFlags infer(const std::filesystem::path& base, const std::vector<std::string>& trigger_literals = {});
     std::vector<std::string> for_file(const std::filesystem::path& absolute) const;
     bool from_compile_commands() const { return !m_by_file.empty(); }
     // Every header of the repository (absolute, sorted): an include found on no include path is
     // looked up here by its path's tail ("utils/helpers.cuh"), as a setup.py's include_dirs would find it.
     const std::vector<std::string>& headers() const { return m_headers; }
+    // The macros of the repository's headers and of the shim whose expansion holds a trigger literal,
+    // directly or through another such macro (C10_CUDA_KERNEL_LAUNCH_CHECK -> C10_CUDA_CHECK ->
+    // c10::cuda::): a file that uses one may match a rule without naming a trigger. nullptr: none.
+    const TriggerSet* trigger_macros() const { return m_trigger_macros.get(); }
 
 private:
     std::vector<std::string> m_common;                                  // -I for inferred include folders
     std::map<std::string, std::vector<std::string>> m_by_file;          // absolute path -> -I/-D/-std flags
     std::vector<std::string> m_headers;
+    std::shared_ptr<const TriggerSet> m_trigger_macros;
 };
 
 struct ClangRules;  // the compiled matchers and checks (translation_unit.hpp)
@@ -99,10 +111,17 @@ public:
     // The rules of this engine, for "not run" warnings in a build without Clang.
     const std::vector<const Rule*>& rules() const { return m_rules; }
 
+    // The rules' trigger literals; empty when some rule has none (then every file is parsed).
+    std::vector<std::string> trigger_literals() const;
+    // Whether a file can hold a match: it names a trigger literal or a trigger macro. Matches are
+    // reported in the file's own lines only, so what its headers contain does not count.
+    bool needs_parse(const std::string& text, const CompileFlags& flags) const;
+
     // One translation unit in a forked child with a time limit. `text` is what is analysed (the
     // file's content as read by the scanner); `absolute` places it for its relative includes.
+    // Unless `always`, a file that needs no parse is not parsed: its facts say `unparsed`.
     TuResult analyze(const std::string& path, const std::filesystem::path& absolute, FileKind kind, const std::string& text,
-                     const CompileFlags& flags, unsigned timeout_s) const;
+                     const CompileFlags& flags, unsigned timeout_s, bool always = false) const;
 
 private:
     std::vector<const Rule*> m_rules;
@@ -110,6 +129,7 @@ private:
     std::string m_unavailable;
     // The rules' trigger literals: a file holding none of them is not parsed (nullptr: parse every file).
     std::unique_ptr<TriggerSet> m_triggers;
+    std::shared_ptr<const TriggerSet> m_shim_macros;  // trigger macros when CompileFlags has none (lone files)
 };
 
 // Every file's facts together: the native modules with their ops' device paths, and the findings
@@ -119,6 +139,8 @@ struct LinkedOps {
     std::vector<Finding> findings;
 };
 LinkedOps link_native_ops(const std::map<std::string, TuFacts>& facts_by_path, const RuleCatalogue& catalogue);
+// The short names of the functions that bindings call and that no parsed file defines.
+std::set<std::string> unresolved_callees(const std::map<std::string, TuFacts>& facts_by_path);
 
 // Serialised form, for the scan cache and the pipe from the forked child.
 std::string facts_to_json(const TuFacts& facts);

@@ -32,6 +32,7 @@ public:
                 add(m_short[short_name(fn.name)], fn);
             }
     }
+    bool defines(const std::string& name) const { return m_full.count(name) || m_short.count(short_name(name)); }
     std::optional<bool> cuda(const std::string& name) const {
         if (name.empty()) return std::nullopt;  // a call through a pointer or registry
         if (auto it = m_full.find(name); it != m_full.end()) return it->second.value();
@@ -191,6 +192,16 @@ LinkedOps link_native_ops(const std::map<std::string, TuFacts>& facts_by_path, c
         linked.modules.push_back(std::move(module));
     }
     return linked;
+}
+
+std::set<std::string> unresolved_callees(const std::map<std::string, TuFacts>& facts_by_path) {
+    const FunctionIndex index(facts_by_path);
+    std::set<std::string> out;
+    for (const auto& [path, facts] : facts_by_path)
+        for (const auto& r : facts.registrations)
+            for (const auto& c : r.callees)
+                if (!c.name.empty() && !index.defines(c.name)) out.insert(short_name(c.name));
+    return out;
 }
 
 }  // namespace mpsport::cuda

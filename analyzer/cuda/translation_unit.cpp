@@ -26,12 +26,45 @@ namespace {
 constexpr const char* kShimPath = "/__mpsport__/shim/mpsport_cuda_shim.h";
 constexpr const char* kMissingDir = "/__mpsport__/missing";
 
+// How much header text one translation unit may read. A vendored library with generated tables
+// (cuFFTDx's 34 MB database) costs half a minute per file that includes it; past the budget every
+// further header reads as empty, like a missing one, and the file's own lines are still analysed.
+constexpr std::size_t kIncludeBudgetBytes = std::size_t(4) << 20;
+
+struct IncludeBudget {
+    std::size_t used = 0;
+    bool exceeded = false;
+    // Whether a header of `size` bytes may still be read.
+    bool take(std::size_t size) {
+        if (used + size > kIncludeBudgetBytes) return !(exceeded = true);
+        used += size;
+        return true;
+    }
+};
+
+// An empty header, or the repository header it stands for.
+class EmptyFile : public llvm::vfs::File {
+public:
+    explicit EmptyFile(llvm::vfs::Status st, std::unique_ptr<llvm::MemoryBuffer> content = nullptr)
+        : m_status(std::move(st)), m_content(std::move(content)) {}
+    llvm::ErrorOr<llvm::vfs::Status> status() override { return m_status; }
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> getBuffer(const llvm::Twine& name, int64_t, bool, bool) override {
+        if (m_content) return llvm::MemoryBuffer::getMemBufferCopy(m_content->getBuffer(), name.str());
+        return llvm::MemoryBuffer::getMemBuffer("", name.str());
+    }
+    std::error_code close() override { return {}; }
+
+private:
+    llvm::vfs::Status m_status;
+    std::unique_ptr<llvm::MemoryBuffer> m_content;
+};
+
 // The last include directory: a header found on no include path is the repository's header whose
 // path ends the same way, or else an empty file, so a missing include (the CUDA toolkit, torch, a
 // generated header) costs its declarations, never the file.
 class MissingIncludeFs : public llvm::vfs::FileSystem {
 public:
-    explicit MissingIncludeFs(const std::vector<std::string>* repo_headers) : m_headers(repo_headers) {}
+    MissingIncludeFs(const std::vector<std::string>* repo_headers, IncludeBudget& budget) : m_headers(repo_headers), m_budget(budget) {}
 
     // Every path below the folder is a folder when asked for its status (the parents of
     // "a/b/c.h") and an empty file when opened (the header itself).
@@ -48,6 +81,7 @@ public:
             for (const std::string& h : *m_headers) {
                 if (h.size() < tail.size() || h.compare(h.size() - tail.size(), tail.size(), tail) != 0) continue;
                 if (auto buffer = llvm::MemoryBuffer::getFile(h)) {
+                    if (!m_budget.take((*buffer)->getBufferSize())) break;
                     auto st = make_status(p, llvm::sys::fs::file_type::regular_file, (*buffer)->getBufferSize());
                     return std::unique_ptr<llvm::vfs::File>(new EmptyFile(st, std::move(*buffer)));
                 }
@@ -63,23 +97,8 @@ public:
     llvm::ErrorOr<std::string> getCurrentWorkingDirectory() const override { return std::string("/"); }
 
 private:
-    // An empty header, or the repository header it stands for.
-    class EmptyFile : public llvm::vfs::File {
-    public:
-        explicit EmptyFile(llvm::vfs::Status st, std::unique_ptr<llvm::MemoryBuffer> content = nullptr)
-            : m_status(std::move(st)), m_content(std::move(content)) {}
-        llvm::ErrorOr<llvm::vfs::Status> status() override { return m_status; }
-        llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> getBuffer(const llvm::Twine& name, int64_t, bool, bool) override {
-            if (m_content) return llvm::MemoryBuffer::getMemBufferCopy(m_content->getBuffer(), name.str());
-            return llvm::MemoryBuffer::getMemBuffer("", name.str());
-        }
-        std::error_code close() override { return {}; }
-
-    private:
-        llvm::vfs::Status m_status;
-        std::unique_ptr<llvm::MemoryBuffer> m_content;
-    };
     const std::vector<std::string>* m_headers;
+    IncludeBudget& m_budget;
     static bool below(const std::string& p) { return p == kMissingDir || p.rfind(std::string(kMissingDir) + "/", 0) == 0; }
     static llvm::vfs::Status make_status(const std::string& p, llvm::sys::fs::file_type type, std::uint64_t size = 0) {
         // A distinct id per name: the file manager treats equal ids as one file.
@@ -92,17 +111,28 @@ private:
 // seconds torch/extension.h takes to parse (docs/clang-engine.md).
 class WithoutTorchHeaders : public llvm::vfs::ProxyFileSystem {
 public:
-    WithoutTorchHeaders() : ProxyFileSystem(llvm::vfs::getRealFileSystem()) {}
+    explicit WithoutTorchHeaders(IncludeBudget& budget) : ProxyFileSystem(llvm::vfs::getRealFileSystem()), m_budget(budget) {}
     llvm::ErrorOr<llvm::vfs::Status> status(const llvm::Twine& path) override {
         if (hidden(path.str())) return std::make_error_code(std::errc::no_such_file_or_directory);
         return ProxyFileSystem::status(path);
     }
     llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>> openFileForRead(const llvm::Twine& path) override {
         if (hidden(path.str())) return std::make_error_code(std::errc::no_such_file_or_directory);
-        return ProxyFileSystem::openFileForRead(path);
+        auto file = ProxyFileSystem::openFileForRead(path);
+        if (!file) return file;
+        auto st = (*file)->status();
+        if (!st || st->isDirectory() || installed(path.str()) || m_budget.take(st->getSize())) return file;
+        return std::unique_ptr<llvm::vfs::File>(new EmptyFile(llvm::vfs::Status::copyWithNewSize(*st, 0)));
     }
 
 private:
+    IncludeBudget& m_budget;
+    // The standard library and Clang's own headers: not the repository's, so not on its budget.
+    static bool installed(const std::string& p) {
+        for (const char* dir : {"/usr/", "/Library/", "/Applications/", "/opt/homebrew/"})
+            if (p.rfind(dir, 0) == 0) return true;
+        return false;
+    }
     static bool hidden(const std::string& p) {
         for (const char* dir : {"/include/torch/", "/include/ATen/", "/include/c10/", "/include/pybind11/", "/include/THC/",
                                 "/include/TH/", "/include/caffe2/", "/torch/csrc/api/include/"})
@@ -239,7 +269,9 @@ bool looks_like_cuda(const std::string& text) {
 }
 
 std::vector<std::string> command_line(const TuInput& in, bool cuda) {
-    std::vector<std::string> args = {"clang", "-fsyntax-only", "-w", "-ferror-limit=0", "-fno-color-diagnostics",
+    // -fno-spell-checking: with the toolkit's headers missing, typo correction would turn an undeclared
+    // hipGetDevice into the shim's cudaGetDevice (a false match), and it is slow on error-heavy files.
+    std::vector<std::string> args = {"clang", "-fsyntax-only", "-w", "-ferror-limit=0", "-fno-spell-checking", "-fno-color-diagnostics",
                                      "-fno-caret-diagnostics", "-std=c++17"};
 #ifdef MPSPORT_CLANG_RESOURCE_DIR
     std::error_code ec;
@@ -301,9 +333,10 @@ TuResult run_translation_unit(const ClangRules& rules, const TuInput& in) {
     auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
     memory->addFile(kShimPath, 0, llvm::MemoryBuffer::getMemBuffer(shim_header()));
     memory->addFile(in.absolute.string(), 0, llvm::MemoryBuffer::getMemBufferCopy(*in.text));
-    auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::makeIntrusiveRefCnt<WithoutTorchHeaders>());
+    IncludeBudget budget;
+    auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::makeIntrusiveRefCnt<WithoutTorchHeaders>(budget));
     overlay->pushOverlay(memory);
-    overlay->pushOverlay(llvm::makeIntrusiveRefCnt<MissingIncludeFs>(in.repo_headers));
+    overlay->pushOverlay(llvm::makeIntrusiveRefCnt<MissingIncludeFs>(in.repo_headers, budget));
     auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
 
     CheckOutput out;
@@ -322,6 +355,7 @@ TuResult run_translation_unit(const ClangRules& rules, const TuInput& in) {
     } else {
         result.matches = std::move(out.matches);
         result.facts = std::move(out.facts);
+        result.facts.includes_truncated = budget.exceeded;
     }
     return result;
 }
