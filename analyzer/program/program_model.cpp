@@ -101,6 +101,7 @@ ProgramModel::ProgramModel(const std::vector<FileRecord>& files, const ProgramVo
         ext.reach = best;
     }
     for (const auto& own : m_own) m_summary.own_packages.push_back(own);
+    m_unbuilt_own = find_unbuilt_own_modules();
 }
 
 bool ProgramModel::is_tooling_path(const std::string& path) const {
@@ -435,7 +436,7 @@ const ExtensionLink* ProgramModel::extension_with_source(const std::string& path
     return computed;
 }
 
-std::optional<FileReach> ProgramModel::reach_of_unbuilt_own_modules() const {
+std::optional<FileReach> ProgramModel::find_unbuilt_own_modules() const {
     std::optional<FileReach> best;
     for (const auto& [dotted, sites] : m_external) {
         const auto dot = dotted.find('.');

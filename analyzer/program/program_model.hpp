@@ -70,7 +70,7 @@ public:
     bool any_extension_sources() const { return m_any_sources; }
     // The strongest reach among imports of the repository's own compiled modules that no Python file
     // or extension definition provides (`from geomops import _C` built by CMake); nullopt if none.
-    std::optional<FileReach> reach_of_unbuilt_own_modules() const;
+    std::optional<FileReach> reach_of_unbuilt_own_modules() const { return m_unbuilt_own; }
 
 private:
     struct Edge {
@@ -87,6 +87,7 @@ private:
     void find_entry_points(const std::vector<FileRecord>& files, const ModelOptions& options);
     void compute_reach();
     void link_extensions(const std::vector<FileRecord>& files);
+    std::optional<FileReach> find_unbuilt_own_modules() const;  // once, after reach: every C++/CUDA finding asks
     std::vector<std::string> chain_to(const std::string& path, const std::map<std::string, std::pair<std::string, int>>& pred) const;
 
     const ProgramVocabulary& m_vocab;
@@ -104,6 +105,7 @@ private:
     std::map<std::string, std::vector<std::pair<std::string, int>>> m_package_importers;  // top-level -> (file, line)
     ProgramSummary m_summary;
     bool m_any_sources = false;
+    std::optional<FileReach> m_unbuilt_own;
 };
 
 // Gives every finding its reach and chain, drops the repository's own packages reported as outside
