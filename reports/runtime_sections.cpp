@@ -29,7 +29,7 @@ Section remap_section(const Evidence& ev) {
     Section s{"Trial port: CUDA remapped to " + ev.remap_target, {}, {"API", "became", "count", "first call", "finding"}, {}};
     s.notes.push_back(fmt::format("{} CUDA API(s) redirected; {} could not be", ev.redirects.size(), ev.blocked.size()));
     for (const auto& r : ev.redirects)
-        s.rows.push_back({r.api, r.to, std::to_string(r.count), r.first_frame.empty() ? "-" : r.first_frame, r.finding.empty() ? "runtime only" : r.finding});
+        s.rows.push_back({r.api, r.to, std::to_string(r.count), r.first_frame.empty() ? "-" : r.first_frame, r.finding.empty() ? "-" : r.finding});
     for (const auto& b : ev.blocked)
         s.notes.push_back(fmt::format("NOT REDIRECTABLE ({}): {} at {}: {}", b.kind, b.api, b.frame.empty() ? "?" : b.frame, b.exception));
     return s;
@@ -178,7 +178,9 @@ std::string runtime_sections_text(const Evidence& ev) {
     for (const auto& s : sections(ev)) {
         out += "  " + s.title + ":\n";
         for (const auto& n : s.notes) out += "    " + n + "\n";
-        for (const auto& row : s.rows) {
+        const bool titled = !s.rows.empty() && std::any_of(s.header.begin(), s.header.end(), [](const std::string& h) { return !h.empty(); });
+        for (std::size_t r = titled ? 0 : 1; r <= s.rows.size(); ++r) {
+            const auto& row = r == 0 ? s.header : s.rows[r - 1];
             std::string line = "   ";
             for (std::size_t i = 0; i < row.size(); ++i) line += fmt::format(" {:<{}}", row[i], i + 1 == row.size() ? 0 : (i == 0 ? 34 : 16));
             out += line + "\n";

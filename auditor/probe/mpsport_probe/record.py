@@ -77,6 +77,7 @@ class Recorder:
 
     def _patch_seeds(self, torch):
         recorder = self
+        torch_dir = os.path.dirname(torch.__file__) + os.sep
         targets = [(torch, "manual_seed", "torch.manual_seed"), (torch.cuda, "manual_seed", "torch.cuda.manual_seed"),
                    (torch.cuda, "manual_seed_all", "torch.cuda.manual_seed_all")]
         import random
@@ -92,7 +93,8 @@ class Recorder:
 
             def wrapped(*args, _real=real, _api=api, **kwargs):
                 value = args[0] if args else kwargs.get("seed", kwargs.get("a"))
-                if len(recorder.seeds) < 64:
+                internal = sys._getframe(1).f_code.co_filename.startswith(torch_dir)  # torch.manual_seed seeding CUDA too
+                if len(recorder.seeds) < 64 and not internal:
                     recorder.seeds.append({"api": _api, "value": value if isinstance(value, (int, float, str, type(None))) else repr(value)[:40],
                                            "frame": recorder.user_frame()})
                 return _real(*args, **kwargs)

@@ -31,6 +31,22 @@ _BLOCKED_PATTERNS = (
 )
 
 
+def _stand_in(real, make):
+    """A class that builds objects with make() and answers isinstance/issubclass as the real class does."""
+
+    class _Meta(type):
+        def __instancecheck__(cls, obj):
+            return isinstance(obj, real)
+
+        def __subclasscheck__(cls, sub):
+            return issubclass(sub, real)
+
+    def new(cls, *args, **kwargs):
+        return make(*args, **kwargs)
+
+    return _Meta(real.__name__, (), {"__new__": new, "__doc__": real.__doc__, "__module__": "torch"})
+
+
 class RemapBlocked(RuntimeError):
     """Raised by APIs the remap cannot provide on the target (CUDA graphs)."""
 
@@ -83,7 +99,7 @@ class Remapper:
             return dev == "cuda" or dev.startswith("cuda:")
         if isinstance(dev, self.real["device"]):
             return dev.type == "cuda"
-        return isinstance(dev, int) and not isinstance(dev, bool) and torch is not None
+        return isinstance(dev, int) and not isinstance(dev, bool)  # .to(0), device=0: a CUDA index
 
     def _map(self, dev, api):
         if self._is_cuda(dev):
@@ -106,28 +122,16 @@ class Remapper:
                 self.install_errors.append("%s: %s: %s" % (patch.__name__, type(err).__name__, err))
 
     def _patch_device(self, torch):
-        real_device = torch.device
         remap = self
 
-        class _DeviceMeta(type):
-            def __instancecheck__(cls, obj):
-                return isinstance(obj, real_device)
+        def device(*args, **kwargs):
+            if args and (isinstance(args[0], str) and remap._is_cuda(args[0])
+                         or isinstance(args[0], remap.real["device"]) and args[0].type == "cuda"):
+                remap.note('torch.device("cuda")')
+                return remap.real["device"](remap.target)
+            return remap.real["device"](*args, **kwargs)
 
-            def __subclasscheck__(cls, sub):
-                return issubclass(sub, real_device)
-
-        class device(metaclass=_DeviceMeta):  # noqa: N801 - stands in for torch.device
-            def __new__(cls, *args, **kwargs):
-                if args and isinstance(args[0], str) and remap._is_cuda(args[0]):
-                    remap.note('torch.device("cuda")')
-                    return real_device(remap.target)
-                if args and isinstance(args[0], real_device) and args[0].type == "cuda":
-                    remap.note('torch.device("cuda")')
-                    return real_device(remap.target)
-                return real_device(*args, **kwargs)
-
-        device.__doc__ = real_device.__doc__
-        torch.device = device
+        torch.device = _stand_in(torch.device, device)
 
     def _rewrite_to_args(self, args, kwargs, api):
         if args and not isinstance(args[0], (self.torch.Tensor, self.torch.dtype)) and self._is_cuda(args[0]):
@@ -191,7 +195,7 @@ class Remapper:
         def generator(device="cpu"):
             return real_generator(device=remap._map(device, 'torch.Generator("cuda")'))
 
-        torch.Generator = generator
+        torch.Generator = _stand_in(real_generator, generator)
 
     def _patch_cuda_module(self, torch):
         cuda = torch.cuda
