@@ -162,7 +162,7 @@ struct LoopCase {
     int steps;
     const char* kind;  // how the updates were recognised
     int updates;       // traced steps + the timed one
-    int backwards;     // backward passes seen outside optimizer steps
+    int backwards;     // backward passes seen; -1: at least one (LBFGS calls its closure a varying number of times)
 };
 
 void PrintTo(const LoopCase& c, std::ostream* os) { *os << c.script; }
@@ -178,14 +178,15 @@ TEST_P(LoopStyles, EveryLoopStyleCompletesItsSteps) {
     EXPECT_TRUE(t["steps"]["forward"].get<bool>()) << c.script;
     EXPECT_TRUE(t["steps"]["timed"].get<bool>()) << c.script;
     EXPECT_EQ(kind_count(a.evidence, c.kind), c.updates) << c.script;
-    EXPECT_EQ(a.evidence.backwards, c.backwards) << c.script;
+    if (c.backwards < 0) EXPECT_GE(a.evidence.backwards, c.updates) << c.script;
+    else EXPECT_EQ(a.evidence.backwards, c.backwards) << c.script;
     EXPECT_EQ(t["process"]["exit_code"], kProbeDoneExitCode) << c.script << ": stopped by the probe, not run to its end";
 }
 
 INSTANTIATE_TEST_SUITE_P(RuntimeCases, LoopStyles,
                          ::testing::Values(LoopCase{"manual_update.py", 2, "manual update", 3, 3},     // p.data.add_(p.grad)
                                            LoopCase{"manual_no_grad.py", 2, "manual update", 3, 3},    // w -= lr * w.grad under no_grad
-                                           LoopCase{"closure_lbfgs.py", 2, "closure optimizer", 3, 0},  // backward inside step()
+                                           LoopCase{"closure_lbfgs.py", 2, "closure optimizer", 3, -1},  // backward inside step()
                                            LoopCase{"gan_two_optimizers.py", 2, "optimizer", 3, 6},    // D and G step once each
                                            LoopCase{"grad_accumulation.py", 2, "optimizer", 3, 12},    // 4 backwards per step
                                            LoopCase{"grad_scaler.py", 2, "GradScaler.step", 3, 3}),

@@ -100,6 +100,8 @@ class _Probe:
         self.pending_backwards = 0  # backwards since the last recognised update
         self.snapshot = None  # (parameter, copy) taken after a backward: a manual update changes it
         self.graph_leaves = []
+        self.optimizer_steps = 0  # optimizer, closure and GradScaler steps seen
+        self.probe_s = 0.0  # time spent in the probe's own work (_internal), taken out of step times
         self.known_optimizers = set()
         self.cycle = set()
         self.step_kinds = {}
@@ -528,12 +530,14 @@ class _Probe:
         if scope is not None:
             self._backward_scope = None
             scope.__exit__(None, None, None)
-        if self.in_step or self.finished:
-            return  # a closure optimizer's backward belongs to its step
+        if self.finished:
+            return
         self.backwards += 1
+        if self.in_step:
+            return  # a closure optimizer's backward belongs to its step
         self.pending_backwards += 1
-        if self.snapshot is None:
-            self._take_snapshot()
+        if self.snapshot is None and not self.optimizer_steps:
+            self._take_snapshot()  # once the loop steps an optimizer, updates are its steps: no copies per backward
         if self.pending_backwards >= self.no_update_limit:
             msg = ("saw %d backward pass(es) since the last parameter update and no update: no optimizer or GradScaler step, and the "
                    "parameters did not change after backward; stopped instead of running to the timeout"
@@ -551,6 +555,7 @@ class _Probe:
     @contextlib.contextmanager
     def _internal(self):
         """The probe's own tensor work: not observed, not part of any phase."""
+        start = time.perf_counter()
         self.internal_depth += 1
         outer = self.phase
         self._native_phase("probe")
@@ -562,6 +567,8 @@ class _Probe:
                 scope.__exit__(None, None, None)
             self.internal_depth -= 1
             self._native_phase(outer)
+            if self.internal_depth == 0:
+                self.probe_s += time.perf_counter() - start  # left out of the step times
 
     def _wrap_closure(self, closure):
         probe = self
@@ -629,6 +636,7 @@ class _Probe:
             return
         self.pending_backwards = 0  # an update happened, even when the iteration goes on (a GAN's second optimizer)
         self.snapshot = None
+        self.optimizer_steps += 1
         oid = id(opt)
         if oid in self.cycle:
             self.known_optimizers = set(self.cycle)
@@ -701,7 +709,7 @@ class _Probe:
         self.pending_backwards = 0
         self.snapshot = None
         self._synchronize()
-        now = time.perf_counter()
+        now = time.perf_counter() - self.probe_s  # step times leave the probe's own work out
         self.step_marks.append(now)
         self.steps_done += 1
         self.step_kinds[kind] = self.step_kinds.get(kind, 0) + 1
@@ -713,12 +721,16 @@ class _Probe:
             self._record_placement()
             self._stop_observing()  # the next step runs unobserved: it is the one that is timed
             self._synchronize()
-            self.unobserved_start = time.perf_counter()
+            self.unobserved_start = time.perf_counter() - self.probe_s
         elif self.steps_done == self.steps_wanted + 1:
             self._finish("complete", "")
 
     def _log_step(self, kind):
         """Memory and data-loader time of the step that just ended; op counts so far (dispatch observer)."""
+        with self._internal():  # torch.cuda.memory_allocated builds all memory stats: not part of the step
+            self._sample_step(kind)
+
+    def _sample_step(self, kind):
         mem = {"rss_bytes": _record.current_rss_bytes()}
         torch = self.torch
         try:
