@@ -155,6 +155,40 @@ TEST_F(RuntimeTest, ACudaOnlyExtensionIsReportedAsNotRedirectableWithItsCaller) 
     EXPECT_TRUE(contains(runtime_sections_text(a.evidence), "NOT REDIRECTABLE (cuda-extension): fake_cuda_ext.fused_bias_gelu at "));
 }
 
+TEST_F(RuntimeTest, CudaGraphsAreNotRedirectableAndSaySo) {
+    AuditOptions o = options("cuda_graph.py", 1);
+    o.remap = "cpu";
+    const Audited a = run(o);
+    EXPECT_EQ(a.run.trace["status"], "incomplete");
+    ASSERT_EQ(a.evidence.blocked.size(), 1u) << a.run.trace["remap"].dump();
+    EXPECT_EQ(a.evidence.blocked[0].kind, "cuda-graphs");
+    EXPECT_EQ(a.evidence.blocked[0].api, "torch.cuda.CUDAGraph");
+    EXPECT_TRUE(ends_with(a.evidence.blocked[0].frame, "runtime-cases/cuda_graph.py:7")) << a.evidence.blocked[0].frame;
+    EXPECT_TRUE(contains(a.run.trace["reason"], "cannot be redirected to cpu")) << a.run.trace["reason"];
+}
+
+TEST_F(RuntimeTest, ReportWithARemapTraceShowsRuntimeFindingsAndSections) {
+    AuditOptions o = options("cuda_script.py", 1);
+    o.remap = "cpu";
+    const Audited a = run(o);
+    ASSERT_EQ(a.run.trace["status"], "complete") << a.run.trace["reason"];
+    const fs::path json = m_out.path() / "report.json", html = m_out.path() / "report.html";
+    const std::string base = std::string(MPSPORT_BINARY) + " report --no-cache " + (cases() / "cuda_script.py").string() + " --trace " +
+                             a.run.trace_path.string();
+    ASSERT_EQ(std::system((base + " --format json -o " + json.string() + " 2>/dev/null").c_str()), 0);
+    ASSERT_EQ(std::system((base + " --format html -o " + html.string() + " 2>/dev/null").c_str()), 0);
+    const auto report = nlohmann::json::parse(read_file(json));
+    std::map<std::string, int> sources;
+    for (const auto& f : report["findings"]) ++sources[f["source"].get<std::string>()];
+    EXPECT_GE(sources["static+runtime"], 10) << "the static pass flags each redirected CUDA call on its line";
+    EXPECT_EQ(report["runtime"]["remap"]["target"], "cpu");
+    EXPECT_GE(report["runtime"]["remap"]["redirects"].size(), 10u);
+    for (const auto& r : report["runtime"]["remap"]["redirects"]) EXPECT_FALSE(r["finding"].get<std::string>().empty()) << r.dump();
+    const std::string page = read_file(html);
+    EXPECT_TRUE(contains(page, "<h3>Trial port: CUDA remapped to cpu</h3>")) << page.substr(0, 400);
+    EXPECT_TRUE(contains(page, "<h3>Record</h3>"));
+}
+
 // ---- step recognition -----------------------------------------------------------------------------
 
 struct LoopCase {
