@@ -4,6 +4,7 @@
 # 1. the same CUDA script audited as is and under --remap cuda=cpu: the op tables compared;
 # 2. a ResNet-50 batch sweep; 3. torchrun with NCCL (as many ranks as GPUs); 4. the overhead with and
 # without --remap; 5. Lightning, Accelerate and Hugging Face Trainer loops (where installed).
+# 6. --compare cpu --time, a GPU leak and a Triton kernel under --remap.
 # STAGES="1 2 3 5" runs some of them (default all), to fit a time limit per command.
 set -uo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -15,7 +16,7 @@ export MPSPORT_RULES=${MPSPORT_RULES:-$repo/rules} MPSPORT_PROBE_DIR=${MPSPORT_P
 gpus=$("$py" -c 'import torch; print(torch.cuda.device_count())')
 "$py" -c 'import sys, torch; print("python", sys.version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.get_device_name(0))'
 
-stages=" ${STAGES:-1 2 3 4 5} "
+stages=" ${STAGES:-1 2 3 4 5 6} "
 stage() { [[ $stages == *" $1 "* ]]; }
 
 stage 1 && {
@@ -75,4 +76,12 @@ for loop in lightning_loop accelerate_loop hf_trainer_loop; do
   "$mpsport" audit --quiet --steps 2 --timeout 240 --out "$out/$loop" -- "$py" "$repo/bench/loops/$loop.py" > "$out/$loop.txt" 2>&1
   echo "$loop: exit $? $(grep -m1 '^Audit' "$out/$loop.txt"); $(grep -m1 'updates recognised' "$out/$loop.txt" | sed 's/^ *//')"
 done
+}
+
+stage 6 && {
+echo "== 6. time against the CPU, a GPU leak, a Triton kernel under --remap"
+"$mpsport" audit --quiet --steps 2 --compare cpu --time --out "$out/time" -- "$py" "$repo/bench/train_step.py" --model resnet50 --device cuda \
+  --batch 64 --steps 8 | sed -n '/Step time against/,/^  [A-Z]/p'
+"$mpsport" audit --quiet --steps 4 --out "$out/cuda-leak" -- "$py" "$repo/bench/loops/cuda_leak.py" | sed -n '/Memory watermark/,+2p'
+"$mpsport" audit --quiet --steps 1 --remap cuda=cpu --out "$out/triton" -- "$py" "$repo/bench/remap/triton_add.py" | sed -n '/^Audit/p;/NOT REDIRECTABLE/p'
 }

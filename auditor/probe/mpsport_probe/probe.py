@@ -972,8 +972,10 @@ class _Probe:
         while t is not None:
             code = t.tb_frame.f_code
             files.append(code.co_filename)
-            if not (os.sep + "torch" + os.sep in code.co_filename or code.co_filename.startswith("<")):
-                frames.append((code.co_filename, t.tb_lineno, code.co_name))
+            name = code.co_filename
+            if not (os.sep + "torch" + os.sep in name or name.startswith("<") or os.sep + "site-packages" + os.sep in name
+                    or os.sep + "dist-packages" + os.sep in name):  # installed libraries (Triton, …): their caller is the place
+                frames.append((name, t.tb_lineno, code.co_name))
             t = t.tb_next
         frame = "%s:%d" % (os.path.relpath(frames[-1][0], self.cwd), frames[-1][1]) if frames else ""
         self.exception = "%s: %s%s" % (exc_type.__name__, text.splitlines()[0] if text else "", " at " + frame if frame else "")
