@@ -94,7 +94,6 @@ class Remapper:
             self.torch.mps.synchronize()
 
     def _is_cuda(self, dev):
-        torch = self.torch
         if isinstance(dev, str):
             return dev == "cuda" or dev.startswith("cuda:")
         if isinstance(dev, self.real["device"]):
