@@ -25,6 +25,95 @@ std::vector<std::string> strings(const nlohmann::json& j, const char* key) {
     return out;
 }
 
+std::string text_of(const nlohmann::json& v) {
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_null()) return "-";
+    return v.dump();
+}
+
+void read_remap(const nlohmann::json& t, Evidence& ev) {
+    const auto remap = t.value("remap", nlohmann::json::object());
+    if (!remap.is_object() || remap.empty()) return;
+    ev.remap_target = remap.value("target", "");
+    for (const auto& r : remap.value("redirects", nlohmann::json::array()))
+        ev.redirects.push_back({r.value("api", ""), r.value("to", ""), r.value("count", 0L), r.value("first_frame", ""), ""});
+    for (const auto& b : remap.value("blocked", nlohmann::json::array()))
+        ev.blocked.push_back({b.value("kind", ""), b.value("api", ""), b.value("exception", ""), b.value("frame", "")});
+}
+
+// The series that shows a leak: what the accelerator allocated when it allocated anything, else RSS.
+void read_watermark(const nlohmann::json& t, Evidence& ev) {
+    const auto mem = t.value("memory", nlohmann::json::object());
+    const auto steps = mem.value("steps", nlohmann::json::array());
+    if (steps.size() < 2) return;
+    MemoryWatermark w;
+    w.threshold = mem.value("leak_threshold", kLeakRise);
+    bool accelerator = false;
+    for (const auto& s : steps) accelerator = accelerator || s.value("accelerator_bytes", 0.0) > 0;
+    w.series = accelerator ? "accelerator" : "rss";
+    for (const auto& s : steps) w.bytes.push_back(s.value(accelerator ? "accelerator_bytes" : "rss_bytes", 0.0));
+    if (w.bytes.front() > 0) w.rise = (w.bytes.back() - w.bytes.front()) / w.bytes.front();
+    w.leak = w.rise > w.threshold;
+    ev.watermark = std::move(w);
+}
+
+void read_time_against_cpu(const nlohmann::json& t, Evidence& ev) {
+    for (const auto& d : t.value("timing", nlohmann::json::object()).value("data_s_per_step", nlohmann::json::array()))
+        ev.data_s_per_step.push_back(d.get<double>());
+    const auto time = t.value("compare", nlohmann::json::object()).value("time", nlohmann::json::object());
+    if (!time.contains("accelerator_iteration_s") || !time.contains("cpu_iteration_s")) return;
+    TimeAgainstCpu c;
+    c.accelerator_iteration_s = time.value("accelerator_iteration_s", 0.0);
+    c.accelerator_step_s = time.value("accelerator_step_s", 0.0);
+    c.data_s = time.value("data_s", 0.0);
+    c.cpu_step_s = time.value("cpu_step_s", 0.0);
+    c.cpu_iteration_s = time.value("cpu_iteration_s", 0.0);
+    c.faster = c.cpu_iteration_s > 0 ? 1.0 - c.accelerator_iteration_s / c.cpu_iteration_s : 0.0;
+    c.bottleneck = c.faster < kMinSpeedup;
+    ev.time_against_cpu = c;
+}
+
+void read_record(const nlohmann::json& t, Evidence& ev) {
+    const auto rec = t.value("record", nlohmann::json::object());
+    if (rec.empty()) return;
+    const auto cmd = t.contains("process") ? t["process"].value("command", nlohmann::json::array()) : rec.value("command", nlohmann::json::array());
+    std::vector<std::string> words;
+    for (const auto& w : cmd) words.push_back(text_of(w));
+    ev.record.push_back({"command", join(words, " ")});
+    for (const char* key : {"torch", "cuda_version", "python", "numpy", "os", "cwd"})
+        if (rec.contains(key) && !text_of(rec[key]).empty()) ev.record.push_back({key, text_of(rec[key])});
+    std::string seeds;
+    for (const auto& s : rec.value("seeds", nlohmann::json::array()))
+        seeds += (seeds.empty() ? "" : ", ") + s.value("api", "") + "(" + text_of(s.value("value", nlohmann::json())) + ") at " + s.value("frame", "");
+    ev.record.push_back({"seeds", seeds.empty() ? "none set (torch.manual_seed not called: runs are not reproducible)" : seeds});
+    std::string mps_env;
+    const auto env = rec.value("mps_env", nlohmann::json::object());
+    for (const auto& [k, v] : env.items()) mps_env += (mps_env.empty() ? "" : ", ") + k + "=" + text_of(v);
+    ev.record.push_back({"MPS variables", mps_env.empty() ? "none set (PYTORCH_ENABLE_MPS_FALLBACK, PYTORCH_MPS_HIGH_WATERMARK_RATIO unset)" : mps_env});
+    if (rec.contains("deterministic_algorithms")) ev.record.push_back({"deterministic algorithms", text_of(rec["deterministic_algorithms"])});
+}
+
+void read_distributed(const nlohmann::json& t, Evidence& ev) {
+    if (!t.contains("distributed") || !t["distributed"].is_object()) return;
+    const auto& d = t["distributed"];
+    Distributed out;
+    out.world_size = d.value("world_size", 0);
+    out.backend = d.value("backend", "");
+    out.ranks_traced = d.value("ranks_traced", 1);
+    out.ranks_complete = d.value("ranks_complete", ev.complete ? 1 : 0);
+    out.ddp_wraps = d.value("ddp_wraps", 0);
+    for (const auto& c : d.value("collectives", nlohmann::json::array()))
+        out.collectives.push_back({c.value("op", ""), c.value("count", 0L), c.value("first_frame", "")});
+    ev.distributed = std::move(out);
+}
+
+void read_steps(const nlohmann::json& t, Evidence& ev) {
+    const auto steps = t.value("steps", nlohmann::json::object());
+    ev.backwards = steps.value("backwards", 0);
+    const auto kinds = steps.value("kinds", nlohmann::json::object());
+    for (const auto& [kind, n] : kinds.items()) ev.step_kinds.push_back({kind, n.get<int>()});
+}
+
 }  // namespace
 
 nlohmann::json load_trace_json(const fs::path& path) {
@@ -73,7 +162,8 @@ Evidence evidence_from_trace(const nlohmann::json& t, const MpsTable& table, con
         if (p.status == "unsupported-dtype") ev.float64_ops.push_back(name + " [" + join(dtypes) + "]");
         if (p.status == "native") continue;
         OpUse use{name, op.value("phase", "other"), join(strings(op, "devices")), join(dtypes), op.value("count", 0L),
-                  op.value("first_frame", ""), p.status, p.note, ""};
+                  op.value("first_frame", ""), p.status, p.note, "", {}};
+        for (const auto& n : op.value("per_step", nlohmann::json::array())) use.per_step.push_back(n.get<long>());
         ev.ops.push_back(std::move(use));
     }
     for (const auto& m : t.value("mps_messages", nlohmann::json::array())) ev.fallback_warnings.push_back(m.value("op", "?"));
@@ -86,6 +176,15 @@ Evidence evidence_from_trace(const nlohmann::json& t, const MpsTable& table, con
         ev.numerics_detail = t["compare"].value("detail", "");
     }
     ev.step_seconds = t.value("timing", nlohmann::json::object()).value("unobserved_step_s", 0.0);
+    read_steps(t, ev);
+    read_remap(t, ev);
+    read_watermark(t, ev);
+    read_time_against_cpu(t, ev);
+    read_record(t, ev);
+    read_distributed(t, ev);
+    for (const auto& p : t.value("sweep", nlohmann::json::array()))
+        ev.sweep.push_back({p.value("batch", 0), p.value("complete", false), p.value("reason", ""), p.value("step_s", 0.0),
+                            p.value("throughput", 0.0), p.value("rss_peak_bytes", 0.0), p.value("accelerator_bytes", 0.0)});
     return ev;
 }
 

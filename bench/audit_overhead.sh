@@ -2,7 +2,9 @@
 # Auditor overhead: a traced step against the plain step, per model and device.
 #   bench/audit_overhead.sh [PYTHON] [DEVICE] [MODELS...]
 # The plain step time is the script's own median; the traced step time is the probe's median over
-# traced steps 2..N (--steps 6). Prints one line per model with the ratio.
+# traced steps 2..N (--steps 6). Prints one line per model with the ratio. AUDIT_ARGS adds options to every
+# audit (e.g. AUDIT_ARGS="--remap cuda=cpu" for the trial port's cost on a script that asks for no CUDA);
+# OBSERVERS picks observers (default: dispatch native profiler).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
@@ -20,8 +22,9 @@ printf '%-9s %-6s %-6s %-9s %12s %12s %12s %13s %12s\n' model device batch obser
 for m in "${models[@]}"; do
   batch=64
   plain=$("$python" "$here/train_step.py" --model "$m" --device "$device" --batch "$batch" --steps 12 | tail -1)
-  for observer in dispatch native profiler; do
-    "$mpsport" audit --quiet --steps 6 --observer "$observer" --out "$out/$m-$observer" -- "$python" "$here/train_step.py" \
+  for observer in ${OBSERVERS:-dispatch native profiler}; do
+    # shellcheck disable=SC2086 # AUDIT_ARGS is a list of options
+    "$mpsport" audit --quiet --steps 6 --observer "$observer" ${AUDIT_ARGS:-} --out "$out/$m-$observer" -- "$python" "$here/train_step.py" \
         --model "$m" --device "$device" --batch "$batch" --steps 12 >/dev/null || true
     "$python" - "$plain" "$out/$m-$observer/trace.json" "$m" "$device" "$batch" "$observer" <<'PY'
 import json, sys

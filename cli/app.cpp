@@ -91,7 +91,7 @@ int run(int argc, char** argv) {
 
     AuditArgs audit_args;
     auto* audit = app.add_subcommand("audit", "Run your training command for one real step with the probe; trace and MPS prediction");
-    audit->add_option("--steps", audit_args.steps, "Optimizer steps to trace (one more runs unobserved, for timing)")->capture_default_str();
+    audit->add_option("--steps", audit_args.steps, "Training steps to trace (one more runs unobserved, for timing)")->capture_default_str();
     audit->add_option("--timeout", audit_args.timeout, "Seconds before the command's process group is stopped")->capture_default_str();
     audit->add_option("--device", audit_args.device, "Device the step should run on: auto, cpu, cuda, mps")->capture_default_str();
     audit->add_option("--target-torch", audit_args.target_torch, "PyTorch version whose MPS op table predicts the ops")
@@ -107,6 +107,12 @@ int run(int argc, char** argv) {
         ->capture_default_str();
     audit->add_option("--rtol", audit_args.rtol, "Relative tolerance of --compare")->capture_default_str();
     audit->add_option("--atol", audit_args.atol, "Absolute tolerance of --compare")->capture_default_str();
+    audit->add_option("--remap", audit_args.remap,
+                      "Trial port: cuda=cpu or cuda=mps redirects the script's CUDA requests to that device (each one recorded)");
+    audit->add_option("--leak-threshold", audit_args.leak_threshold,
+                      "Memory rise from the first to the last step flagged as a suspected leak (0.26 = 26%)")->capture_default_str();
+    audit->add_flag("--time", audit_args.time, "With --compare cpu: time the step on the CPU too, and split data loader and step");
+    audit->add_option("--sweep", audit_args.sweep, "Batch sizes, e.g. 8,16,32,64: one audit each, {batch} in the command is replaced");
     audit->add_flag("--quiet", audit_args.quiet, "Do not stream the command's output");
     audit->add_option("--rules", audit_args.rules_dir, "Rules folder (default: the bundled rules)");
     audit->add_option("--torchscript", audit_args.torchscript, "Native LibTorch path: a torch.jit.save'd model");

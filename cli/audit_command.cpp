@@ -11,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "core/paths.hpp"
 #include "core/rule_catalogue.hpp"
+#include "reports/runtime_sections.hpp"
 
 namespace fs = std::filesystem;
 
@@ -84,12 +85,17 @@ int run_audit(const AuditArgs& args) {
         o.rtol = args.rtol;
         o.atol = args.atol;
         o.echo = !args.quiet;
-        AuditRun run = run_python_audit(o);
+        if (!args.remap.empty()) o.remap = parse_remap(args.remap);
+        if (o.device == "auto" && !o.remap.empty()) o.device = o.remap;
+        o.leak_threshold = args.leak_threshold;
+        o.time = args.time;
+        if (o.time && o.compare != "cpu") throw std::runtime_error("--time needs --compare cpu: it times the step replayed on the CPU");
+        AuditRun run = args.sweep.empty() ? run_python_audit(o) : run_sweep(o, parse_sweep(args.sweep));
         trace = std::move(run.trace);
         trace_path = run.trace_path;
     }
     const Evidence ev = evidence_from_trace(trace, table, trace_path.generic_string());
-    std::cout << "\n" << summarize_evidence(ev, trace);
+    std::cout << "\n" << summarize_evidence(ev, trace) << runtime_sections_text(ev);
     const auto& versions = bundled_torch_versions();
     const std::string other_version = versions.front() == args.target_torch ? versions.back() : versions.front();
     const std::string changes = version_changes(trace, table, load_mps_table(rules, other_version));

@@ -52,6 +52,10 @@ struct AuditArgs {
     std::optional<std::string> example;
     std::optional<std::string> targets;
     std::string loss = "mse";
+    std::string remap;  // cuda=cpu | cuda=mps
+    double leak_threshold = 0.26;
+    bool time = false;
+    std::string sweep;  // 8,16,32,64
 };
 
 enum class Mode { scan, report, check };

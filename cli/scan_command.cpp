@@ -129,6 +129,7 @@ int run_scan(const ScanArgs& args, Mode mode, bool color) {
     if (args.trace) {
         evidence = read_trace(*args.trace, load_mps_table(catalogue.root(), args.target_torch));
         join_op_evidence(result.findings, *evidence);
+        join_remap_evidence(result.findings, *evidence);
     }
     std::optional<Assessment> assessment;
     if (mode == Mode::report) assessment = assess(result.findings, evidence ? &*evidence : nullptr, catalogue, result.file_lines, &result);

@@ -1,6 +1,7 @@
 #include "reports/op_evidence.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "core/mps_tables.hpp"
 
@@ -27,6 +28,34 @@ bool same_place(const std::string& frame, const Location& at, bool backward) {
 
 std::string base_op(const std::string& op) { return op.substr(0, op.find('.')); }
 
+Location frame_location(const std::string& frame) {
+    Location at;
+    const std::size_t colon = frame.rfind(':');
+    at.path = frame.substr(0, colon);
+    if (colon != std::string::npos) at.line = std::atoi(frame.c_str() + colon + 1);
+    return at;
+}
+
+// The static finding at the place of a runtime observation, or a new runtime finding there.
+Finding& finding_at(std::vector<Finding>& findings, const std::string& frame, Finding fresh, std::vector<std::size_t>& added) {
+    for (std::size_t i = 0; i < findings.size(); ++i) {
+        Finding& f = findings[i];
+        if (f.source == "runtime" || !same_place(frame, f.location, false)) continue;
+        f.source = "static+runtime";
+        return f;
+    }
+    fresh.location = frame_location(frame);
+    for (const Finding& f : findings)  // the audit's frames are relative to the command's folder: use the scan's path
+        if (ends_with_path(fresh.location.path, f.location.path) || ends_with_path(f.location.path, fresh.location.path)) {
+            fresh.location.path = f.location.path;
+            break;
+        }
+    fresh.source = "runtime";
+    findings.push_back(std::move(fresh));
+    added.push_back(findings.size() - 1);
+    return findings.back();
+}
+
 }  // namespace
 
 void join_op_evidence(std::vector<Finding>& findings, Evidence& evidence) {
@@ -41,6 +70,43 @@ void join_op_evidence(std::vector<Finding>& findings, Evidence& evidence) {
             use.finding = f.fingerprint;
             break;
         }
+    }
+}
+
+void join_remap_evidence(std::vector<Finding>& findings, Evidence& evidence) {
+    if (evidence.remap_target.empty()) return;
+    std::vector<std::size_t> added;
+    std::vector<std::pair<Redirect*, std::size_t>> joined;  // indexes: push_back may move the findings
+    for (Redirect& r : evidence.redirects) {
+        if (r.first_frame.empty()) continue;
+        Finding fresh;
+        fresh.rule_id = "runtime-remap-redirect";
+        fresh.severity = fresh.rule_severity = Severity::info;
+        fresh.category = "device";
+        fresh.matched = r.api;
+        fresh.message = "CUDA API " + r.api + " ran on " + evidence.remap_target + " under the audit's remap";
+        fresh.fix = "Choose the device once (cuda, mps or cpu) and pass it, instead of naming CUDA";
+        Finding& f = finding_at(findings, r.first_frame, std::move(fresh), added);
+        f.observed.push_back("audit --remap: " + r.api + " x" + std::to_string(r.count) + " became " + r.to);
+        joined.push_back({&r, static_cast<std::size_t>(&f - findings.data())});
+    }
+    for (const RemapBlocked& b : evidence.blocked) {
+        if (b.frame.empty()) continue;
+        Finding fresh;
+        fresh.rule_id = "runtime-remap-blocked";
+        fresh.severity = fresh.rule_severity = Severity::major;
+        fresh.category = "extension";
+        fresh.matched = b.api;
+        fresh.message = b.api + " cannot run on " + evidence.remap_target + " (" + b.kind + "): " + b.exception;
+        fresh.fix = "Give it a CPU/MPS path (a PyTorch fallback) or keep this part on CUDA";
+        finding_at(findings, b.frame, std::move(fresh), added).observed.push_back("audit --remap: not redirectable (" + b.kind + "): " + b.exception);
+    }
+    if (!added.empty()) {
+        assign_fingerprints(findings);
+        for (auto& [r, i] : joined) r->finding = findings[i].fingerprint;
+        sort_findings(findings);
+    } else {
+        for (auto& [r, i] : joined) r->finding = findings[i].fingerprint;
     }
 }
 

@@ -14,6 +14,11 @@ namespace mpsport {
 // and becomes source "static+runtime"; the op use names the finding's fingerprint.
 void join_op_evidence(std::vector<Finding>& findings, Evidence& evidence);
 
+// `--remap`: each redirect and each API the remap could not redirect is a finding with source "runtime",
+// merged into a static finding at the same file and line when there is one (source "static+runtime").
+// New findings get fingerprints; the findings are sorted again.
+void join_remap_evidence(std::vector<Finding>& findings, Evidence& evidence);
+
 // "upgrading from PyTorch 2.6.0 to 2.14.1 removes N of M predicted fallbacks", or "" when the scan
 // targeted the newest version or predicted no fallback.
 std::string upgrade_what_if(const std::vector<Finding>& findings, const std::string& target_torch);

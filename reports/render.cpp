@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/finding_json.hpp"
+#include "reports/runtime_sections.hpp"
 
 namespace mpsport {
 namespace {
@@ -80,6 +81,43 @@ json assessment_json(const Assessment& a) {
               {"by_rule", by_rule}}}};
 }
 
+// The runtime sections (reports/runtime_sections.cpp) as data.
+void add_runtime_json(const Evidence& ev, json& j) {
+    if (!ev.remap_target.empty()) {
+        json redirects = json::array(), blocked = json::array();
+        for (const auto& r : ev.redirects)
+            redirects.push_back({{"api", r.api}, {"to", r.to}, {"count", r.count}, {"first_frame", r.first_frame}, {"finding", r.finding}});
+        for (const auto& b : ev.blocked) blocked.push_back({{"kind", b.kind}, {"api", b.api}, {"exception", b.exception}, {"frame", b.frame}});
+        j["remap"] = {{"target", ev.remap_target}, {"redirects", redirects}, {"blocked", blocked}};
+    }
+    if (ev.watermark)
+        j["memory_watermark"] = {{"series", ev.watermark->series}, {"bytes", ev.watermark->bytes}, {"rise", ev.watermark->rise},
+                                 {"threshold", ev.watermark->threshold}, {"suspected_leak", ev.watermark->leak}};
+    if (ev.time_against_cpu) {
+        const auto& t = *ev.time_against_cpu;
+        j["time_against_cpu"] = {{"accelerator_iteration_s", t.accelerator_iteration_s}, {"accelerator_step_s", t.accelerator_step_s},
+                                 {"data_s", t.data_s}, {"cpu_iteration_s", t.cpu_iteration_s}, {"faster", t.faster}, {"bottleneck", t.bottleneck}};
+    }
+    if (ev.distributed) {
+        json collectives = json::object();
+        for (const auto& c : ev.distributed->collectives) collectives[c.op] = c.count;
+        j["distributed"] = {{"world_size", ev.distributed->world_size}, {"backend", ev.distributed->backend},
+                            {"ranks_traced", ev.distributed->ranks_traced}, {"collectives", collectives}};
+    }
+    if (!ev.sweep.empty()) {
+        json sweep = json::array();
+        for (const auto& p : ev.sweep)
+            sweep.push_back({{"batch", p.batch}, {"complete", p.complete}, {"step_s", p.step_s}, {"throughput", p.throughput},
+                             {"rss_peak_bytes", p.rss_peak_bytes}, {"accelerator_bytes", p.accelerator_bytes}});
+        j["sweep"] = sweep;
+    }
+    if (!ev.record.empty()) {
+        json record = json::object();
+        for (const auto& [k, v] : ev.record) record[k] = v;
+        j["record"] = record;
+    }
+}
+
 json evidence_json(const Evidence& ev) {
     json roles = json::object();
     for (const auto& role : ev.roles) roles[role.role] = {{"devices", role.devices}, {"dtypes", role.dtypes}};
@@ -95,6 +133,7 @@ json evidence_json(const Evidence& ev) {
               {"roles", roles},             {"ops_needing_attention", ops},   {"step_seconds", ev.step_seconds}};
     if (ev.checkpoint_ok) j["checkpoint"] = {{"ok", *ev.checkpoint_ok}, {"detail", ev.checkpoint_detail}};
     if (ev.numerics_ok) j["numerics"] = {{"ok", *ev.numerics_ok}, {"detail", ev.numerics_detail}};
+    add_runtime_json(ev, j);
     return j;
 }
 
@@ -268,6 +307,10 @@ std::string render_text(const Report& r, bool color) {
         if (a.effort.tooling.high > 0)
             out += fmt::format("  of which tests, benchmarks and examples: {:.1f}-{:.1f} hours\n", a.effort.tooling.low, a.effort.tooling.high);
     }
+    if (r.evidence) {
+        const std::string runtime = runtime_sections_text(*r.evidence);
+        if (!runtime.empty()) out += "\n" + style("1", "Runtime") + "\n" + runtime;
+    }
     return out;
 }
 
@@ -302,6 +345,10 @@ std::string render_md(const Report& r) {
         for (const auto& op : r.evidence->ops)
             out += fmt::format("| `{}` | {} | {} | {} | {} | `{}` |\n", op.op, op.mps_status, op.phase, op.count, op.dtypes, op.first_frame);
         out += "\n";
+    }
+    if (r.evidence) {
+        const std::string runtime = runtime_sections_md(*r.evidence);
+        if (!runtime.empty()) out += "## Runtime\n\n" + runtime;
     }
     const auto c = count_by_severity(r.scan.findings);
     out += fmt::format("## Findings ({}: {} blocker, {} major, {} minor, {} info)\n\n", r.scan.findings.size(), c.at("blocker"), c.at("major"),
@@ -365,6 +412,10 @@ std::string render_html(const Report& r) {
             out += fmt::format("<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}{}</td><td>{}</td></tr>\n", to_string(i.status), i.number,
                                html_escape(i.title), to_string(i.status), i.predicted ? " (predicted)" : "", html_escape(i.detail));
         out += "</table>\n";
+    }
+    if (r.evidence) {
+        const std::string runtime = runtime_sections_html(*r.evidence);
+        if (!runtime.empty()) out += "<h2>Runtime</h2>\n" + runtime;
     }
     out += fmt::format("<h2>Findings ({})</h2>\n<table><tr><th>Location</th><th>Severity</th><th>Reach</th><th>Rule</th><th>Message</th><th>Fix</th></tr>\n",
                        r.scan.findings.size());

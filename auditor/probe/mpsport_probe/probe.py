@@ -1,6 +1,7 @@
 """The probe: environment gate, aten op observer, step boundary, device roles, checkpoint round-trip,
 timing, memory, optional CPU comparison; writes one trace and ends the process after N steps."""
 import atexit
+import contextlib
 import json
 import os
 import platform
@@ -13,6 +14,9 @@ import tempfile
 import threading
 import time
 import warnings
+
+from mpsport_probe import record as _record
+from mpsport_probe import remap as _remap
 
 SCHEMA = "mpsport.trace/1"
 EXIT_DONE = 86  # the probe stopped the script after its steps: `mpsport audit` reads this as success
@@ -30,6 +34,8 @@ def install():
     global _state
     if _state is not None:
         return
+    if _record.is_rank_launcher(_record.command_line()):
+        return  # torchrun & co.: the ranks it starts inherit MPSPORT_PROBE and are probed, the launcher is not
     os.environ.pop("MPSPORT_PROBE", None)  # child processes (DataLoader workers, launchers) stay unprobed
     _state = _Probe()
     _state.arm()
@@ -43,6 +49,9 @@ class _Probe:
     def __init__(self):
         self.pid = os.getpid()
         self.trace_path = os.environ.get("MPSPORT_PROBE_TRACE", "mpsport-trace.json")
+        self.rank_info = _record.rank_from_env()  # (rank, world size) under torchrun: one trace per rank
+        if self.rank_info is not None:
+            self.trace_path = re.sub(r"(\.json)?$", ".rank%d.json" % self.rank_info[0], self.trace_path, count=1)
         self.steps_wanted = max(1, int(os.environ.get("MPSPORT_PROBE_STEPS", "1")))
         self.expected_device = os.environ.get("MPSPORT_PROBE_DEVICE", "auto")
         self.compare = os.environ.get("MPSPORT_PROBE_COMPARE", "")
@@ -56,6 +65,8 @@ class _Probe:
         self.rtol = float(os.environ.get("MPSPORT_PROBE_RTOL", "1e-2"))
         self.atol = float(os.environ.get("MPSPORT_PROBE_ATOL", "1e-5"))
         self.cwd = os.getcwd()
+        self.in_step = False
+        self.in_scaler_step = False
         self.probe_dir = os.path.dirname(os.path.abspath(__file__))
         self.started = time.perf_counter()
         self.torch = None
@@ -82,6 +93,28 @@ class _Probe:
         self.finished = False
         self.lock = threading.Lock()
         self.hook_handles = []
+        # Steps however the loop is written: optimizer steps (one per iteration however many optimizers),
+        # closure optimizers, GradScaler.step, and manual parameter updates seen as changed parameters.
+        self.no_update_limit = max(self.steps_wanted, int(os.environ.get("MPSPORT_PROBE_NO_UPDATE_BACKWARDS", "16")))
+        self.backwards = 0
+        self.pending_backwards = 0  # backwards since the last recognised update
+        self.snapshot = None  # (parameter, copy) taken after a backward: a manual update changes it
+        self.graph_leaves = []
+        self.optimizer_steps = 0  # optimizer, closure and GradScaler steps seen
+        self.probe_s = 0.0  # time spent in the probe's own work (_internal), taken out of step times
+        self.known_optimizers = set()
+        self.cycle = set()
+        self.step_kinds = {}
+        self.stepped = False
+        self.internal_depth = 0
+        self.step_log = []  # per step: end time, data-loader seconds, memory
+        self.op_marks = []  # dispatch observer: op counts at each step end, for counts per step
+        self.data_s = 0.0
+        self.leak_threshold = float(os.environ.get("MPSPORT_PROBE_LEAK_THRESHOLD", "0.26"))
+        self.time_compare = os.environ.get("MPSPORT_PROBE_TIME") == "1"
+        self.remap = _remap.remapper_from_env(self._any_user_frame)
+        self.recorder = _record.Recorder(self._any_user_frame)
+        self.real_cuda = {}
 
     # ---- arming ---------------------------------------------------------------------------------
 
@@ -131,6 +164,13 @@ class _Probe:
 
         self.torch = torch
         probe = self
+        self.real_cuda = {"is_available": torch.cuda.is_available, "synchronize": torch.cuda.synchronize,
+                          "max_memory_allocated": torch.cuda.max_memory_allocated, "memory_allocated": torch.cuda.memory_allocated}
+        if self.remap is not None:
+            self.remap.install(torch)
+            self.expected_device = self.remap.target
+        self.recorder.install(torch)
+        self._patch_loops(torch)
 
         original_init = torch.optim.Optimizer.__init__
 
@@ -140,16 +180,17 @@ class _Probe:
 
         torch.optim.Optimizer.__init__ = optimizer_init
 
-        original_backward = torch.Tensor.backward
+        for owner, name in ((torch.Tensor, "backward"), (torch.autograd, "backward")):
+            original = getattr(owner, name)
 
-        def backward(tensor, *args, **kwargs):
-            probe._before_backward(tensor)
-            try:
-                return original_backward(tensor, *args, **kwargs)
-            finally:
-                probe._after_backward()
+            def backward(tensor, *args, _original=original, **kwargs):
+                outer = probe._before_backward(tensor)
+                try:
+                    return _original(tensor, *args, **kwargs)
+                finally:
+                    probe._after_backward(outer)
 
-        torch.Tensor.backward = backward
+            setattr(owner, name, backward)
         self._start_observing()
 
     # ---- the op observer --------------------------------------------------------------------------
@@ -176,6 +217,8 @@ class _Probe:
         class _OpObserver(TorchDispatchMode):
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
                 out = func(*args, **kwargs) if kwargs else func(*args)
+                if probe.internal_depth:
+                    return out  # the probe's own snapshots and checks
                 devices = []
                 dtypes = []
                 for a in args:
@@ -241,7 +284,7 @@ class _Probe:
 
     # ---- the native observer ------------------------------------------------------------------------
 
-    _PHASES = ("forward", "backward", "optimizer")
+    _PHASES = ("forward", "backward", "optimizer", "data", "probe")  # "probe": the probe's own ops, dropped
 
     def _build_native(self):
         """Compiles observer.cpp against this torch once (cached by torch version and source), returns the .so."""
@@ -294,6 +337,8 @@ class _Probe:
             with open(path) as f:
                 for line in f:
                     op, phase, devices, dtypes, count = line.rstrip("\n").split("\t")
+                    if self._PHASES[int(phase)] == "probe":
+                        continue
                     key = (op, self._PHASES[int(phase)], tuple(d for d in devices.split(",") if d),
                            tuple(t for t in dtypes.split(",") if t))
                     self.ops[key] = self.ops.get(key, 0) + int(count)
@@ -326,7 +371,7 @@ class _Probe:
         events = self.profiler.profiler.kineto_results.events()
         ranges = []
         for e in events:
-            if e.name() in ("mpsport::backward", "mpsport::optimizer"):
+            if e.name() in ("mpsport::backward", "mpsport::optimizer", "mpsport::data", "mpsport::probe"):
                 ranges.append((e.start_us(), e.start_us() + e.duration_us(), e.name()[9:]))
         for e in events:
             name = e.name()
@@ -343,12 +388,17 @@ class _Probe:
                 t = self._KINETO_DTYPES.get(d)
                 if t and t not in dtypes:
                     dtypes.append(t)
+            if phase == "probe":
+                continue
             key = (name, phase, (), tuple(dtypes))
             self.ops[key] = self.ops.get(key, 0) + 1
             self.op_names[name] = name
 
-    def _user_frame(self):
-        f = sys._getframe(2)
+    def _any_user_frame(self):
+        return self._user_frame(1)
+
+    def _user_frame(self, depth=2):
+        f = sys._getframe(depth)
         while f is not None:
             name = f.f_code.co_filename
             if not (name.startswith("<") or os.sep + "torch" + os.sep in name or name.startswith(self.probe_dir)
@@ -367,17 +417,22 @@ class _Probe:
 
         def pre_hook(module, inputs):
             probe.model_depth += 1
-            if probe.model_depth != 1:
+            if probe.model_depth != 1 or probe.internal_depth:
                 return
+            is_loss = type(module).__name__.endswith("Loss")
             owns = any(id(p) in probe.optimizer_param_ids for p in module.parameters(recurse=False)) or any(
                 id(p) in probe.optimizer_param_ids for p in module.parameters())
-            if owns:
+            # Without an optimizer (manual updates), the first top-level module with trainable parameters is the model.
+            trainable = not owns and not is_loss and probe.model is None and any(p.requires_grad for p in module.parameters())
+            if (owns or trainable or module is probe.model) and probe.pending_backwards and not probe.in_step:
+                probe._check_manual_update()
+            if owns or trainable or module is probe.model:
                 probe.forward_seen = True
                 probe.model = module
                 probe._note_role("inputs", inputs)
                 if probe.compare and probe.compare_capture is None and probe.steps_done == 0:
                     probe._capture_for_compare(module, inputs)
-            elif type(module).__name__.endswith("Loss") and len(inputs) >= 2:
+            elif is_loss and len(inputs) >= 2:
                 probe._note_role("targets", inputs[1:])
                 if probe.compare_capture is not None and "loss_module" not in probe.compare_capture:
                     probe._capture_loss(module, inputs[1:])
@@ -414,6 +469,7 @@ class _Probe:
         if os.getpid() != self.pid:
             return
         self.optimizers.append(opt)
+        self.known_optimizers.add(id(opt))
         for group in opt.param_groups:
             for p in group["params"]:
                 self.optimizer_param_ids.add(id(p))
@@ -424,71 +480,277 @@ class _Probe:
         probe = self
 
         def step(self_opt, *args, **kwargs):
-            if getattr(probe, "_in_step", False):
+            if probe.in_step:
                 return original_step(self_opt, *args, **kwargs)
-            probe._in_step = True
-            probe.phase = "optimizer"
-            probe._native_phase("optimizer")
+            probe.in_step = True
+            probe.stepped = True
+            kind = "optimizer"
+            if args and callable(args[0]):
+                args, kind = (probe._wrap_closure(args[0]),) + tuple(args[1:]), "closure optimizer"
+            elif callable(kwargs.get("closure")):
+                kwargs["closure"], kind = probe._wrap_closure(kwargs["closure"]), "closure optimizer"
+            probe._set_phase("optimizer")
             scope = probe._phase_scope("optimizer")
             try:
                 return original_step(self_opt, *args, **kwargs)
             finally:
                 if scope is not None:
                     scope.__exit__(None, None, None)
-                probe._in_step = False
-                probe.phase = "forward"
-                probe._native_phase("forward")
-                probe._after_step(self_opt)
+                probe.in_step = False
+                probe._set_phase("forward")
+                if not probe.in_scaler_step:
+                    probe._optimizer_stepped(self_opt, kind)
 
         step._mpsport_wrapped = True
         step.__wrapped__ = original_step
         cls.step = step
 
     def _before_backward(self, tensor):
-        if os.getpid() != self.pid:
-            return
+        """Returns the phase to go back to, or None inside another backward (Tensor.backward calls autograd.backward)."""
+        if os.getpid() != self.pid or self.phase == "backward" or self.internal_depth:
+            return None
+        if self.pending_backwards and not self.in_step:
+            self._check_manual_update()  # a manual update since the last backward, or gradient accumulation
         self.backward_seen = True
         self._note_role("loss", tensor)
-        self.phase = "backward"
-        self._native_phase("backward")
+        if getattr(tensor, "grad_fn", None) is not None:
+            self.forward_seen = True  # whatever computed the loss, with or without modules and optimizers
+            if self.snapshot is None and self.model is None and not self.optimizers:
+                self.graph_leaves = self._graph_leaves(tensor.grad_fn)
+        outer = self.phase
+        self._set_phase("backward")
         self._backward_scope = self._phase_scope("backward")
+        return outer
 
-    def _after_backward(self):
-        self.phase = "forward"
-        self._native_phase("forward")
+    def _after_backward(self, outer):
+        if outer is None:
+            return
+        self._set_phase(outer)
         scope = getattr(self, "_backward_scope", None)
         if scope is not None:
             self._backward_scope = None
             scope.__exit__(None, None, None)
+        if self.finished:
+            return
+        self.backwards += 1
+        if self.in_step:
+            return  # a closure optimizer's backward belongs to its step
+        self.pending_backwards += 1
+        if self.snapshot is None and not self.optimizer_steps:
+            self._take_snapshot()  # once the loop steps an optimizer, updates are its steps: no copies per backward
+        if self.pending_backwards >= self.no_update_limit:
+            msg = ("saw %d backward pass(es) since the last parameter update and no update: no optimizer or GradScaler step, and the "
+                   "parameters did not change after backward; stopped instead of running to the timeout"
+                   % self.pending_backwards)
+            sys.stderr.write("mpsport probe: %s\n" % msg)
+            self._record_placement()
+            self._finish("incomplete", msg)
+
+    # ---- steps, however the loop is written ---------------------------------------------------------
+
+    def _set_phase(self, phase):
+        self.phase = phase
+        self._native_phase(phase)
+
+    @contextlib.contextmanager
+    def _internal(self):
+        """The probe's own tensor work: not observed, not part of any phase."""
+        start = time.perf_counter()
+        self.internal_depth += 1
+        outer = self.phase
+        self._native_phase("probe")
+        scope = self._phase_scope("probe")
+        try:
+            yield
+        finally:
+            if scope is not None:
+                scope.__exit__(None, None, None)
+            self.internal_depth -= 1
+            self._native_phase(outer)
+            if self.internal_depth == 0:
+                self.probe_s += time.perf_counter() - start  # left out of the step times
+
+    def _wrap_closure(self, closure):
+        probe = self
+
+        def wrapped(*args, **kwargs):
+            probe._set_phase("forward")
+            try:
+                return closure(*args, **kwargs)
+            finally:
+                probe._set_phase("optimizer")
+
+        return wrapped
+
+    def _trainable_params(self):
+        if self.model is not None:
+            return [p for p in self.model.parameters() if p.requires_grad]
+        if self.optimizers:
+            return [p for o in self.optimizers for g in o.param_groups for p in g["params"]]
+        return self.graph_leaves
+
+    @staticmethod
+    def _graph_leaves(grad_fn, limit=100000):
+        """The leaf tensors a loss depends on (AccumulateGrad nodes): the parameters of a loop with no module."""
+        leaves, seen, todo = [], set(), [grad_fn]
+        while todo and len(seen) < limit:
+            node = todo.pop()
+            if node is None or node in seen:
+                continue
+            seen.add(node)
+            variable = getattr(node, "variable", None)
+            if variable is not None:
+                leaves.append(variable)
+            todo.extend(n for n, _ in getattr(node, "next_functions", ()))
+        return leaves
+
+    def _take_snapshot(self):
+        """Keeps a copy of the smallest parameter that has a gradient: a manual update changes it."""
+        with self._internal():
+            params = [p for p in self._trainable_params() if p.grad is not None and p.numel() > 0]
+            if params:
+                p = min(params, key=lambda t: t.numel())
+                self.snapshot = (p, p.detach().clone())
+
+    def _check_manual_update(self):
+        """After a backward without an optimizer step: did the parameters change (p.data.add_, p -= lr * p.grad)?"""
+        if self.snapshot is None or self.finished or getattr(self, "_checking", False):
+            return False
+        self._checking = True
+        try:
+            with self._internal():
+                p, copy = self.snapshot
+                changed = not self.torch.equal(p.detach(), copy)
+        except Exception:  # noqa: BLE001 - a parameter freed or resized: no verdict from it
+            changed = False
+        finally:
+            self._checking = False
+        if changed:
+            self._after_step(None, "manual update")
+        return changed
+
+    def _optimizer_stepped(self, opt, kind):
+        """One training iteration ends when every optimizer created so far has stepped once (a GAN's D and G), or when
+        an optimizer steps again (then the others are not stepped by the loop)."""
+        if os.getpid() != self.pid or self.finished:
+            return
+        self.pending_backwards = 0  # an update happened, even when the iteration goes on (a GAN's second optimizer)
+        self.snapshot = None
+        self.optimizer_steps += 1
+        oid = id(opt)
+        if oid in self.cycle:
+            self.known_optimizers = set(self.cycle)
+            self.cycle = set()
+            self._after_step(opt, kind)
+        self.cycle.add(oid)
+        if self.cycle >= self.known_optimizers:
+            self.cycle = set()
+            self._after_step(opt, kind)
+
+    def _patch_loops(self, torch):
+        """GradScaler.step (which skips the optimizer on inf/NaN gradients), no_grad blocks that may hold a manual
+        update, and the DataLoader's iterator, whose time is the data-loader share of each step."""
+        probe = self
+        self.in_step = False
+        self.in_scaler_step = False
+        scalers = {torch.cuda.amp.GradScaler, getattr(getattr(torch, "amp", None), "GradScaler", torch.cuda.amp.GradScaler)}
+        for cls in scalers:
+            real_step = cls.step
+
+            def scaler_step(scaler, optimizer, *args, _real=real_step, **kwargs):
+                if probe.in_scaler_step:
+                    return _real(scaler, optimizer, *args, **kwargs)
+                probe.in_scaler_step, probe.stepped = True, False
+                try:
+                    return _real(scaler, optimizer, *args, **kwargs)
+                finally:
+                    probe.in_scaler_step = False
+                    probe._optimizer_stepped(optimizer, "GradScaler.step" if probe.stepped else "GradScaler.step (skipped: inf/NaN)")
+
+            cls.step = scaler_step
+        real_exit = torch.no_grad.__exit__
+
+        def no_grad_exit(ctx, *args):
+            result = real_exit(ctx, *args)
+            if probe.pending_backwards and not probe.in_step and not probe.internal_depth and os.getpid() == probe.pid:
+                probe._check_manual_update()
+            return result
+
+        torch.no_grad.__exit__ = no_grad_exit
+        from torch.utils.data import dataloader
+
+        real_next = dataloader._BaseDataLoaderIter.__next__
+
+        def next_batch(it):
+            start = time.perf_counter()
+            outer = probe.phase
+            probe._set_phase("data")
+            try:
+                return real_next(it)
+            finally:
+                probe._set_phase(outer)
+                probe.data_s += time.perf_counter() - start
+
+        dataloader._BaseDataLoaderIter.__next__ = next_batch
 
     def _synchronize(self):
         torch = self.torch
         try:
-            if torch.cuda.is_available() and torch.cuda.is_initialized():
-                torch.cuda.synchronize()
+            if self.real_cuda["is_available"]() and torch.cuda.is_initialized():
+                self.real_cuda["synchronize"]()
             if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
                 torch.mps.synchronize()
         except Exception:
             pass
 
-    def _after_step(self, opt):
+    def _after_step(self, opt, kind="optimizer"):
         if os.getpid() != self.pid or self.finished:
             return
+        self.pending_backwards = 0
+        self.snapshot = None
         self._synchronize()
-        self.step_marks.append(time.perf_counter())
+        now = time.perf_counter() - self.probe_s  # step times leave the probe's own work out
+        self.step_marks.append(now)
         self.steps_done += 1
-        if self.compare_capture is not None and "after" not in self.compare_capture and self.model is not None:
+        self.step_kinds[kind] = self.step_kinds.get(kind, 0) + 1
+        self._log_step(kind)
+        if opt is not None and self.compare_capture is not None and "after" not in self.compare_capture and self.model is not None:
             self.compare_capture["after"] = {k: v.detach().to("cpu", copy=True) for k, v in self.model.state_dict().items()}
             self.compare_capture["optimizer"] = opt
         if self.steps_done == self.steps_wanted:
             self._record_placement()
             self._stop_observing()  # the next step runs unobserved: it is the one that is timed
             self._synchronize()
-            self.unobserved_start = time.perf_counter()
+            self.unobserved_start = time.perf_counter() - self.probe_s
         elif self.steps_done == self.steps_wanted + 1:
             self._finish("complete", "")
 
+    def _log_step(self, kind):
+        """Memory and data-loader time of the step that just ended; op counts so far (dispatch observer)."""
+        with self._internal():  # torch.cuda.memory_allocated builds all memory stats: not part of the step
+            self._sample_step(kind)
+
+    def _sample_step(self, kind):
+        mem = {"rss_bytes": _record.current_rss_bytes()}
+        torch = self.torch
+        try:
+            if self.real_cuda["is_available"]() and torch.cuda.is_initialized():
+                mem["accelerator_bytes"] = int(self.real_cuda["memory_allocated"]())
+            elif getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+                mem["accelerator_bytes"] = int(torch.mps.current_allocated_memory())
+        except Exception:  # noqa: BLE001
+            pass
+        self.step_log.append(dict(mem, step=self.steps_done, kind=kind, data_s=self.data_s))
+        self.data_s = 0.0
+        if self.observing and self.mode is not None and self.steps_done <= self.steps_wanted:
+            self.op_marks.append(dict(self.ops))
+
     def _record_placement(self):
+        if not self.optimizers:
+            for p in self._trainable_params():
+                self._note_role("params", p)
+                if p.grad is not None:
+                    self._note_role("grads", p.grad)
         for opt in self.optimizers:
             for group in opt.param_groups:
                 for p in group["params"]:
@@ -537,6 +799,8 @@ class _Probe:
             loss = loss_module(out, *cap["targets"])
             loss.backward()
             cpu_opt.step()
+            if self.time_compare:
+                result_time = self._time_cpu_step(copy.deepcopy(self.model).to("cpu"), loss_module, opt, names, cap)
             before, after_acc = cap["before"], cap["after"]
             after_cpu = cpu_model.state_dict()
             max_abs = 0.0
@@ -554,6 +818,8 @@ class _Probe:
             detail.append("parameter update: max abs diff %.3g, max rel diff %.3g (of max update %.3g)" % (max_abs, max_rel, max_update))
             loss_cpu = loss.item()
             result = {"loss_cpu": loss_cpu, "max_abs_update_diff": max_abs, "max_rel_update_diff": max_rel}
+            if self.time_compare:
+                result["cpu_step_s"] = result_time
         else:
             result = {}
             detail.append("loss not computed by an nn.Module loss (e.g. nn.CrossEntropyLoss): compared outputs only")
@@ -568,6 +834,25 @@ class _Probe:
         result.update({"within_tolerance": ok, "rtol": self.rtol, "atol": self.atol, "detail": "; ".join(detail),
                        "against": "cpu"})
         return result
+
+    def _time_cpu_step(self, model, loss_module, opt, names, cap, repeats=5):
+        """Median time of the captured step (forward, loss, backward, optimizer) replayed on the CPU."""
+        params = dict(model.named_parameters())
+        groups = []
+        for g in opt.param_groups:
+            ps = [params[names[id(p)]] for p in g["params"] if id(p) in names]
+            if ps:
+                groups.append(dict({k: v for k, v in g.items() if k != "params"}, params=ps))
+        cpu_opt = type(opt)(groups)
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            cpu_opt.zero_grad()
+            loss_module(model(*cap["inputs"]), *cap["targets"]).backward()
+            cpu_opt.step()
+            times.append(time.perf_counter() - start)
+        times.sort()
+        return times[len(times) // 2]
 
     def _captured_outputs_cpu(self):
         return self.compare_capture.get("outputs") if self.compare_capture else None
@@ -651,7 +936,7 @@ class _Probe:
         env.update({
             "torch": torch.__version__,
             "cuda_built": bool(torch.backends.cuda.is_built()),
-            "cuda_available": bool(torch.cuda.is_available()),
+            "cuda_available": bool(self.real_cuda["is_available"]()),
             "mps_built": bool(mps is not None and mps.is_built()),
             "mps_available": bool(mps is not None and mps.is_available()),
         })
@@ -681,14 +966,43 @@ class _Probe:
             m = pattern.search(text)
             if m:
                 self.mps_messages.append({"kind": kind, "op": m.group(1) if m.groups() else "float64", "message": text[:500]})
-        frame = ""
-        while tb is not None:
-            name = tb.tb_frame.f_code.co_filename
-            if not (os.sep + "torch" + os.sep in name or name.startswith("<")):
-                frame = "%s:%d" % (os.path.relpath(name, self.cwd), tb.tb_lineno)
-            tb = tb.tb_next
+        frames = []  # (file, line, function) outside torch, outermost first
+        files = []
+        t = tb
+        while t is not None:
+            code = t.tb_frame.f_code
+            files.append(code.co_filename)
+            name = code.co_filename
+            if not (os.sep + "torch" + os.sep in name or name.startswith("<") or os.sep + "site-packages" + os.sep in name
+                    or os.sep + "dist-packages" + os.sep in name):  # installed libraries (Triton, …): their caller is the place
+                frames.append((name, t.tb_lineno, code.co_name))
+            t = t.tb_next
+        frame = "%s:%d" % (os.path.relpath(frames[-1][0], self.cwd), frames[-1][1]) if frames else ""
         self.exception = "%s: %s%s" % (exc_type.__name__, text.splitlines()[0] if text else "", " at " + frame if frame else "")
+        if self.remap is not None:
+            self._record_blocked(exc_type, text, files, frames)
         return self._previous_excepthook(exc_type, exc, tb)
+
+    def _record_blocked(self, exc_type, text, files, frames):
+        """Under --remap, a failure of CUDA-only code is the trial port's finding: what, why, and where it was called."""
+        kind = _remap.classify_blocked(exc_type, text, files)
+        if kind is None or any(b["kind"] == kind for b in self.remap.blocked):
+            return
+        import linecache
+
+        rel = lambda f: os.path.relpath(f, self.cwd)  # noqa: E731
+        callee, caller = frames[-1] if frames else ("", 0, ""), None
+        for f in reversed(frames[:-1]):
+            if f[0] != callee[0]:
+                caller = f
+                break
+        if caller is not None:  # the deepest frame is a module of its own (an extension's Python side): name it
+            api = "%s.%s" % (os.path.splitext(os.path.basename(callee[0]))[0], callee[2])
+            at = "%s:%d" % (rel(caller[0]), caller[1])
+        else:  # raised from compiled code called on the user's line
+            api = linecache.getline(callee[0], callee[1]).strip() if callee[0] else "?"
+            at = "%s:%d" % (rel(callee[0]), callee[1]) if callee[0] else ""
+        self.remap.block(kind, api, "%s: %s" % (exc_type.__name__, text.splitlines()[0] if text else ""), frame=at)
 
     def _on_sigterm(self, signum, frame):
         self._finish("incomplete", "stopped by the audit timeout (SIGTERM) after %d optimizer step(s)" % self.steps_done,
@@ -697,10 +1011,19 @@ class _Probe:
     def _at_exit(self):
         if self.finished or os.getpid() != self.pid:
             return
+        if self.pending_backwards and self.steps_done < self.steps_wanted and not self.exception:
+            try:
+                self._check_manual_update()
+            except Exception:  # noqa: BLE001 - interpreter shutting down
+                pass
+            if self.finished:
+                return
         if self.exception:
             reason = "crashed after %d optimizer step(s): %s" % (self.steps_done, self.exception)
         elif self.steps_done == 0:
             reason = "the command exited before any optimizer step (0 of %d)" % self.steps_wanted
+            if self.backwards:
+                reason += "; it ran %d backward pass(es) and no parameter update was seen" % self.backwards
         elif self.steps_done < self.steps_wanted:
             reason = "the command exited after %d of %d optimizer step(s)" % (self.steps_done, self.steps_wanted)
         else:
@@ -726,6 +1049,8 @@ class _Probe:
             os.replace(tmp, self.trace_path)
         except OSError as err:
             sys.stderr.write("mpsport probe: cannot write %s: %s\n" % (self.trace_path, err))
+        if exit_code == EXIT_DONE and self.rank_info is not None:
+            exit_code = 0  # torchrun reads any other status as a failed rank and stops the others
         if exit_code is not None:
             sys.stdout.flush()
             sys.stderr.flush()
@@ -737,13 +1062,19 @@ class _Probe:
         trace["device"] = trace["env"].get("device", "")
         trace["steps"] = {"requested": self.steps_wanted, "completed": min(self.steps_done, self.steps_wanted),
                           "timed": self.steps_done > self.steps_wanted,
-                          "forward": self.forward_seen, "backward": self.backward_seen}
+                          "forward": self.forward_seen, "backward": self.backward_seen, "backwards": self.backwards,
+                          "kinds": self.step_kinds}
         trace["roles"] = {role: {"devices": sorted(d), "dtypes": sorted(t)} for role, (d, t) in sorted(self.roles.items())}
         ops = []
-        for (func, phase, devices, dtypes), count in self.ops.items():
-            ops.append({"op": self.op_names.get(func, str(func)), "phase": phase, "devices": [str(d) for d in devices],
-                        "dtypes": [t if isinstance(t, str) else _dtype_name(t) for t in dtypes], "count": count,
-                        "first_frame": self.first_frames.get((func, phase, devices, dtypes), "")})
+        for key, count in self.ops.items():
+            func, phase, devices, dtypes = key
+            op = {"op": self.op_names.get(func, str(func)), "phase": phase, "devices": [str(d) for d in devices],
+                  "dtypes": [t if isinstance(t, str) else _dtype_name(t) for t in dtypes], "count": count,
+                  "first_frame": self.first_frames.get(key, "")}
+            if self.op_marks:  # calls in each traced step (step 1 includes what ran before it: set-up)
+                counts = [m.get(key, 0) for m in self.op_marks]
+                op["per_step"] = [c - (counts[i - 1] if i else 0) for i, c in enumerate(counts)]
+            ops.append(op)
         trace["observer"] = self.observer
         if self.observer_note:
             trace["observer_note"] = self.observer_note
@@ -767,9 +1098,31 @@ class _Probe:
             traced.sort()
             timing["traced_steps"] = len(traced)
             timing["observed_step_s"] = traced[len(traced) // 2]
+        if len(self.step_log) > self.steps_wanted:
+            timing["unobserved_data_s"] = self.step_log[self.steps_wanted]["data_s"]
+        timing["data_s_per_step"] = [s["data_s"] for s in self.step_log]
+        if self.compare and isinstance(trace.get("compare"), dict) and "cpu_step_s" in trace["compare"]:
+            trace["compare"]["time"] = self._time_against_cpu(timing, trace["compare"]["cpu_step_s"])
         trace["timing"] = timing
         trace["memory"] = self._memory()
+        trace["memory"]["steps"] = [{k: s[k] for k in ("step", "rss_bytes", "accelerator_bytes") if k in s} for s in self.step_log]
+        trace["memory"]["leak_threshold"] = self.leak_threshold
+        trace["record"] = self.recorder.record(self.torch)
+        if self.remap is not None:
+            trace["remap"] = self.remap.trace()
+        if self.rank_info is not None or self.recorder.collectives or self.recorder.ddp_wraps or self.recorder.backend:
+            trace["distributed"] = self.recorder.distributed(self.torch, self.rank_info)
         return trace
+
+    def _time_against_cpu(self, timing, cpu_step_s):
+        """The same iteration on the CPU: its replayed step plus the same data-loader time (the loader runs on the host)."""
+        out = {"cpu_step_s": cpu_step_s}
+        if "unobserved_step_s" in timing:
+            step = timing["unobserved_step_s"]
+            data = timing.get("unobserved_data_s", 0.0)
+            out.update({"accelerator_iteration_s": step, "data_s": data, "accelerator_step_s": max(step - data, 0.0),
+                        "cpu_iteration_s": cpu_step_s + data})
+        return out
 
     def _memory(self):
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -778,8 +1131,8 @@ class _Probe:
         if torch is None:
             return mem
         try:
-            if torch.cuda.is_available() and torch.cuda.is_initialized():
-                mem["accelerator_allocated_bytes"] = torch.cuda.max_memory_allocated()
+            if self.real_cuda["is_available"]() and torch.cuda.is_initialized():
+                mem["accelerator_allocated_bytes"] = self.real_cuda["max_memory_allocated"]()
             elif getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
                 mem["accelerator_allocated_bytes"] = torch.mps.current_allocated_memory()
         except Exception:  # noqa: BLE001
