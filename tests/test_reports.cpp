@@ -192,6 +192,32 @@ TEST_F(ReportsTest, StaticAndRuntimeObservationsOfOneOpAtOneFrameAreOneFinding) 
     EXPECT_EQ(ev.ops[3].finding, "");
 }
 
+TEST_F(ReportsTest, EveryFormatShowsWhatTheAuditObservedOfAStaticFinding) {
+    Finding take = finding("mps-op-fallback", cat, "train/step.py", 14);
+    take.ops = {"aten::take"};
+    take.fingerprint = "take-fp";
+    ScanResult scan;
+    scan.findings = {take};
+    Evidence ev;
+    ev.target_torch = "2.14.1";
+    ev.ops = {{"aten::take", "forward", "cpu", "float32,int64", 3, "step.py:14", "fallback", "", ""}};
+    join_op_evidence(scan.findings, ev);
+    ASSERT_EQ(scan.findings[0].observed.size(), 1u);
+    const std::string seen = scan.findings[0].observed[0];
+    const Report r{scan, cat, nullptr, &ev, "0"};
+    const auto sarif = nlohmann::json::parse(render(r, Format::sarif));
+    const auto& props = sarif["runs"][0]["results"][0]["properties"];
+    EXPECT_EQ(props["source"], "static+runtime");
+    EXPECT_EQ(props["observed"][0], seen);
+    EXPECT_EQ(props["ops"][0], "aten::take");
+    EXPECT_EQ(sarif["runs"][0]["properties"]["runtime"]["ops_needing_attention"][0]["finding"], "take-fp");
+    EXPECT_NE(render(r, Format::md).find("; observed: " + seen), std::string::npos);
+    const std::string html = render(r, Format::html);
+    EXPECT_NE(html.find("observed: " + seen), std::string::npos);
+    EXPECT_NE(html.find("<td><code>aten::take</code></td><td>fallback</td>"), std::string::npos) << "the audited ops table";
+    EXPECT_NE(render(r, Format::text).find("observed: " + seen), std::string::npos);
+}
+
 TEST_F(ReportsTest, StaticFallbacksWarnItemFiveWithTheUpgradeWhatIf) {
     const std::vector<Finding> findings = {finding("mps-op-fallback", cat), finding("mps-op-fallback-fixed-upstream", cat, "a.py", 2),
                                            finding("mps-op-fallback-fixed-upstream", cat, "a.py", 3)};
