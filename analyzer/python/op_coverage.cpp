@@ -103,9 +103,23 @@ bool tensor_valued(TSNode expr, const ModuleFacts& facts, const PythonOpMap& nam
     const std::string q = facts.qualname(fn);
     if (!q.empty()) {
         const std::string tail = q.substr(q.rfind('.') + 1);
-        return q.rfind("torch.", 0) == 0 && names.function(q) && !tail.empty() && std::islower(static_cast<unsigned char>(tail[0]));
+        return q.rfind("torch.", 0) == 0 && (names.function(q) || names.selectors.count(q)) && !tail.empty() &&
+               std::islower(static_cast<unsigned char>(tail[0]));
     }
     return is_type(fn, "attribute") && tensor_valued(field(fn, "object"), facts, names, bindings, depth + 1);
+}
+
+// A call of a name whose op depends on a string argument (F.interpolate's `mode`): the variant the
+// call selects, or none when the argument is not a string literal.
+std::optional<ResolvedCall> resolve_selected(TSNode call, const std::string& q, const PythonOpMap::Selector& s, const ModuleFacts& facts,
+                                             const PythonOpMap& names) {
+    TSNode arg = keyword_argument(call, s.argument, facts);
+    if (ts_node_is_null(arg) && s.position >= 0) arg = positional_argument(call, static_cast<uint32_t>(s.position));
+    const std::optional<std::string> value = ts_node_is_null(arg) ? std::optional<std::string>(s.fallback) : facts.string_value(arg);
+    if (!value) return std::nullopt;
+    const std::string name = PythonOpMap::selected_name(q, s, *value);
+    if (const auto* ops = names.function(name)) return ResolvedCall{name, ops};
+    return std::nullopt;
 }
 
 // A call of a Python name the op map knows: through the file's imports, or a Tensor method whose name
@@ -120,6 +134,7 @@ std::optional<ResolvedCall> resolve_call(TSNode call, const ModuleFacts& facts, 
     const std::string q = facts.qualname(fn);  // "" for `torch.randn(3).mode`: a method of a result
     if (!q.empty() && (facts.is_imported(head_name) || head_name == "torch")) {
         if (q.rfind("torch.", 0) != 0) return std::nullopt;
+        if (auto s = names.selectors.find(q); s != names.selectors.end()) return resolve_selected(call, q, s->second, facts, names);
         if (const auto* ops = names.function(q)) return ResolvedCall{q, ops};
         return std::nullopt;
     }
@@ -137,6 +152,18 @@ std::vector<std::string> fallbacks(const MpsTable& table, const std::vector<std:
     for (const auto& op : ops)
         if (table.lookup(op) == MpsSupport::fallback) out.push_back(op);
     return out;
+}
+
+// What happens on MPS, in PyTorch's own words (../shared/data/pytorch/SOURCES.md, MPSFallback.mm): an op
+// PyTorch registers to the CPU fallback itself always runs on the CPU with the warning; any other raises
+// NotImplementedError unless PYTORCH_ENABLE_MPS_FALLBACK=1 sends it to the CPU with the same warning.
+std::string runtime_behaviour(const MpsTable& table, const std::vector<std::string>& missing) {
+    for (const auto& op : missing)
+        if (table.forced_fallback.count(op))
+            return "PyTorch " + table.torch_version + " registers " + op + " to the CPU fallback, so on MPS it always runs on the CPU ('" +
+                   mps_fallback_warning(op) + "')";
+    return "on MPS it raises '" + mps_not_implemented_error(missing.front()) + "', or with PYTORCH_ENABLE_MPS_FALLBACK=1 runs on the CPU ('" +
+           mps_fallback_warning(missing.front()) + "')";
 }
 
 Match match_at(TSNode node, const Rule& rule) {
@@ -159,7 +186,8 @@ std::unique_ptr<OpTables> load_op_tables(const fs::path& rules_dir, const std::s
 
 std::vector<std::string> fallback_trigger_literals(const OpTables& tables, const Rule& rule) {
     std::set<std::string> out;
-    auto add = [&](const std::string& name, const std::vector<std::string>& ops) {
+    auto add = [&](const std::string& selected, const std::vector<std::string>& ops) {
+        const std::string name = selected.substr(0, selected.find('('));  // "F.interpolate(mode=bicubic)": "interpolate("
         const std::string tail = name.substr(name.rfind('.') + 1);
         if (fallbacks(tables.target, ops).empty() || listed(rule_param(rule, "skip_names"), tail)) return;
         // With the call's parenthesis: "eig(" never matches "weight"; an explicit `torch.Tensor.values(x)`
@@ -196,8 +224,7 @@ void mps_op_support(const AnalysisInput& in, const Rule& rule, std::vector<Match
                       {"torch", t.target.torch_version},
                       {"newest", t.newest.torch_version},
                       {"also", target_is_newest ? std::string() : " (nor in " + t.newest.torch_version + ")"},
-                      {"error", mps_not_implemented_error(missing.front())},
-                      {"warning", mps_fallback_warning(missing.front())}};
+                      {"runtime", runtime_behaviour(t.target, missing)}};
         m.ops = missing;
         out.push_back(std::move(m));
     });
