@@ -14,8 +14,9 @@ namespace mpsport {
 // and becomes source "static+runtime"; the op use names the finding's fingerprint.
 void join_op_evidence(std::vector<Finding>& findings, Evidence& evidence);
 
-// "upgrading from PyTorch 2.6.0 to 2.14.1 removes N of M predicted fallbacks", or "" when the scan
-// targeted the newest version or predicted no fallback.
+// "upgrading from PyTorch 2.6.0 to 2.14.1 removes N of M predicted fallbacks on the training path"
+// (calls in core or optional reach), or "" when the scan targeted the newest version or predicted no
+// fallback there.
 std::string upgrade_what_if(const std::vector<Finding>& findings, const std::string& target_torch);
 
 }  // namespace mpsport

@@ -230,6 +230,18 @@ TEST(OpSupport, MessagesQuoteWhatPyTorchSaysAtRuntime) {
     EXPECT_EQ(by_call["torch.linalg.svd"].find("NotImplementedError"), std::string::npos);
 }
 
+// openai/whisper's `register_buffer("alignment_heads", all_heads.to_sparse())`: one site, one finding (the buffer's).
+TEST(OpSupport, ASparseBufferMadeInlineIsOneFinding) {
+    const std::string code =
+        "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
+        "        self.register_buffer(\"heads\", torch.ones(n, n).to_sparse(), persistent=False)\n";
+    std::vector<std::string> messages;
+    for (const auto& f : mpsport::test::bundled_scanner().scan_text("m.py", mpsport::FileKind::python, code).findings)
+        if (f.rule_id == "mps-sparse-layout") messages.push_back(f.message);
+    ASSERT_EQ(messages.size(), 1u);
+    EXPECT_NE(messages[0].find("a sparse buffer"), std::string::npos) << messages[0];
+}
+
 TEST(OpSupport, UnknownTargetTorchIsABadArgument) {
     EXPECT_THROW(mpsport::Scanner(mpsport::test::bundled_catalogue(), "1.0.0"), std::runtime_error);
 }

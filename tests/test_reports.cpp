@@ -219,14 +219,16 @@ TEST_F(ReportsTest, EveryFormatShowsWhatTheAuditObservedOfAStaticFinding) {
 }
 
 TEST_F(ReportsTest, StaticFallbacksWarnItemFiveWithTheUpgradeWhatIf) {
+    Finding in_tests = finding("mps-op-fallback-fixed-upstream", cat, "tests/test_a.py", 4);
+    in_tests.reach = Reach::tooling;  // not on the training path: not counted
     const std::vector<Finding> findings = {finding("mps-op-fallback", cat), finding("mps-op-fallback-fixed-upstream", cat, "a.py", 2),
-                                           finding("mps-op-fallback-fixed-upstream", cat, "a.py", 3)};
+                                           finding("mps-op-fallback-fixed-upstream", cat, "a.py", 3), in_tests};
     ScanResult scan;
     scan.target_torch = "2.6.0";
     const Assessment a = assess(findings, nullptr, cat, {}, &scan);
     EXPECT_EQ(a.items[4].status, ItemStatus::warn);
     EXPECT_TRUE(a.items[4].predicted);
-    EXPECT_NE(a.items[4].detail.find("upgrading from PyTorch 2.6.0 to 2.14.1 removes 2 of 3 predicted fallbacks"), std::string::npos)
+    EXPECT_NE(a.items[4].detail.find("upgrading from PyTorch 2.6.0 to 2.14.1 removes 2 of 3 predicted fallbacks on the training path"), std::string::npos)
         << a.items[4].detail;
     EXPECT_EQ(a.verdict, Verdict::dual_track);
     EXPECT_EQ(upgrade_what_if(findings, "2.14.1"), "") << "nothing to upgrade to from the newest table";

@@ -356,8 +356,15 @@ std::string sparse_maker(TSNode expr, const ModuleFacts& facts, const Bindings& 
 void mps_sparse_layout(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out) {
     if (!in.op_tables) return;
     const Bindings bindings(in.root, in.facts);
+    const auto own = own_definitions(in.root, in.facts);
+    // `register_buffer("m", x.to_sparse())` is one finding, the buffer's: the calls inside its value are skipped.
+    std::vector<std::pair<uint32_t, uint32_t>> buffer_values;
+    auto inside_buffer_value = [&](TSNode n) {
+        return std::any_of(buffer_values.begin(), buffer_values.end(),
+                           [&](const auto& r) { return ts_node_start_byte(n) >= r.first && ts_node_end_byte(n) <= r.second; });
+    };
     for_each_node(in.root, [&](TSNode call) {
-        if (!is_type(call, "call")) return;
+        if (!is_type(call, "call") || inside_buffer_value(call)) return;
         TSNode fn = field(call, "function");
         const std::string q = in.facts.qualname(fn);
         std::string what, op;
@@ -365,6 +372,7 @@ void mps_sparse_layout(const AnalysisInput& in, const Rule& rule, std::vector<Ma
             TSNode args = field(call, "arguments");
             TSNode value = ts_node_named_child_count(args) > 1 ? ts_node_named_child(args, 1) : TSNode{};
             op = sparse_maker(value, in.facts, bindings, rule);
+            if (!op.empty()) buffer_values.emplace_back(ts_node_start_byte(value), ts_node_end_byte(value));
             what = "a sparse buffer, which moves with model.to(\"mps\")";
         } else if (auto sparse_kw = paired_op(rule, "sparse_keyword_calls", q)) {
             TSNode kw = keyword_argument(call, "sparse", in.facts);
@@ -374,7 +382,8 @@ void mps_sparse_layout(const AnalysisInput& in, const Rule& rule, std::vector<Ma
         } else if (auto made = paired_op(rule, "constructors", q)) {
             op = *made;
             what = "a sparse tensor";
-        } else if (TSNode head = head_identifier(fn); is_type(fn, "attribute") && !ts_node_is_null(head) && !in.facts.is_imported(in.facts.text(head))) {
+        } else if (TSNode head = head_identifier(fn); is_type(fn, "attribute") && !ts_node_is_null(head) && !in.facts.is_imported(in.facts.text(head)) &&
+                   !own.count(in.facts.text(field(fn, "attribute")))) {  // a class of the file's own `def to_sparse_csr(self, ...)`
             if (auto by_method = paired_op(rule, "methods", in.facts.text(field(fn, "attribute")))) {
                 op = *by_method;
                 what = "a sparse tensor";

@@ -30,8 +30,11 @@ def step(x, logits, target, idx, table, cfg):
     pool = nn.AdaptiveAvgPool3d(1)
     # ruleid: mps-op-fallback
     values = torch.mode(x, dim=0)
-    # ruleid: mps-op-fallback
+    # A quantized tensor cannot live on MPS (there is no QuantizedMPS backend): its methods never run there.
+    # ok: mps-op-fallback
     q = x.int_repr()
+    # ok: mps-op-fallback
+    deq = x.dequantize() if x.is_quantized else x
     scores = torch.softmax(logits, dim=-1)
     # ruleid: mps-op-fallback
     top = scores.take(idx)
@@ -55,7 +58,7 @@ def step(x, logits, target, idx, table, cfg):
     soft = F.softmax(logits, dim=-1)
     # ok: mps-op-fallback
     pool2 = nn.AdaptiveAvgPool2d(1)
-    return picked, loss, loss2, spectrum, spectrum2, pool, values, q, top, most, common, first, entry, reg, own, vals, sym, soft, pool2
+    return picked, loss, loss2, spectrum, spectrum2, pool, values, q, deq, top, most, common, first, entry, reg, own, vals, sym, soft, pool2
 
 
 class Model(nn.Module):
