@@ -147,6 +147,28 @@ std::optional<ResolvedCall> resolve_call(TSNode call, const ModuleFacts& facts, 
     return std::nullopt;
 }
 
+// `x.cpu()` or `x.to("cpu")`: the lab moved the tensor to the CPU on purpose (torch_geometric's
+// `torch.linalg.qr(mat.cpu())`), so the op runs there whatever the model's device.
+bool moved_to_cpu(TSNode expr, const ModuleFacts& facts) {
+    if (!is_type(expr, "call")) return false;
+    TSNode fn = field(expr, "function");
+    if (!is_type(fn, "attribute")) return false;
+    const std::string_view method = facts.text(field(fn, "attribute"));
+    if (method == "cpu") return true;
+    if (method != "to") return false;
+    TSNode device = positional_argument(expr, 0);
+    if (ts_node_is_null(device)) device = keyword_argument(expr, "device", facts);
+    const auto value = ts_node_is_null(device) ? std::nullopt : facts.string_value(device);
+    return value && *value == "cpu";
+}
+
+// The tensor a call works on: a method's receiver, or a function's first positional argument.
+TSNode operand(TSNode call, const std::string& resolved_name) {
+    TSNode fn = field(call, "function");
+    if (resolved_name.rfind("Tensor.", 0) == 0 && is_type(fn, "attribute")) return field(fn, "object");
+    return positional_argument(call, 0);
+}
+
 std::vector<std::string> fallbacks(const MpsTable& table, const std::vector<std::string>& ops) {
     std::vector<std::string> out;
     for (const auto& op : ops)
@@ -214,6 +236,7 @@ void mps_op_support(const AnalysisInput& in, const Rule& rule, std::vector<Match
         if (!is_type(call, "call")) return;
         const auto resolved = resolve_call(call, in.facts, t.names, own, bindings);
         if (!resolved || listed(rule_param(rule, "skip_names"), resolved->name.substr(resolved->name.rfind('.') + 1))) return;
+        if (moved_to_cpu(operand(call, resolved->name), in.facts)) return;
         const std::vector<std::string> missing = fallbacks(t.target, *resolved->ops);
         if (missing.empty()) return;
         const bool fixed_in_newest = !target_is_newest && fallbacks(t.newest, missing).empty();
