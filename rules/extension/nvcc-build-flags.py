@@ -23,6 +23,8 @@ uses_named_list = {"nvcc": NVCC_FLAGS}
 # ok: nvcc-build-flags
 nvcc_path = os.environ.get("NVCC", "nvcc")
 # ok: nvcc-build-flags
+extra["nvcc"] = []
+# ok: nvcc-build-flags
 # extra_compile_args={"nvcc": ["-O3"]}   (commented out)
 
 setup(name="lab_ops", ext_modules=[ext, cpu], cmdclass={"build_ext": BuildExtension})
