@@ -7,6 +7,14 @@ find_package(CUDAToolkit REQUIRED)
 enable_language(CUDA)
 # ruleid: cmake-cuda-build
 cuda_add_library(legacy_ops src/legacy.cu)
+project(
+	lab_kernels
+	VERSION 1.0
+	# ruleid: cmake-cuda-build
+	LANGUAGES CXX CUDA
+)
+# ruleid: cmake-cuda-build
+FIND_PACKAGE(CUDA 11.0 REQUIRED)
 # ok: cmake-cuda-build
 include(CheckLanguage)
 # ok: cmake-cuda-build
