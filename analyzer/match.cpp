@@ -1,6 +1,28 @@
 #include "analyzer/match.hpp"
 
+#include <cctype>
+
 namespace mpsport {
+
+namespace {
+
+// A message is one line: a capture that spans lines (a multi-line call, a list of flags) has each line
+// break, with the indentation around it, folded into one space.
+void append_on_one_line(std::string& out, const std::string& text) {
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] != '\n' && text[i] != '\r') {
+            out.push_back(text[i]);
+            continue;
+        }
+        while (!out.empty() && (out.back() == ' ' || out.back() == '\t')) out.pop_back();
+        while (i + 1 < text.size() && std::isspace(static_cast<unsigned char>(text[i + 1]))) ++i;
+        const bool after_open = !out.empty() && (out.back() == '(' || out.back() == '[' || out.back() == '{');
+        const bool before_close = i + 1 < text.size() && (text[i + 1] == ')' || text[i + 1] == ']' || text[i + 1] == '}');
+        if (!out.empty() && !after_open && !before_close) out.push_back(' ');
+    }
+}
+
+}  // namespace
 
 std::string expand_message(const std::string& templ, const std::map<std::string, std::string>& captures) {
     std::string out;
@@ -11,7 +33,7 @@ std::string expand_message(const std::string& templ, const std::map<std::string,
             if (close != std::string::npos) {
                 auto it = captures.find(templ.substr(i + 1, close - i - 1));
                 if (it != captures.end()) {
-                    out += it->second;
+                    append_on_one_line(out, it->second);
                     i = close;
                     continue;
                 }

@@ -27,7 +27,24 @@ struct BaseOp {
 struct HandNames {
     std::map<std::string, std::vector<std::string>> modules, functions, kernels, backward;
     std::vector<std::string> common_method_names;
+    std::map<std::string, PythonOpMap::Selector> selectors;
+    std::map<std::string, std::map<std::string, std::vector<std::string>>> selected;  // name -> value -> ops
 };
+
+// by_argument: name -> {argument: {name, position, default}, ops: {value: [op, ...]}}
+void read_selectors(const YAML::Node& doc, const fs::path& path, HandNames& h) {
+    const YAML::Node n = doc["by_argument"];
+    if (!n) return;
+    if (!n.IsMap()) throw std::runtime_error(path.generic_string() + ": `by_argument` must map names to {argument, ops}");
+    for (const auto& kv : n) {
+        const std::string name = kv.first.as<std::string>();
+        const YAML::Node arg = kv.second["argument"];
+        if (!arg || !kv.second["ops"] || !kv.second["ops"].IsMap())
+            throw std::runtime_error(path.generic_string() + ": by_argument." + name + " needs `argument` and an `ops` map");
+        h.selectors[name] = {arg["name"].as<std::string>(), arg["position"].as<int>(), arg["default"].as<std::string>()};
+        for (const auto& v : kv.second["ops"]) h.selected[name][v.first.as<std::string>()] = v.second.as<std::vector<std::string>>();
+    }
+}
 
 YAML::Node load_yaml(const fs::path& path) {
     try {
@@ -55,6 +72,7 @@ HandNames read_hand_names(const fs::path& path) {
         h.kernels = name_lists(doc, "kernels", path);
         h.backward = name_lists(doc, "backward", path);
         if (doc["common_method_names"]) h.common_method_names = doc["common_method_names"].as<std::vector<std::string>>();
+        read_selectors(doc, path, h);
     } catch (const YAML::Exception& e) {
         throw std::runtime_error(path.generic_string() + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
     }
@@ -178,13 +196,19 @@ PythonOpMap generate_python_op_map(const fs::path& native_functions, const fs::p
         if (!common.count(op)) merge(map.methods[op], ops);
     }
     // Hand-kept names name ops of the newest yaml; an op an older yaml lacks is left out of its map.
+    auto hand_kept = [&](const std::string& name, const std::vector<std::string>& ops) {
+        std::vector<std::string> reached;
+        for (const auto& op : ops)
+            if (bases.count(op)) merge(reached, reach.of(op));
+        if (!reached.empty()) map.functions[name] = reached;
+    };
     for (const auto* table : {&hand.modules, &hand.functions})
-        for (const auto& [name, ops] : *table) {
-            std::vector<std::string> reached;
-            for (const auto& op : ops)
-                if (bases.count(op)) merge(reached, reach.of(op));
-            if (!reached.empty()) map.functions[name] = reached;
-        }
+        for (const auto& [name, ops] : *table) hand_kept(name, ops);
+    for (const auto& [name, selector] : hand.selectors) {
+        map.selectors[name] = selector;
+        map.functions.erase(name);  // only its selected variants name ops
+        for (const auto& [value, ops] : hand.selected.at(name)) hand_kept(PythonOpMap::selected_name(name, selector, value), ops);
+    }
     return map;
 }
 

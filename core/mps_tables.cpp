@@ -161,6 +161,10 @@ const std::vector<std::string>* PythonOpMap::method(std::string_view name) const
     return it == methods.end() ? nullptr : &it->second;
 }
 
+std::string PythonOpMap::selected_name(std::string_view name, const Selector& s, std::string_view value) {
+    return std::string(name) + "(" + s.argument + "=" + std::string(value) + ")";
+}
+
 std::string python_op_map_to_json(const PythonOpMap& m) {
     nlohmann::ordered_json functions = nlohmann::ordered_json::object();
     for (const auto& [k, v] : m.functions) functions[k] = v;
@@ -171,6 +175,9 @@ std::string python_op_map_to_json(const PythonOpMap& m) {
     j["torch"] = m.torch_version;
     j["generated_by"] = "mpsport tables (from native_functions.yaml and rules/mps/python-names.yaml)";
     j["common_method_names"] = m.common_method_names;
+    nlohmann::ordered_json selectors = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : m.selectors) selectors[k] = {{"argument", v.argument}, {"position", v.position}, {"default", v.fallback}};
+    j["selectors"] = selectors;
     j["functions"] = functions;
     j["methods"] = methods;
     return j.dump(1) + "\n";
@@ -183,6 +190,8 @@ PythonOpMap python_op_map_from_json(const std::string& text, const std::string& 
         if (j.at("schema") != "mpsport.python-ops/1") throw std::runtime_error("unknown schema");
         m.torch_version = j.at("torch").get<std::string>();
         m.common_method_names = j.at("common_method_names").get<std::vector<std::string>>();
+        for (const auto& [k, v] : j.at("selectors").items())
+            m.selectors[k] = {v.at("argument").get<std::string>(), v.at("position").get<int>(), v.at("default").get<std::string>()};
         for (const auto& [k, v] : j.at("functions").items()) m.functions[k] = v.get<std::vector<std::string>>();
         for (const auto& [k, v] : j.at("methods").items()) m.methods[k] = v.get<std::vector<std::string>>();
     } catch (const std::exception& e) {

@@ -67,8 +67,18 @@ struct PythonOpMap {
     std::map<std::string, std::vector<std::string>, std::less<>> methods;
     // Method names never reported on an unknown receiver (`.take()` of a dict, `self.mode()`).
     std::vector<std::string> common_method_names;
+    // Python names whose op depends on a string argument (F.interpolate's `mode`). Their ops are in
+    // `functions` under "<name>(<argument>=<value>)", e.g. "torch.nn.functional.interpolate(mode=bicubic)".
+    struct Selector {
+        std::string argument;  // keyword name
+        int position = -1;     // index among positional arguments
+        std::string fallback;  // the value when the call does not give it
+    };
+    std::map<std::string, Selector, std::less<>> selectors;
 
     const std::vector<std::string>* function(std::string_view qualname) const;
+    // "<name>(<argument>=<value>)": the key of one selected variant in `functions`.
+    static std::string selected_name(std::string_view name, const Selector& s, std::string_view value);
     const std::vector<std::string>* method(std::string_view name) const;
 };
 

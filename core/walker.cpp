@@ -245,6 +245,7 @@ std::string_view to_string(FileKind kind) {
         case FileKind::cuda: return "cuda";
         case FileKind::cpp: return "cpp";
         case FileKind::makefile: return "makefile";
+        case FileKind::cmake: return "cmake";
         case FileKind::markdown: return "markdown";
         case FileKind::checkpoint: return "checkpoint";
         case FileKind::config: return "config";
@@ -255,7 +256,7 @@ std::string_view to_string(FileKind kind) {
 std::optional<FileKind> parse_file_kind(std::string_view name) {
     for (FileKind k : {FileKind::python, FileKind::notebook, FileKind::requirements, FileKind::pyproject, FileKind::conda_env,
                        FileKind::setup_cfg, FileKind::setup_py, FileKind::dockerfile, FileKind::shell, FileKind::makefile,
-                       FileKind::markdown, FileKind::cuda, FileKind::cpp, FileKind::checkpoint, FileKind::config})
+                       FileKind::cmake, FileKind::markdown, FileKind::cuda, FileKind::cpp, FileKind::checkpoint, FileKind::config})
         if (to_string(k) == name) return k;
     return std::nullopt;
 }
@@ -280,6 +281,7 @@ bool classify_file(std::string_view rel, FileKind& kind) {
         return kind = FileKind::shell, true;
     if (ends_with(name, ".cu") || ends_with(name, ".cuh")) return kind = FileKind::cuda, true;
     if (name == "Makefile" || name == "makefile" || name == "GNUmakefile" || ends_with(name, ".mk")) return kind = FileKind::makefile, true;
+    if (name == "CMakeLists.txt" || ends_with(name, ".cmake")) return kind = FileKind::cmake, true;
     // READMEs and docs name how a repository is run (`python train.py config/…`): entry points only.
     if (ends_with(name, ".md") || ends_with(name, ".rst")) return kind = FileKind::markdown, true;
     if (ends_with(name, ".cpp") || ends_with(name, ".cc") || ends_with(name, ".cxx") || ends_with(name, ".hpp") || ends_with(name, ".h"))

@@ -12,7 +12,7 @@ namespace mpsport {
 
 // setup_py is never produced by the walker (setup.py is python to it): it is the kind the manifest
 // rules read setup.py as (see manifests::manifest_kind).
-enum class FileKind { python, notebook, requirements, pyproject, conda_env, setup_cfg, setup_py, dockerfile, shell, makefile, markdown, cuda, cpp, checkpoint, config };
+enum class FileKind { python, notebook, requirements, pyproject, conda_env, setup_cfg, setup_py, dockerfile, shell, makefile, markdown, cuda, cpp, checkpoint, config, cmake };
 
 std::string_view to_string(FileKind kind);
 std::optional<FileKind> parse_file_kind(std::string_view name);

@@ -19,8 +19,9 @@ void join_op_evidence(std::vector<Finding>& findings, Evidence& evidence);
 // New findings get fingerprints; the findings are sorted again.
 void join_remap_evidence(std::vector<Finding>& findings, Evidence& evidence);
 
-// "upgrading from PyTorch 2.6.0 to 2.14.1 removes N of M predicted fallbacks", or "" when the scan
-// targeted the newest version or predicted no fallback.
+// "upgrading from PyTorch 2.6.0 to 2.14.1 removes N of M predicted fallbacks on the training path"
+// (calls in core or optional reach), or "" when the scan targeted the newest version or predicted no
+// fallback there.
 std::string upgrade_what_if(const std::vector<Finding>& findings, const std::string& target_torch);
 
 }  // namespace mpsport

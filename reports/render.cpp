@@ -218,14 +218,17 @@ std::string render_sarif(const Report& r) {
                                  {"region", {{"startLine", l.line}, {"endLine", std::max(l.line, l.end_line)}}}}}});
         }
         if (!related.empty()) result["relatedLocations"] = related;
-        json props = {{"reach", to_string(f.reach)}, {"verdict_impact", to_string(f.impact)}};
+        json props = {{"reach", to_string(f.reach)}, {"verdict_impact", to_string(f.impact)}, {"source", f.source}};
         if (!f.chain.empty()) props["chain"] = f.chain;
+        if (!f.ops.empty()) props["ops"] = f.ops;
+        if (!f.observed.empty()) props["observed"] = f.observed;
         if (f.location.cell > 0) props["notebook_cell"] = f.location.cell;
         result["properties"] = props;
         results.push_back(std::move(result));
     }
     json run = {{"tool", {{"driver", {{"name", "mpsport"}, {"version", r.tool_version}, {"rules", rules}}}}}, {"results", results}};
     if (r.assessment) run["properties"] = assessment_json(*r.assessment);
+    if (r.evidence) run["properties"]["runtime"] = evidence_json(*r.evidence);
     json j = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"}, {"version", "2.1.0"}, {"runs", json::array({run})}};
     return j.dump(2) + "\n";
 }
@@ -358,6 +361,7 @@ std::string render_md(const Report& r) {
         for (const auto& f : r.scan.findings) {
             std::string message = f.message + (f.note.empty() ? "" : " (" + f.note + ")");
             for (const auto& rel : f.related) message += "; " + related_text(rel);
+            for (const auto& seen : f.observed) message += "; observed: " + seen;
             out += fmt::format("| `{}` | {} | {} | `{}` | {} | {} |\n", location_text(f.location), to_string(f.severity), md_escape(reach_text(f)),
                                f.rule_id, md_escape(message), md_escape(f.fix));
         }
@@ -413,6 +417,15 @@ std::string render_html(const Report& r) {
                                html_escape(i.title), to_string(i.status), i.predicted ? " (predicted)" : "", html_escape(i.detail));
         out += "</table>\n";
     }
+    if (r.evidence && !r.evidence->ops.empty()) {
+        out += fmt::format("<h2>Ops of the audited step that need attention on MPS (PyTorch {}{})</h2>\n<table><tr><th>Op</th><th>MPS</th>"
+                           "<th>Phase</th><th>Count</th><th>Dtypes</th><th>First frame</th></tr>\n",
+                           html_escape(r.evidence->target_torch), r.evidence->predicted ? ", predicted" : "");
+        for (const auto& op : r.evidence->ops)
+            out += fmt::format("<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td></tr>\n", html_escape(op.op),
+                               html_escape(op.mps_status), html_escape(op.phase), op.count, html_escape(op.dtypes), html_escape(op.first_frame));
+        out += "</table>\n";
+    }
     if (r.evidence) {
         const std::string runtime = runtime_sections_html(*r.evidence);
         if (!runtime.empty()) out += "<h2>Runtime</h2>\n" + runtime;
@@ -422,6 +435,7 @@ std::string render_html(const Report& r) {
     for (const auto& f : r.scan.findings) {
         std::string related;
         for (const auto& rel : f.related) related += "<br><small>" + html_escape(related_text(rel)) + "</small>";
+        for (const auto& seen : f.observed) related += "<br><small>observed: " + html_escape(seen) + "</small>";
         out += fmt::format("<tr><td><code>{}</code></td><td class=\"{}\">{}</td><td>{}</td><td><code>{}</code></td><td>{}<br><code>{}</code>{}</td><td>{}</td></tr>\n",
                            html_escape(location_text(f.location)), to_string(f.severity), to_string(f.severity), html_escape(reach_text(f)), f.rule_id,
                            html_escape(f.message), html_escape(f.snippet), related, html_escape(f.fix));

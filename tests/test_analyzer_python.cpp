@@ -2,6 +2,7 @@
 // notebooks, suppressions, broken source.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "analyzer/python/regions.hpp"
@@ -201,8 +202,44 @@ TEST(OpSupport, FixedUpstreamOpsAreReportedOnlyForTheOlderTarget) {
         if (f.rule_id == "mps-op-fallback-fixed-upstream") old_lines.insert(f.location.line);
     for (const auto& f : mpsport::test::bundled_scanner().scan_text("f.py", mpsport::FileKind::python, fixture).findings)
         if (f.rule_id.rfind("mps-op-", 0) == 0 && f.location.line != 18) new_lines.insert(f.location.line);  // 18: torch.take
-    EXPECT_EQ(old_lines, (std::set<int>{10, 12, 14, 16}));
-    EXPECT_TRUE(new_lines.empty()) << "2.14.1 has MPS kernels for avg_pool3d, max_pool3d, nanmedian, linalg_qr";
+    EXPECT_EQ(old_lines, (std::set<int>{10, 12, 14, 16, 23, 25, 27, 29}));
+    EXPECT_TRUE(new_lines.empty()) << "2.14.1 has MPS kernels for avg_pool3d, max_pool3d, nanmedian, linalg_qr, upsample_trilinear3d";
+}
+
+// The message quotes PyTorch's runtime text (../shared/data/pytorch/SOURCES.md): NotImplementedError
+// without PYTORCH_ENABLE_MPS_FALLBACK, the fallback warning with it; an op PyTorch itself registers to
+// the CPU fallback (2.6.0's MPSFallback.mm: linalg_svd, col2im, ...) always runs on the CPU.
+TEST(OpSupport, MessagesQuoteWhatPyTorchSaysAtRuntime) {
+    const std::string code = "import torch\n\ndef f(x, i):\n    return torch.take(x, i), torch.linalg.svd(x)\n";
+    const mpsport::Scanner old_scanner(mpsport::test::bundled_catalogue(), "2.6.0");
+    std::map<std::string, std::string> by_call;
+    for (const auto& f : old_scanner.scan_text("f.py", mpsport::FileKind::python, code).findings)
+        by_call[f.message.substr(0, f.message.find(' '))] = f.message;
+    ASSERT_EQ(by_call.count("torch.take"), 1u);
+    EXPECT_NE(by_call["torch.take"].find("on MPS it raises 'NotImplementedError: The operator 'aten::take' is not currently implemented "
+                                         "for the MPS device.', or with PYTORCH_ENABLE_MPS_FALLBACK=1 runs on the CPU ('The operator "
+                                         "'aten::take' is not currently supported on the MPS backend and will fall back to run on the "
+                                         "CPU. This may have performance implications.')"),
+              std::string::npos)
+        << by_call["torch.take"];
+    ASSERT_EQ(by_call.count("torch.linalg.svd"), 1u);
+    EXPECT_NE(by_call["torch.linalg.svd"].find("PyTorch 2.6.0 registers aten::linalg_svd to the CPU fallback, so on MPS it always runs on "
+                                               "the CPU ('The operator 'aten::linalg_svd' is not currently supported"),
+              std::string::npos)
+        << by_call["torch.linalg.svd"];
+    EXPECT_EQ(by_call["torch.linalg.svd"].find("NotImplementedError"), std::string::npos);
+}
+
+// openai/whisper's `register_buffer("alignment_heads", all_heads.to_sparse())`: one site, one finding (the buffer's).
+TEST(OpSupport, ASparseBufferMadeInlineIsOneFinding) {
+    const std::string code =
+        "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
+        "        self.register_buffer(\"heads\", torch.ones(n, n).to_sparse(), persistent=False)\n";
+    std::vector<std::string> messages;
+    for (const auto& f : mpsport::test::bundled_scanner().scan_text("m.py", mpsport::FileKind::python, code).findings)
+        if (f.rule_id == "mps-sparse-layout") messages.push_back(f.message);
+    ASSERT_EQ(messages.size(), 1u);
+    EXPECT_NE(messages[0].find("a sparse buffer"), std::string::npos) << messages[0];
 }
 
 TEST(OpSupport, UnknownTargetTorchIsABadArgument) {

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "analyzer/match.hpp"
 #include "analyzer/scan_cache.hpp"
 #include "analyzer/scanner.hpp"
 #include "core/paths.hpp"
@@ -226,4 +227,18 @@ TEST(ScanCacheFile, CorruptOrForeignCacheLoadsEmpty) {
     EXPECT_EQ(back.find("a.py")->outcome.findings.at(0).note, "n");
     EXPECT_EQ(ScanCache::load(d.path(), 43).size(), 0u) << "another rules digest or version: cold";
 }
+}  // namespace
+
+namespace {
+
+// A message is one line even when what it quotes spans several (apex's setup.py nvcc lists).
+TEST(Messages, MultiLineCapturesAreFoldedOntoOneLine) {
+    const std::string flags = "[\n                    \"-O3\",\n                    \"--use_fast_math\",\n                ]";
+    EXPECT_EQ(mpsport::expand_message("nvcc flags {finding}: only CUDA", {{"finding", flags}}),
+              "nvcc flags [\"-O3\", \"--use_fast_math\",]: only CUDA");
+    EXPECT_EQ(mpsport::expand_message("`{finding}`", {{"finding", "CUDAExtension(\n    \"ops\",\n    [\"a.cu\"]\n)"}}),
+              "`CUDAExtension(\"ops\", [\"a.cu\"])`");
+    EXPECT_EQ(mpsport::expand_message("{a} and {b}", {{"a", "x  y"}}), "x  y and {b}") << "single-line text and unknown names are kept";
+}
+
 }  // namespace

@@ -2,6 +2,8 @@
 // and the generator reads those files the way SOURCES.md describes.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "auditor/mps_tables.hpp"
 #include "core/paths.hpp"
 #include "test_support.hpp"
@@ -134,6 +136,26 @@ TEST(PythonOpMaps, CountOfFallbackOpsReachableFromPython) {
     EXPECT_TRUE(reached.count("aten::take") && reached.count("aten::linalg_eig") && reached.count("aten::_adaptive_avg_pool3d"));
     EXPECT_GT(reached.size(), 100u);
     EXPECT_LT(reached.size(), fallback.size()) << "backend-internal ops (mkldnn_*, slow_conv*) have no Python name";
+}
+
+}  // namespace
+
+namespace {
+
+// The hand-kept names whose op is not their own name, checked against a real PyTorch (torch 1.13 in CI,
+// /usr/bin/python3): every op the committed map names for them runs when they are called.
+TEST(PythonOpMap, HandKeptWrappersRunTheOpsTheMapNames) {
+    const auto run = test::run_command("/usr/bin/python3 " + (test::source_dir() / "tests" / "op_map_probe.py").string());
+    ASSERT_EQ(run.exit_code, 0) << "tests/op_map_probe.py failed; its output: " << run.output;
+    const auto seen = nlohmann::json::parse(run.output);
+    const PythonOpMap map = load_python_op_map(test::rules_dir(), kDefaultTargetTorch);
+    ASSERT_GE(seen.size(), 15u);
+    for (const auto& [name, ops] : seen.items()) {
+        const auto* mapped = map.function(name);
+        ASSERT_TRUE(mapped) << name << " is not in the op map";
+        const auto ran = ops.get<std::set<std::string>>();
+        for (const auto& op : *mapped) EXPECT_TRUE(ran.count(op)) << name << ": the map names " << op << ", which PyTorch did not run";
+    }
 }
 
 }  // namespace

@@ -93,6 +93,10 @@ TEST(ClassifyFile, KnowsManifestsAndScripts) {
     EXPECT_EQ(k, FileKind::conda_env);
     ASSERT_TRUE(classify_file("jobs/train.sbatch", k));
     EXPECT_EQ(k, FileKind::shell);
+    ASSERT_TRUE(classify_file("csrc/CMakeLists.txt", k));
+    EXPECT_EQ(k, FileKind::cmake);
+    ASSERT_TRUE(classify_file("cmake/FindCUDNN.cmake", k));
+    EXPECT_EQ(k, FileKind::cmake);
     EXPECT_FALSE(classify_file("data/train.csv", k));
 }
 

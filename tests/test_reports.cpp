@@ -192,15 +192,43 @@ TEST_F(ReportsTest, StaticAndRuntimeObservationsOfOneOpAtOneFrameAreOneFinding) 
     EXPECT_EQ(ev.ops[3].finding, "");
 }
 
+TEST_F(ReportsTest, EveryFormatShowsWhatTheAuditObservedOfAStaticFinding) {
+    Finding take = finding("mps-op-fallback", cat, "train/step.py", 14);
+    take.ops = {"aten::take"};
+    take.fingerprint = "take-fp";
+    ScanResult scan;
+    scan.findings = {take};
+    Evidence ev;
+    ev.target_torch = "2.14.1";
+    ev.ops = {{"aten::take", "forward", "cpu", "float32,int64", 3, "step.py:14", "fallback", "", ""}};
+    join_op_evidence(scan.findings, ev);
+    ASSERT_EQ(scan.findings[0].observed.size(), 1u);
+    const std::string seen = scan.findings[0].observed[0];
+    const Report r{scan, cat, nullptr, &ev, "0"};
+    const auto sarif = nlohmann::json::parse(render(r, Format::sarif));
+    const auto& props = sarif["runs"][0]["results"][0]["properties"];
+    EXPECT_EQ(props["source"], "static+runtime");
+    EXPECT_EQ(props["observed"][0], seen);
+    EXPECT_EQ(props["ops"][0], "aten::take");
+    EXPECT_EQ(sarif["runs"][0]["properties"]["runtime"]["ops_needing_attention"][0]["finding"], "take-fp");
+    EXPECT_NE(render(r, Format::md).find("; observed: " + seen), std::string::npos);
+    const std::string html = render(r, Format::html);
+    EXPECT_NE(html.find("observed: " + seen), std::string::npos);
+    EXPECT_NE(html.find("<td><code>aten::take</code></td><td>fallback</td>"), std::string::npos) << "the audited ops table";
+    EXPECT_NE(render(r, Format::text).find("observed: " + seen), std::string::npos);
+}
+
 TEST_F(ReportsTest, StaticFallbacksWarnItemFiveWithTheUpgradeWhatIf) {
+    Finding in_tests = finding("mps-op-fallback-fixed-upstream", cat, "tests/test_a.py", 4);
+    in_tests.reach = Reach::tooling;  // not on the training path: not counted
     const std::vector<Finding> findings = {finding("mps-op-fallback", cat), finding("mps-op-fallback-fixed-upstream", cat, "a.py", 2),
-                                           finding("mps-op-fallback-fixed-upstream", cat, "a.py", 3)};
+                                           finding("mps-op-fallback-fixed-upstream", cat, "a.py", 3), in_tests};
     ScanResult scan;
     scan.target_torch = "2.6.0";
     const Assessment a = assess(findings, nullptr, cat, {}, &scan);
     EXPECT_EQ(a.items[4].status, ItemStatus::warn);
     EXPECT_TRUE(a.items[4].predicted);
-    EXPECT_NE(a.items[4].detail.find("upgrading from PyTorch 2.6.0 to 2.14.1 removes 2 of 3 predicted fallbacks"), std::string::npos)
+    EXPECT_NE(a.items[4].detail.find("upgrading from PyTorch 2.6.0 to 2.14.1 removes 2 of 3 predicted fallbacks on the training path"), std::string::npos)
         << a.items[4].detail;
     EXPECT_EQ(a.verdict, Verdict::dual_track);
     EXPECT_EQ(upgrade_what_if(findings, "2.14.1"), "") << "nothing to upgrade to from the newest table";

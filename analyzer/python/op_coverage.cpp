@@ -103,9 +103,23 @@ bool tensor_valued(TSNode expr, const ModuleFacts& facts, const PythonOpMap& nam
     const std::string q = facts.qualname(fn);
     if (!q.empty()) {
         const std::string tail = q.substr(q.rfind('.') + 1);
-        return q.rfind("torch.", 0) == 0 && names.function(q) && !tail.empty() && std::islower(static_cast<unsigned char>(tail[0]));
+        return q.rfind("torch.", 0) == 0 && (names.function(q) || names.selectors.count(q)) && !tail.empty() &&
+               std::islower(static_cast<unsigned char>(tail[0]));
     }
     return is_type(fn, "attribute") && tensor_valued(field(fn, "object"), facts, names, bindings, depth + 1);
+}
+
+// A call of a name whose op depends on a string argument (F.interpolate's `mode`): the variant the
+// call selects, or none when the argument is not a string literal.
+std::optional<ResolvedCall> resolve_selected(TSNode call, const std::string& q, const PythonOpMap::Selector& s, const ModuleFacts& facts,
+                                             const PythonOpMap& names) {
+    TSNode arg = keyword_argument(call, s.argument, facts);
+    if (ts_node_is_null(arg) && s.position >= 0) arg = positional_argument(call, static_cast<uint32_t>(s.position));
+    const std::optional<std::string> value = ts_node_is_null(arg) ? std::optional<std::string>(s.fallback) : facts.string_value(arg);
+    if (!value) return std::nullopt;
+    const std::string name = PythonOpMap::selected_name(q, s, *value);
+    if (const auto* ops = names.function(name)) return ResolvedCall{name, ops};
+    return std::nullopt;
 }
 
 // A call of a Python name the op map knows: through the file's imports, or a Tensor method whose name
@@ -120,6 +134,7 @@ std::optional<ResolvedCall> resolve_call(TSNode call, const ModuleFacts& facts, 
     const std::string q = facts.qualname(fn);  // "" for `torch.randn(3).mode`: a method of a result
     if (!q.empty() && (facts.is_imported(head_name) || head_name == "torch")) {
         if (q.rfind("torch.", 0) != 0) return std::nullopt;
+        if (auto s = names.selectors.find(q); s != names.selectors.end()) return resolve_selected(call, q, s->second, facts, names);
         if (const auto* ops = names.function(q)) return ResolvedCall{q, ops};
         return std::nullopt;
     }
@@ -132,11 +147,45 @@ std::optional<ResolvedCall> resolve_call(TSNode call, const ModuleFacts& facts, 
     return std::nullopt;
 }
 
+// `x.cpu()` or `x.to("cpu")`: the lab moved the tensor to the CPU on purpose (torch_geometric's
+// `torch.linalg.qr(mat.cpu())`), so the op runs there whatever the model's device.
+bool moved_to_cpu(TSNode expr, const ModuleFacts& facts) {
+    if (!is_type(expr, "call")) return false;
+    TSNode fn = field(expr, "function");
+    if (!is_type(fn, "attribute")) return false;
+    const std::string_view method = facts.text(field(fn, "attribute"));
+    if (method == "cpu") return true;
+    if (method != "to") return false;
+    TSNode device = positional_argument(expr, 0);
+    if (ts_node_is_null(device)) device = keyword_argument(expr, "device", facts);
+    const auto value = ts_node_is_null(device) ? std::nullopt : facts.string_value(device);
+    return value && *value == "cpu";
+}
+
+// The tensor a call works on: a method's receiver, or a function's first positional argument.
+TSNode operand(TSNode call, const std::string& resolved_name) {
+    TSNode fn = field(call, "function");
+    if (resolved_name.rfind("Tensor.", 0) == 0 && is_type(fn, "attribute")) return field(fn, "object");
+    return positional_argument(call, 0);
+}
+
 std::vector<std::string> fallbacks(const MpsTable& table, const std::vector<std::string>& ops) {
     std::vector<std::string> out;
     for (const auto& op : ops)
         if (table.lookup(op) == MpsSupport::fallback) out.push_back(op);
     return out;
+}
+
+// What happens on MPS, in PyTorch's own words (../shared/data/pytorch/SOURCES.md, MPSFallback.mm): an op
+// PyTorch registers to the CPU fallback itself always runs on the CPU with the warning; any other raises
+// NotImplementedError unless PYTORCH_ENABLE_MPS_FALLBACK=1 sends it to the CPU with the same warning.
+std::string runtime_behaviour(const MpsTable& table, const std::vector<std::string>& missing) {
+    for (const auto& op : missing)
+        if (table.forced_fallback.count(op))
+            return "PyTorch " + table.torch_version + " registers " + op + " to the CPU fallback, so on MPS it always runs on the CPU ('" +
+                   mps_fallback_warning(op) + "')";
+    return "on MPS it raises '" + mps_not_implemented_error(missing.front()) + "', or with PYTORCH_ENABLE_MPS_FALLBACK=1 runs on the CPU ('" +
+           mps_fallback_warning(missing.front()) + "')";
 }
 
 Match match_at(TSNode node, const Rule& rule) {
@@ -159,7 +208,8 @@ std::unique_ptr<OpTables> load_op_tables(const fs::path& rules_dir, const std::s
 
 std::vector<std::string> fallback_trigger_literals(const OpTables& tables, const Rule& rule) {
     std::set<std::string> out;
-    auto add = [&](const std::string& name, const std::vector<std::string>& ops) {
+    auto add = [&](const std::string& selected, const std::vector<std::string>& ops) {
+        const std::string name = selected.substr(0, selected.find('('));  // "F.interpolate(mode=bicubic)": "interpolate("
         const std::string tail = name.substr(name.rfind('.') + 1);
         if (fallbacks(tables.target, ops).empty() || listed(rule_param(rule, "skip_names"), tail)) return;
         // With the call's parenthesis: "eig(" never matches "weight"; an explicit `torch.Tensor.values(x)`
@@ -186,6 +236,7 @@ void mps_op_support(const AnalysisInput& in, const Rule& rule, std::vector<Match
         if (!is_type(call, "call")) return;
         const auto resolved = resolve_call(call, in.facts, t.names, own, bindings);
         if (!resolved || listed(rule_param(rule, "skip_names"), resolved->name.substr(resolved->name.rfind('.') + 1))) return;
+        if (moved_to_cpu(operand(call, resolved->name), in.facts)) return;
         const std::vector<std::string> missing = fallbacks(t.target, *resolved->ops);
         if (missing.empty()) return;
         const bool fixed_in_newest = !target_is_newest && fallbacks(t.newest, missing).empty();
@@ -196,8 +247,7 @@ void mps_op_support(const AnalysisInput& in, const Rule& rule, std::vector<Match
                       {"torch", t.target.torch_version},
                       {"newest", t.newest.torch_version},
                       {"also", target_is_newest ? std::string() : " (nor in " + t.newest.torch_version + ")"},
-                      {"error", mps_not_implemented_error(missing.front())},
-                      {"warning", mps_fallback_warning(missing.front())}};
+                      {"runtime", runtime_behaviour(t.target, missing)}};
         m.ops = missing;
         out.push_back(std::move(m));
     });
@@ -329,8 +379,15 @@ std::string sparse_maker(TSNode expr, const ModuleFacts& facts, const Bindings& 
 void mps_sparse_layout(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out) {
     if (!in.op_tables) return;
     const Bindings bindings(in.root, in.facts);
+    const auto own = own_definitions(in.root, in.facts);
+    // `register_buffer("m", x.to_sparse())` is one finding, the buffer's: the calls inside its value are skipped.
+    std::vector<std::pair<uint32_t, uint32_t>> buffer_values;
+    auto inside_buffer_value = [&](TSNode n) {
+        return std::any_of(buffer_values.begin(), buffer_values.end(),
+                           [&](const auto& r) { return ts_node_start_byte(n) >= r.first && ts_node_end_byte(n) <= r.second; });
+    };
     for_each_node(in.root, [&](TSNode call) {
-        if (!is_type(call, "call")) return;
+        if (!is_type(call, "call") || inside_buffer_value(call)) return;
         TSNode fn = field(call, "function");
         const std::string q = in.facts.qualname(fn);
         std::string what, op;
@@ -338,6 +395,7 @@ void mps_sparse_layout(const AnalysisInput& in, const Rule& rule, std::vector<Ma
             TSNode args = field(call, "arguments");
             TSNode value = ts_node_named_child_count(args) > 1 ? ts_node_named_child(args, 1) : TSNode{};
             op = sparse_maker(value, in.facts, bindings, rule);
+            if (!op.empty()) buffer_values.emplace_back(ts_node_start_byte(value), ts_node_end_byte(value));
             what = "a sparse buffer, which moves with model.to(\"mps\")";
         } else if (auto sparse_kw = paired_op(rule, "sparse_keyword_calls", q)) {
             TSNode kw = keyword_argument(call, "sparse", in.facts);
@@ -347,7 +405,8 @@ void mps_sparse_layout(const AnalysisInput& in, const Rule& rule, std::vector<Ma
         } else if (auto made = paired_op(rule, "constructors", q)) {
             op = *made;
             what = "a sparse tensor";
-        } else if (TSNode head = head_identifier(fn); is_type(fn, "attribute") && !ts_node_is_null(head) && !in.facts.is_imported(in.facts.text(head))) {
+        } else if (TSNode head = head_identifier(fn); is_type(fn, "attribute") && !ts_node_is_null(head) && !in.facts.is_imported(in.facts.text(head)) &&
+                   !own.count(in.facts.text(field(fn, "attribute")))) {  // a class of the file's own `def to_sparse_csr(self, ...)`
             if (auto by_method = paired_op(rule, "methods", in.facts.text(field(fn, "attribute")))) {
                 op = *by_method;
                 what = "a sparse tensor";

@@ -18,4 +18,21 @@ def block(x, size):
     t = torch.take(x, size)
     # ok: mps-op-fallback-fixed-upstream
     z = F.avg_pool2d(x, 2)
-    return pool, y, m, q, t, z
+    # F.interpolate and nn.Upsample run the upsample op of their mode: trilinear has an MPS kernel from 2.14.1.
+    # ruleid: mps-op-fallback-fixed-upstream
+    up3 = F.interpolate(x, scale_factor=2, mode="trilinear", align_corners=False)
+    # ruleid: mps-op-fallback-fixed-upstream
+    up3_positional = F.interpolate(x, None, 2, "trilinear")
+    # ruleid: mps-op-fallback-fixed-upstream
+    upsample = nn.Upsample(scale_factor=2, mode="trilinear")
+    # ruleid: mps-op-fallback-fixed-upstream
+    lrn = nn.LocalResponseNorm(5)
+    # ok: mps-op-fallback-fixed-upstream
+    up2 = F.interpolate(x, scale_factor=2, mode="bilinear")
+    # ok: mps-op-fallback-fixed-upstream
+    up_default = nn.Upsample(scale_factor=2)
+    # ok: mps-op-fallback-fixed-upstream
+    up_unknown = F.interpolate(x, scale_factor=2, mode=size)
+    # ok: mps-op-fallback-fixed-upstream
+    nearest_2d = nn.UpsamplingNearest2d(scale_factor=2)
+    return pool, y, m, q, t, z, up3, up3_positional, upsample, lrn, up2, up_default, up_unknown, nearest_2d

@@ -30,8 +30,11 @@ def step(x, logits, target, idx, table, cfg):
     pool = nn.AdaptiveAvgPool3d(1)
     # ruleid: mps-op-fallback
     values = torch.mode(x, dim=0)
-    # ruleid: mps-op-fallback
+    # A quantized tensor cannot live on MPS (there is no QuantizedMPS backend): its methods never run there.
+    # ok: mps-op-fallback
     q = x.int_repr()
+    # ok: mps-op-fallback
+    deq = x.dequantize() if x.is_quantized else x
     scores = torch.softmax(logits, dim=-1)
     # ruleid: mps-op-fallback
     top = scores.take(idx)
@@ -49,13 +52,18 @@ def step(x, logits, target, idx, table, cfg):
     own = cfg.mode()
     # ok: mps-op-fallback
     vals = table.values()
+    # Moved to the CPU on purpose: the op runs there.
+    # ok: mps-op-fallback
+    spectrum_cpu = torch.linalg.eig(x.cpu())
+    # ok: mps-op-fallback
+    picked_cpu = torch.take(logits.to("cpu"), idx)
     # ok: mps-op-fallback
     sym = torch.linalg.eigh(x)
     # ok: mps-op-fallback
     soft = F.softmax(logits, dim=-1)
     # ok: mps-op-fallback
     pool2 = nn.AdaptiveAvgPool2d(1)
-    return picked, loss, loss2, spectrum, spectrum2, pool, values, q, top, most, common, first, entry, reg, own, vals, sym, soft, pool2
+    return picked, loss, loss2, spectrum, spectrum2, spectrum_cpu, picked_cpu, pool, values, q, deq, top, most, common, first, entry, reg, own, vals, sym, soft, pool2
 
 
 class Model(nn.Module):

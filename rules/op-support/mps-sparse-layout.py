@@ -15,6 +15,8 @@ class GraphLayer(nn.Module):
         self.dense_emb = nn.Embedding(n, 16)
         # ok: mps-sparse-layout
         self.register_buffer("mask", torch.ones(n))
+        # ruleid: mps-sparse-layout
+        self.register_buffer("heads", torch.ones(n, n).to_sparse(), persistent=False)
 
     def forward(self, x):
         # ruleid: mps-sparse-layout
@@ -24,3 +26,4 @@ class GraphLayer(nn.Module):
         # ok: mps-sparse-layout
         d = x.to_dense() if x.is_sparse else x
         return s, c, d
+
