@@ -12,7 +12,7 @@ namespace {
 
 constexpr const char* kFile = "scan-cache.bin";
 constexpr std::uint32_t kMagic = 0x4d505343;  // "MPSC"
-constexpr std::uint32_t kFormat = 6;
+constexpr std::uint32_t kFormat = 7;
 
 // A flat little binary format: loading it is most of a warm scan, and a JSON/msgpack DOM of every
 // finding costs several times more than reading the fields straight into place.
@@ -163,6 +163,14 @@ void write_facts(Writer& w, const FileFacts& facts) {
         w.u64(e.conditional ? 1 : 0);
         w.i64(e.line);
     }
+    w.u64(facts.ops_calls.size());
+    for (const auto& c : facts.ops_calls) {
+        w.str(c.ns);
+        w.str(c.op);
+        w.i64(c.line);
+        w.u64(static_cast<std::uint64_t>(c.guard));
+        w.str(c.guard_note);
+    }
     w.u64(facts.entry_refs.size());
     for (const auto& e : facts.entry_refs) {
         w.str(e.target);
@@ -194,6 +202,14 @@ FileFacts read_facts(Reader& r) {
         e.sources = read_strings(r);
         e.conditional = r.u64() != 0;
         e.line = static_cast<int>(r.i64());
+    }
+    facts.ops_calls.resize(r.count());
+    for (auto& c : facts.ops_calls) {
+        c.ns = r.str();
+        c.op = r.str();
+        c.line = static_cast<int>(r.i64());
+        c.guard = static_cast<GuardKind>(r.u64());
+        c.guard_note = r.str();
     }
     facts.entry_refs.resize(r.count());
     for (auto& e : facts.entry_refs) {

@@ -335,7 +335,17 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
                          std::move(config.not_tooling_dirs)};
     }
     if (!options.entries.empty()) model_options.entries = options.entries;  // the command line wins
-    const program::ProgramModel model(records, m_catalogue.program(), model_options);
+    program::ProgramModel model(records, m_catalogue.program(), model_options);
+    // The calls through compiled extensions: the few files that import one are parsed again, whole.
+    const auto importers = model.extension_import_lines();
+    if (!importers.empty()) build_engines();
+    for (const auto& [path, lines] : importers) {
+        try {
+            model.add_imported_calls(path, m_python->calls_through_imports(read_file(base / path), lines));
+        } catch (const std::exception&) {
+            // read a moment ago: if it is gone now, its imports still link the extension
+        }
+    }
     program::apply_program_model(model, m_catalogue.program(), result.findings);
     result.program = model.summary();
     if (options.cache_dir && cache_changed) {

@@ -52,6 +52,7 @@ struct Finding {
     GuardKind guard = GuardKind::none;        // the guard around the match, found by the engine
     std::string guard_note;                   // the guard as written, e.g. "if x.is_cuda:"
     std::string subject;                      // what it is about: a package, a variable, an extension
+    std::string native_op;                    // an op of a native module (native-op-devices): "knn", "geo::dist"
     Reach reach = Reach::core;
     std::vector<std::string> chain;           // entry point -> ... -> this file (core / optional)
     std::vector<RelatedLocation> related;

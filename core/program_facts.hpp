@@ -29,6 +29,26 @@ struct ExtensionFact {
     int line = 0;
 };
 
+// A call of a registered op through the dispatcher: `torch.ops.geomops.knn(x)`.
+struct OpsCallFact {
+    std::string ns, op;
+    int line = 0;
+    GuardKind guard = GuardKind::none;
+    std::string guard_note;
+};
+
+// A call through a name an import binds (`_C.knn(x)` after `from . import _C`): found on demand, for
+// the files that import a compiled extension (analyzer/python, PythonEngine::calls_through_imports).
+struct ImportedCall {
+    int import_line = 0;
+    // The callee as the import spells it, without a relative import's dots: "_C.knn" for
+    // `from . import _C`, "pkg._C.knn" for `import pkg._C as C; C.knn(x)`.
+    std::string dotted;
+    int line = 0;
+    GuardKind guard = GuardKind::none;
+    std::string guard_note;
+};
+
 struct EntryRef {
     std::string target;  // a path ("train.py", "scripts/eval.py") or a dotted module ("pkg.train")
     bool module = false;  // `python -m`, console scripts
@@ -40,13 +60,14 @@ struct FileFacts {
     int script_line = 0;
     std::vector<ImportFact> imports;
     std::vector<ExtensionFact> extensions;
+    std::vector<OpsCallFact> ops_calls;
     std::vector<EntryRef> entry_refs;         // entry points this file names (shell, Docker, Make, pyproject, setup)
     std::vector<std::string> project_names;   // distribution / package names this file declares
     // A module-level skip of the whole file (pytest.importorskip, skip(allow_module_level=True)).
     GuardKind file_guard = GuardKind::none;
 
     bool empty() const {
-        return !script && imports.empty() && extensions.empty() && entry_refs.empty() && project_names.empty() &&
+        return !script && imports.empty() && extensions.empty() && ops_calls.empty() && entry_refs.empty() && project_names.empty() &&
                file_guard == GuardKind::none;
     }
 };

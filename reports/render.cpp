@@ -302,7 +302,7 @@ std::string render_text(const Report& r, bool color) {
             out += fmt::format("  [{}] {}. {}{}: {}\n", status_mark(i.status), i.number, i.title, i.predicted ? " (predicted)" : "", i.detail);
         out += fmt::format("\nVerdict: {} - {}\n", style("1", std::string(to_string(a.verdict))), a.verdict_reason);
         out += fmt::format("Confidence: {}\n", to_string(a.confidence));
-        for (const auto& c : a.confidence_causes) out += "  - " + c + "\n";
+        for (const auto& cause : a.confidence_causes) out += "  - " + cause + "\n";
         out += fmt::format("Effort: {:.1f}-{:.1f} hours", a.effort.total.low, a.effort.total.high);
         std::string parts;
         for (const auto& [cat, e] : a.effort.by_category) parts += fmt::format("{}{} {:.1f}-{:.1f}", parts.empty() ? "" : ", ", cat, e.low, e.high);

@@ -95,7 +95,9 @@ TEST(ClangEngine, OpsAreJoinedAcrossFilesAndBindingsFollowTheirLaunchers) {
               (std::vector<std::pair<std::string, int>>{{"csrc/bind.cpp", 5}, {"csrc/ops.cpp", 3}}));
     EXPECT_EQ(hits(r, "extension-op-with-cpu-path"), (std::vector<std::pair<std::string, int>>{{"csrc/ops.cpp", 2}}));
     for (const auto& m : r.native_modules)
-        if (m.module_name == "TORCH_EXTENSION_NAME") EXPECT_EQ(m.source_path, "csrc/bind.cpp");
+        if (m.module_name == "TORCH_EXTENSION_NAME") {
+            EXPECT_EQ(m.source_path, "csrc/bind.cpp");
+        }
 }
 
 TEST(ClangEngine, CompileCommandsRepositoryHeadersAndMacroLocations) {
@@ -112,7 +114,9 @@ TEST(ClangEngine, CompileCommandsRepositoryHeadersAndMacroLocations) {
     EXPECT_EQ(hits(r, "cuda-kernel-source"),
               (std::vector<std::pair<std::string, int>>{{"src/a.cu", 2}, {"src/b.cu", 3}, {"src/b.cu", 4}}));
     for (const auto& f : r.findings)
-        if (f.rule_id == "cuda-kernel-source" && f.location.path == "src/b.cu") EXPECT_NE(f.message.find("`scale_"), std::string::npos);
+        if (f.rule_id == "cuda-kernel-source" && f.location.path == "src/b.cu") {
+            EXPECT_NE(f.message.find("`scale_"), std::string::npos);
+        }
 }
 
 TEST(ClangEngine, TheCacheKeepsNativeFactsAndKernelLines) {
@@ -130,7 +134,9 @@ TEST(ClangEngine, TheCacheKeepsNativeFactsAndKernelLines) {
     EXPECT_EQ(find_op(warm, "lab::op")->devices, find_op(cold, "lab::op")->devices);
     EXPECT_EQ(find_op(warm, "lab::op")->devices.size(), 2u);
     for (const auto& f : warm.findings)
-        if (f.rule_id == "cuda-kernel-source") EXPECT_EQ(f.lines, 4);
+        if (f.rule_id == "cuda-kernel-source") {
+            EXPECT_EQ(f.lines, 4);
+        }
     EXPECT_EQ(hits(warm, "extension-op-with-cpu-path").size(), 1u);
 }
 

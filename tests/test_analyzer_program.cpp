@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analyzer/cuda/clang_engine.hpp"
 #include "analyzer/scanner.hpp"
 #include "core/paths.hpp"
 #include "test_support.hpp"
@@ -138,6 +139,69 @@ TEST(ProgramModel, CheckReadsOtherFilesFromTheCacheAndKeepsThem) {
     const ScanResult again = scan_dir(d, full);
     EXPECT_EQ(again.files_cached, 3u);
     EXPECT_EQ(find(again, "cuda-method-call", "unused.py")->reach, Reach::unreached);
+}
+
+// Op-level reach: a CUDA-only op of an extension is as needed as the Python calls of it. The one the
+// training step calls is core (stay-on-CUDA); the one only a test calls is tooling; the one nobody
+// calls is optional while other ops of the module are called; a torch.ops op takes the reach of its
+// calls through the dispatcher.
+TEST(ProgramModel, ExtensionOpsTakeTheReachOfTheirPythonCalls) {
+    if (!cuda::ClangEngine::available()) return;
+    test::TempDir d;
+    d.write("setup.py", "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                        "setup(name='geo', packages=['geo'], ext_modules=[CUDAExtension('geo._C', ['csrc/bind.cpp', 'csrc/ops.cu'])])\n");
+    d.write("csrc/ops.cu",
+            "__global__ void k(float* x) { x[0] = 1.f; }\n"
+            "at::Tensor knn_cuda(at::Tensor x) { k<<<1, 1>>>(nullptr); return x; }\n"
+            "at::Tensor ball_cuda(at::Tensor x) { k<<<1, 1>>>(nullptr); return x; }\n"
+            "at::Tensor fps_cuda(at::Tensor x) { k<<<1, 1>>>(nullptr); return x; }\n"
+            "at::Tensor dist_cuda(at::Tensor x) { k<<<1, 1>>>(nullptr); return x; }\n"
+            "TORCH_LIBRARY(geo, m) { m.def(\"dist(Tensor x) -> Tensor\"); }\n"
+            "TORCH_LIBRARY_IMPL(geo, CUDA, m) { m.impl(\"dist\", &dist_cuda); }\n");
+    d.write("csrc/bind.cpp",
+            "at::Tensor knn_cuda(at::Tensor x);\nat::Tensor ball_cuda(at::Tensor x);\nat::Tensor fps_cuda(at::Tensor x);\n"
+            "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n"
+            "  m.def(\"knn\", &knn_cuda);\n  m.def(\"ball\", &ball_cuda);\n  m.def(\"fps\", &fps_cuda);\n}\n");
+    d.write("geo/__init__.py", "");
+    d.write("geo/ops.py", "import torch\nfrom . import _C\n\n\ndef knn(x):\n    return _C.knn(x)\n\n\n"
+                          "def ball(x):\n    return _C.ball(x)\n\n\ndef dist(x):\n    return torch.ops.geo.dist(x)\n");
+    d.write("train.py", "import torch\nfrom geo.ops import knn\n\nif __name__ == \"__main__\":\n    knn(torch.ones(3))\n");
+    d.write("tests/test_ball.py", "import torch\nfrom geo import _C\n\n\ndef test_ball():\n    _C.ball(torch.ones(3))\n"
+                                  "    torch.ops.geo.dist(torch.ones(3))\n");
+    const ScanResult r = scan_dir(d);
+    auto op_finding = [&](const std::string& op) -> const Finding* {
+        for (const auto& f : r.findings)
+            if (f.rule_id == "cuda-only-extension-op" && f.native_op == op) return &f;
+        return nullptr;
+    };
+    for (const char* op : {"knn", "ball", "fps", "geo::dist"}) ASSERT_NE(op_finding(op), nullptr) << op;
+    const Finding* knn = op_finding("knn");
+    EXPECT_EQ(knn->reach, Reach::core) << knn->note;
+    EXPECT_EQ(knn->impact, VerdictImpact::stay);
+    EXPECT_EQ(knn->chain, (std::vector<std::string>{"train.py:2", "geo/ops.py:6"}));
+    ASSERT_FALSE(knn->related.empty());
+    EXPECT_EQ(knn->related[0].location.path, "geo/ops.py");
+    EXPECT_EQ(knn->related[0].location.line, 6);
+    // geo/ops.py is core, but only its knn() is called by the run: ball is called from a core file
+    // too, so it stays core (which function a call sits in is not followed).
+    EXPECT_EQ(op_finding("ball")->reach, Reach::core);
+    EXPECT_EQ(op_finding("fps")->reach, Reach::optional) << op_finding("fps")->note;
+    EXPECT_LE(op_finding("fps")->impact, VerdictImpact::dual);
+    EXPECT_NE(op_finding("fps")->note.find("no Python call of fps"), std::string::npos) << op_finding("fps")->note;
+    const Finding* dist = op_finding("geo::dist");
+    EXPECT_EQ(dist->reach, Reach::core) << dist->note;
+    EXPECT_EQ(dist->related.size(), 2u);  // geo/ops.py and the test
+
+    // Without the core call, dist is called only by a test: tooling.
+    d.write("geo/ops.py", "import torch\nfrom . import _C\n\n\ndef knn(x):\n    return _C.knn(x)\n");
+    const ScanResult tests_only = scan_dir(d);
+    int seen = 0;
+    for (const auto& f : tests_only.findings) {
+        if (f.rule_id != "cuda-only-extension-op" || f.native_op != "geo::dist") continue;
+        EXPECT_EQ(f.reach, Reach::tooling) << f.note;
+        ++seen;
+    }
+    EXPECT_EQ(seen, 1);
 }
 
 TEST(CommandLine, ExplainPrintsTheChainGuardAndDocs) {

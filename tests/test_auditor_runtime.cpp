@@ -224,8 +224,8 @@ INSTANTIATE_TEST_SUITE_P(RuntimeCases, LoopStyles,
                                            LoopCase{"gan_two_optimizers.py", 2, "optimizer", 3, 6},    // D and G step once each
                                            LoopCase{"grad_accumulation.py", 2, "optimizer", 3, 12},    // 4 backwards per step
                                            LoopCase{"grad_scaler.py", 2, "GradScaler.step", 3, 3}),
-                         [](const auto& info) {
-                             std::string n = info.param.script;
+                         [](const auto& param_info) {
+                             std::string n = param_info.param.script;
                              return n.substr(0, n.find('.'));
                          });
 

@@ -76,21 +76,30 @@ TEST_P(CorpusGolden, ReportMatchesExpectedJson) {
     for (const auto& [rule, n] : expected.at("findings").items()) want[rule] = n.get<int>();
     for (const auto& [rule, n] : want) EXPECT_EQ(got.by_rule.count(rule) ? got.by_rule.at(rule) : 0, n) << "rule " << rule;
     for (const auto& [rule, n] : got.by_rule) EXPECT_TRUE(want.count(rule)) << "unexpected " << n << " x " << rule;
-    if (expected.contains("confidence")) EXPECT_EQ(got.confidence, expected["confidence"].get<std::string>());
+    if (expected.contains("confidence")) {
+        EXPECT_EQ(got.confidence, expected["confidence"].get<std::string>());
+    }
     if (expected.contains("reach")) {
         // every finding, with its reach: nothing more, nothing less
         std::map<std::string, std::string> want_reach;
         for (const auto& [key, reach] : expected["reach"].items()) want_reach[key] = reach.get<std::string>();
         EXPECT_EQ(got.reach, want_reach);
     }
-    if (expected.contains("chains"))
-        for (const auto& [key, chain] : expected["chains"].items())
+    if (expected.contains("chains")) {
+        for (const auto& [key, chain] : expected["chains"].items()) {
             EXPECT_EQ(got.chains.count(key) ? got.chains.at(key) : std::vector<std::string>{}, chain.get<std::vector<std::string>>()) << key;
-    if (expected.contains("entry_points"))
-        for (const auto& e : expected["entry_points"]) EXPECT_TRUE(got.entry_points.count(e.get<std::string>())) << "entry point " << e;
-    if (expected.contains("max_severity"))
-        for (const auto& [reach, sev] : expected["max_severity"].items())
+        }
+    }
+    if (expected.contains("entry_points")) {
+        for (const auto& e : expected["entry_points"]) {
+            EXPECT_TRUE(got.entry_points.count(e.get<std::string>())) << "entry point " << e;
+        }
+    }
+    if (expected.contains("max_severity")) {
+        for (const auto& [reach, sev] : expected["max_severity"].items()) {
             EXPECT_LE(got.max_severity.count(reach) ? got.max_severity.at(reach) : Severity::info, *parse_severity(sev.get<std::string>())) << reach;
+        }
+    }
     // "by_target_torch": {"2.6.0": {rule: n}}: those rules' counts when scanned for an older PyTorch.
     const nlohmann::json older = by_target_torch(expected);
     for (const auto& [version, rules] : older.items()) {

@@ -106,7 +106,7 @@ TEST_F(ReportsTest, RuntimeEvidenceFillsRuntimeItems) {
     ev.optimizer_steps = 1;
     ev.device = "cpu";
     ev.roles = {{"params", {"cpu"}, {"float32"}}, {"inputs", {"cpu"}, {"float32"}}};
-    ev.ops = {{"aten::linalg_eig", "forward", "cpu", "float32", 1, "train.py:10", "fallback", "", ""}};
+    ev.ops = {{"aten::linalg_eig", "forward", "cpu", "float32", 1, "train.py:10", "fallback", "", "", {}}};
     ev.checkpoint_ok = true;
     ev.checkpoint_detail = "4 tensors";
     const Assessment a = assess({}, &ev, cat, {});
@@ -177,10 +177,10 @@ TEST_F(ReportsTest, StaticAndRuntimeObservationsOfOneOpAtOneFrameAreOneFinding) 
     eig.fingerprint = "eig-fp";
     std::vector<Finding> findings = {take, eig};
     Evidence ev;
-    ev.ops = {{"aten::take", "forward", "cpu", "float32,int64", 1, "step.py:14", "fallback", "", ""},        // audited from train/
-              {"aten::linalg_eig", "forward", "cpu", "float32", 1, "step.py:40", "fallback", "", ""},     // another line: not the same
-              {"aten::put_", "backward", "cpu", "float32", 1, "step.py:20", "fallback", "", ""},          // backward: the loss.backward() line
-              {"aten::put_", "backward", "cpu", "float32", 1, "other.py:20", "fallback", "", ""}};        // another file
+    ev.ops = {{"aten::take", "forward", "cpu", "float32,int64", 1, "step.py:14", "fallback", "", "", {}},        // audited from train/
+              {"aten::linalg_eig", "forward", "cpu", "float32", 1, "step.py:40", "fallback", "", "", {}},     // another line: not the same
+              {"aten::put_", "backward", "cpu", "float32", 1, "step.py:20", "fallback", "", "", {}},          // backward: the loss.backward() line
+              {"aten::put_", "backward", "cpu", "float32", 1, "other.py:20", "fallback", "", "", {}}};        // another file
     join_op_evidence(findings, ev);
     EXPECT_EQ(findings[0].source, "static+runtime");
     ASSERT_EQ(findings[0].observed.size(), 2u);
@@ -200,7 +200,7 @@ TEST_F(ReportsTest, EveryFormatShowsWhatTheAuditObservedOfAStaticFinding) {
     scan.findings = {take};
     Evidence ev;
     ev.target_torch = "2.14.1";
-    ev.ops = {{"aten::take", "forward", "cpu", "float32,int64", 3, "step.py:14", "fallback", "", ""}};
+    ev.ops = {{"aten::take", "forward", "cpu", "float32,int64", 3, "step.py:14", "fallback", "", "", {}}};
     join_op_evidence(scan.findings, ev);
     ASSERT_EQ(scan.findings[0].observed.size(), 1u);
     const std::string seen = scan.findings[0].observed[0];

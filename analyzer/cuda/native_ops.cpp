@@ -133,6 +133,7 @@ void add_findings(const NativeModule& module, const std::map<std::string, std::s
             f.category = rule.category;
             f.impact = f.rule_impact = rule.impact;
             f.subject = module.module_name;
+            f.native_op = op.name;
             f.location = op.location;
             f.snippet = snippets.count(op.name) ? snippets.at(op.name) : op.name;
             f.matched = module.module_name + "." + op.name;

@@ -75,17 +75,9 @@ ProgramModel::ProgramModel(const std::vector<FileRecord>& files, const ProgramVo
     for (auto& ext : m_extensions) {
         FileReach best;
         for (const auto& site : ext.imports) {
-            FileReach r = reach_of(site.path);
             // `try: from . import _C` in a core file is an optional extension.
-            if (r.level >= Level::optional_dead && strength(site.guard) < static_cast<int>(r.level)) {
-                r.level = static_cast<Level>(strength(site.guard));
-                r.guard = site.guard;
-                r.guard_note = site.guard_note + " (" + site.path + ":" + std::to_string(site.line) + ")";
-            }
-            if (r.level > best.level) {
-                best = r;
-                if (!best.chain.empty()) best.chain.back() += ":" + std::to_string(site.line);
-            }
+            FileReach r = reach_at(site.path, site.line, site.guard, site.guard_note);
+            if (r.level > best.level) best = r;
         }
         // A build under a condition makes the extension optional only where nothing requires it:
         // flash-attn's `if not SKIP_CUDA_BUILD:` changes nothing when its package imports it anyway.
@@ -123,6 +115,8 @@ void ProgramModel::index_files(const std::vector<FileRecord>& files) {
     for (const auto& f : files) {
         if (f.kind == FileKind::python) m_python.insert(f.path);
         if (f.facts) m_facts[f.path] = f.facts;
+        if (f.facts)
+            for (const auto& c : f.facts->ops_calls) m_ops_calls[c.ns].push_back({f.path, c.line, c.op, c.guard, c.guard_note});
     }
     m_roots = {"", "src"};
     for (const auto& path : m_python) {
@@ -195,9 +189,7 @@ void ProgramModel::add_edges(const FileRecord& file) {
         if (imp.level > 0) {
             std::string pkg_dir = here;
             for (int up = 1; up < imp.level; ++up) pkg_dir = dir_of(pkg_dir);
-            const std::string pkg_path = join(pkg_dir, "__init__.py");
-            std::string pkg_name = module_name_of(m_python.count(pkg_path) ? pkg_path : join(pkg_dir, "x.py"));
-            if (!m_python.count(pkg_path)) pkg_name = pkg_name.substr(0, pkg_name.rfind('.') == std::string::npos ? 0 : pkg_name.rfind('.'));
+            const std::string pkg_name = relative_base(file.path, imp.level);
             const std::string module_abs = imp.module.empty() ? pkg_name : (pkg_name.empty() ? imp.module : pkg_name + "." + imp.module);
             dotted_names.push_back(module_abs);
             if (auto m = find_module(pkg_dir, imp.module)) add(*m);
@@ -236,6 +228,94 @@ void ProgramModel::add_edges(const FileRecord& file) {
         if (!imp.module.empty() && imp.level == 0)
             m_package_importers[imp.module.substr(0, imp.module.find('.'))].push_back({file.path, imp.line});
     }
+}
+
+std::string ProgramModel::relative_base(const std::string& path, int level) const {
+    std::string pkg_dir = dir_of(path);
+    for (int up = 1; up < level; ++up) pkg_dir = dir_of(pkg_dir);
+    const std::string pkg_path = join(pkg_dir, "__init__.py");
+    std::string pkg_name = module_name_of(m_python.count(pkg_path) ? pkg_path : join(pkg_dir, "x.py"));
+    if (!m_python.count(pkg_path)) pkg_name = pkg_name.substr(0, pkg_name.rfind('.') == std::string::npos ? 0 : pkg_name.rfind('.'));
+    return pkg_name;
+}
+
+FileReach ProgramModel::reach_at(const std::string& path, int line, GuardKind guard, const std::string& guard_note) const {
+    FileReach r = reach_of(path);
+    if (r.level >= Level::optional_dead && strength(guard) < static_cast<int>(r.level)) {
+        r.level = static_cast<Level>(strength(guard));
+        r.guard = guard;
+        r.guard_note = guard_note + " (" + path + ":" + std::to_string(line) + ")";
+    }
+    if (!r.chain.empty()) r.chain.back() += ":" + std::to_string(line);
+    return r;
+}
+
+std::map<std::string, std::set<int>> ProgramModel::extension_import_lines() const {
+    std::map<std::string, std::set<int>> out;
+    for (const auto& ext : m_extensions)
+        for (const auto& site : ext.imports)
+            if (m_python.count(site.path)) out[site.path].insert(site.line);
+    return out;
+}
+
+namespace {
+
+// The op a call names through extension `ext`: "pkg._C.knn" through "pkg._C" is "knn"; "" if the
+// call does not go through it.
+std::string op_through(const std::string& callee, const std::string& ext) {
+    std::size_t at = std::string::npos;
+    if (callee.compare(0, ext.size() + 1, ext + ".") == 0) at = ext.size() + 1;
+    else if (ext.find('.') == std::string::npos && callee.find("." + ext + ".") != std::string::npos) at = callee.find("." + ext + ".") + ext.size() + 2;
+    if (at == std::string::npos) return "";
+    return callee.substr(at, callee.find('.', at) - at);
+}
+
+}  // namespace
+
+void ProgramModel::add_imported_calls(const std::string& path, const std::vector<ImportedCall>& calls) {
+    auto facts = m_facts.find(path);
+    if (facts == m_facts.end()) return;
+    for (const auto& call : calls) {
+        const auto imp = std::find_if(facts->second->imports.begin(), facts->second->imports.end(),
+                                      [&](const ImportFact& i) { return i.line == call.import_line; });
+        if (imp == facts->second->imports.end()) continue;
+        std::string callee = call.dotted;
+        if (imp->level > 0) {
+            const std::string base = relative_base(path, imp->level);
+            if (!base.empty()) callee = base + "." + callee;
+        }
+        for (auto& ext : m_extensions) {
+            const bool imported_here = std::any_of(ext.imports.begin(), ext.imports.end(),
+                                                   [&](const ImportSite& s) { return s.path == path && s.line == call.import_line; });
+            if (!imported_here) continue;
+            // `from knn_cuda import knn`: the import names the op itself
+            std::string op = op_through(callee, ext.fact.name);
+            if (op.empty()) {
+                const std::string tail = ext.fact.name.substr(ext.fact.name.rfind('.') + 1);
+                if (!imp->module.empty() && (imp->module == ext.fact.name || ends_with(imp->module, "." + tail) || imp->module == tail))
+                    op = callee.substr(callee.rfind('.') + 1);
+            }
+            if (!op.empty()) ext.calls.push_back({path, call.line, op, call.guard, call.guard_note});
+        }
+    }
+}
+
+std::vector<CallSite> ProgramModel::ops_calls(const std::string& ns, const std::string& op) const {
+    std::vector<CallSite> out;
+    auto it = m_ops_calls.find(ns);
+    if (it == m_ops_calls.end()) return out;
+    for (const auto& c : it->second)
+        if (op.empty() || c.op == op) out.push_back(c);
+    return out;
+}
+
+std::optional<FileReach> ProgramModel::reach_of_calls(const std::vector<CallSite>& calls) const {
+    std::optional<FileReach> best;
+    for (const auto& c : calls) {
+        FileReach r = reach_at(c.path, c.line, c.guard, c.guard_note);
+        if (!best || r.level > best->level) best = r;
+    }
+    return best;
 }
 
 void ProgramModel::link_extensions(const std::vector<FileRecord>& files) {

@@ -40,11 +40,22 @@ struct ImportSite {
     std::string guard_note;
 };
 
+// A Python call of an op of a compiled module: through the name an import binds (`_C.knn(x)`) or
+// through the dispatcher (`torch.ops.geo.knn(x)`).
+struct CallSite {
+    std::string path;
+    int line = 0;
+    std::string op;  // "knn"; for torch.ops calls the op without its namespace
+    GuardKind guard = GuardKind::none;  // around the call
+    std::string guard_note;
+};
+
 struct ExtensionLink {
     ExtensionFact fact;
     std::string defined_in;
     std::vector<std::string> sources;  // repository paths
     std::vector<ImportSite> imports;
+    std::vector<CallSite> calls;       // add_imported_calls()
     FileReach reach;
 };
 
@@ -68,6 +79,15 @@ public:
     // The strongest reach among the files that import this top-level package; nullopt if none does.
     std::optional<FileReach> reach_of_importers(std::string_view package) const;
     bool any_extension_sources() const { return m_any_sources; }
+    // The files that import a compiled extension, with the lines of those imports: where the calls
+    // through it are looked for (Scanner reads these files again, in full).
+    std::map<std::string, std::set<int>> extension_import_lines() const;
+    // Joins the calls found in `path` through its extension imports to the extensions and their ops.
+    void add_imported_calls(const std::string& path, const std::vector<ImportedCall>& calls);
+    // `torch.ops.<ns>.<op>(...)` calls anywhere in the repository; op "" for every op of the namespace.
+    std::vector<CallSite> ops_calls(const std::string& ns, const std::string& op) const;
+    // The strongest reach among call sites, each weakened by the guard around it; nullopt for none.
+    std::optional<FileReach> reach_of_calls(const std::vector<CallSite>& calls) const;
     // The strongest reach among imports of the repository's own compiled modules that no Python file
     // or extension definition provides (`from geomops import _C` built by CMake); nullopt if none.
     std::optional<FileReach> reach_of_unbuilt_own_modules() const { return m_unbuilt_own; }
@@ -87,6 +107,10 @@ private:
     void find_entry_points(const std::vector<FileRecord>& files, const ModelOptions& options);
     void compute_reach();
     void link_extensions(const std::vector<FileRecord>& files);
+    // The dotted name of the package a relative import with `level` dots starts from, in `path`.
+    std::string relative_base(const std::string& path, int level) const;
+    // A file's reach seen from one line of it under `guard` (an import or a call site).
+    FileReach reach_at(const std::string& path, int line, GuardKind guard, const std::string& guard_note) const;
     std::optional<FileReach> find_unbuilt_own_modules() const;  // once, after reach: every C++/CUDA finding asks
     std::vector<std::string> chain_to(const std::string& path, const std::map<std::string, std::pair<std::string, int>>& pred) const;
 
@@ -103,6 +127,7 @@ private:
     std::set<std::string> m_own;
     std::vector<ExtensionLink> m_extensions;
     std::map<std::string, std::vector<std::pair<std::string, int>>> m_package_importers;  // top-level -> (file, line)
+    std::map<std::string, std::vector<CallSite>> m_ops_calls;  // torch.ops namespace -> calls
     ProgramSummary m_summary;
     bool m_any_sources = false;
     std::optional<FileReach> m_unbuilt_own;

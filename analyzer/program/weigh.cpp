@@ -22,6 +22,39 @@ bool is_native_source(const std::string& path) {
     return false;
 }
 
+RelatedLocation call_location(const CallSite& c, const std::string& what) {
+    RelatedLocation rel;
+    rel.location.path = c.path;
+    rel.location.line = rel.location.end_line = c.line;
+    rel.label = "calls " + what + (c.guard != GuardKind::none ? " (" + std::string(to_string(c.guard)) + " guard)" : "");
+    return rel;
+}
+
+// An op of a compiled module is as needed as the Python calls of it: a CUDA-only op that the
+// training run never calls does not keep the run on CUDA, one that it calls does.
+void weigh_by_op_calls(const ProgramModel& model, const ExtensionLink* ext, Finding& f, FileReach& r) {
+    const auto colons = f.native_op.find("::");
+    std::vector<CallSite> calls;
+    bool module_called = false;
+    if (colons != std::string::npos) {  // a TORCH_LIBRARY op: called through torch.ops.<ns>
+        const std::string ns = f.native_op.substr(0, colons);
+        calls = model.ops_calls(ns, f.native_op.substr(colons + 2));
+        module_called = !model.ops_calls(ns, "").empty();
+    } else if (ext) {
+        for (const auto& c : ext->calls)
+            if (c.op == f.native_op) calls.push_back(c);
+    }
+    module_called = module_called || (ext && !ext->calls.empty());
+    for (const auto& c : calls) f.related.push_back(call_location(c, f.native_op));
+    if (auto called = model.reach_of_calls(calls)) {
+        r = *called;
+    } else if (module_called && r.level > Level::optional_fallback) {
+        r.level = Level::optional_fallback;
+        r.guard = GuardKind::import_fallback;
+        r.guard_note = "no Python call of " + f.native_op + " was found, while other ops of " + f.subject + " are called";
+    }
+}
+
 bool is_python_source(const std::string& path) {
     return path.size() > 3 && (path.compare(path.size() - 3, 3, ".py") == 0 || path.compare(path.size() - 6, 6, ".ipynb") == 0);
 }
@@ -93,8 +126,10 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
                 rel.label = "imports " + ext->fact.name;
                 f.related.push_back(std::move(rel));
             }
+            for (const auto& c : ext->calls) f.related.push_back(call_location(c, ext->fact.name + "." + c.op));
         } else if (is_native_source(f.location.path)) {
-            if (const ExtensionLink* src = model.extension_with_source(f.location.path)) {
+            const ExtensionLink* src = model.extension_with_source(f.location.path);
+            if (src) {
                 r = src->reach;
                 f.subject = src->fact.name;
             } else {
@@ -114,9 +149,10 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
                     }
                 }
             }
+            if (!f.native_op.empty() && r.level != Level::tooling) weigh_by_op_calls(model, src, f, r);
         } else if (f.category == "dependency" && !f.subject.empty() &&
-                   (!is_python_source(f.location.path) || f.location.path == "setup.py" || f.location.path.size() > 9 &&
-                    f.location.path.compare(f.location.path.size() - 9, 9, "/setup.py") == 0)) {
+                   (!is_python_source(f.location.path) || f.location.path == "setup.py" || (f.location.path.size() > 9 &&
+                    f.location.path.compare(f.location.path.size() - 9, 9, "/setup.py") == 0))) {
             // a declaration (requirements, pyproject, setup.py's install_requires): as needed as its imports
             r = model.reach_of_importers(f.subject).value_or(model.reach_of(f.location.path));
             if (r.level == Level::unreached || r.level == Level::tooling) {

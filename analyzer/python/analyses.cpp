@@ -95,9 +95,7 @@ bool same_scope(TSNode a, TSNode b) {
 void numpy_float64_flow(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out) {
     std::vector<Assignment> assignments;
     std::vector<TSNode> sinks;
-    TSTreeCursor cursor = ts_tree_cursor_new(in.root);
-    for (bool more = true; more;) {
-        TSNode n = ts_tree_cursor_current_node(&cursor);
+    for_each_node(in.root, [&](TSNode n) {
         const std::string_view t = ts_node_type(n);
         if (t == "assignment") {
             TSNode left = field(n, "left");
@@ -107,17 +105,7 @@ void numpy_float64_flow(const AnalysisInput& in, const Rule& rule, std::vector<M
         } else if (t == "call" && listed(rule_param(rule, "sinks"), in.facts.qualname(field(n, "function")))) {
             sinks.push_back(n);
         }
-        if (ts_tree_cursor_goto_first_child(&cursor)) continue;
-        if (ts_tree_cursor_goto_next_sibling(&cursor)) continue;
-        more = false;
-        while (ts_tree_cursor_goto_parent(&cursor)) {
-            if (ts_tree_cursor_goto_next_sibling(&cursor)) {
-                more = true;
-                break;
-            }
-        }
-    }
-    ts_tree_cursor_delete(&cursor);
+    });
 
     for (TSNode sink : sinks) {
         const std::string sink_name = in.facts.qualname(field(sink, "function"));

@@ -335,22 +335,11 @@ Guard GuardFinder::from_try(TSNode try_statement, TSNode node) const {
         TSNode body = ts_node_named_child(clause, parts - 1);
         bool catches = parts == 1;  // a bare `except:`
         for (uint32_t k = 0; k + 1 < parts && !catches; ++k) {
-            TSTreeCursor cursor = ts_tree_cursor_new(ts_node_named_child(clause, k));
             // the exception names, also inside a tuple or an `as` pattern
-            for (bool more = true; more && !catches;) {
-                TSNode e = ts_tree_cursor_current_node(&cursor);
-                if (is_type(e, "identifier") || is_type(e, "attribute"))
+            for_each_node(ts_node_named_child(clause, k), [&](TSNode e) {
+                if (!catches && (is_type(e, "identifier") || is_type(e, "attribute")))
                     catches = listed(m_vocab.import_errors, last_component(m_facts.text(e)));
-                if (ts_tree_cursor_goto_first_child(&cursor)) continue;
-                if (ts_tree_cursor_goto_next_sibling(&cursor)) continue;
-                more = false;
-                while (ts_tree_cursor_goto_parent(&cursor))
-                    if (ts_tree_cursor_goto_next_sibling(&cursor)) {
-                        more = true;
-                        break;
-                    }
-            }
-            ts_tree_cursor_delete(&cursor);
+            });
         }
         if (!catches) continue;
         if (rebuilds_import(try_statement, body)) continue;

@@ -12,23 +12,6 @@ namespace fs = std::filesystem;
 namespace mpsport::python {
 namespace {
 
-void for_each_node(TSNode root, const std::function<void(TSNode)>& fn) {
-    TSTreeCursor cursor = ts_tree_cursor_new(root);
-    for (bool more = true; more;) {
-        fn(ts_tree_cursor_current_node(&cursor));
-        if (ts_tree_cursor_goto_first_child(&cursor)) continue;
-        if (ts_tree_cursor_goto_next_sibling(&cursor)) continue;
-        more = false;
-        while (ts_tree_cursor_goto_parent(&cursor)) {
-            if (ts_tree_cursor_goto_next_sibling(&cursor)) {
-                more = true;
-                break;
-            }
-        }
-    }
-    ts_tree_cursor_delete(&cursor);
-}
-
 std::string join(const std::vector<std::string>& v) {
     std::string out;
     for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;

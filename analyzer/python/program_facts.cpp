@@ -7,6 +7,7 @@ namespace mpsport::python {
 namespace {
 
 constexpr std::string_view kCppExtension = "torch.utils.cpp_extension.";
+constexpr std::string_view kTorchOps = "torch.ops.";
 
 int line_of(TSNode node) { return static_cast<int>(ts_node_start_point(node).row) + 1; }
 
@@ -150,6 +151,17 @@ void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, 
         }
         return;
     }
+    if (q.compare(0, kTorchOps.size(), kTorchOps) == 0) {
+        // torch.ops.<ns>.<op>(...) or torch.ops.<ns>.<op>.<overload>(...)
+        const std::string rest = q.substr(kTorchOps.size());
+        const auto dot = rest.find('.');
+        if (dot == std::string::npos || dot == 0) return;
+        const std::string op = rest.substr(dot + 1, rest.find('.', dot + 1) - dot - 1);
+        if (op.empty()) return;
+        const Guard g = guards.guard_of(call);
+        out.ops_calls.push_back({rest.substr(0, dot), op, line_of(call), g.kind, g.note});
+        return;
+    }
     if (q == "setup" || q == "setuptools.setup" || q == "distutils.core.setup") {
         if (auto name = facts.string_value(keyword_argument(call, "name", facts))) out.project_names.push_back(*name);
         std::vector<std::string> packages;
@@ -175,7 +187,8 @@ void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, 
 const std::vector<std::string>& program_fact_literals() {
     // "    import " / "    from ": an indented (lazy) import, whose function must be parsed too.
     static const std::vector<std::string> literals = {"import",  "__main__", "Extension", "load(",        "load_inline", "setup(",
-                                                      "skip",    "environ",  "is_cuda",   "import_module", "    import ", "    from "};
+                                                      "skip",    "environ",  "is_cuda",   "import_module", "    import ", "    from ",
+                                                      "torch.ops."};
     return literals;
 }
 
@@ -194,33 +207,75 @@ FileFacts extract_program_facts(TSNode root, const ModuleFacts& facts, const Gua
     const std::string_view text = facts.source();
     bool want_calls = std::any_of(facts.imports().begin(), facts.imports().end(),
                                   [](TSNode imp) { return !ts_node_is_null(enclosing(imp, {"function_definition"})); });
-    for (std::string_view literal : {"import_module", "Extension", "load(", "load_inline", "setup("})
+    for (std::string_view literal : {"import_module", "Extension", "load(", "load_inline", "setup(", "torch.ops."})
         want_calls = want_calls || text.find(literal) != std::string_view::npos;
-    TSTreeCursor cursor = ts_tree_cursor_new(root);
-    for (bool more = want_calls; more;) {
-        TSNode node = ts_tree_cursor_current_node(&cursor);
-        if (is_type(node, "call")) {
-            add_call(node, facts, guards, out);
-            const TSNode fn = field(node, "function");
-            if (is_type(fn, "identifier")) calls[std::string(facts.text(fn))].push_back(node);
-            else if (is_type(fn, "attribute")) calls[std::string(facts.text(field(fn, "attribute")))].push_back(node);
-        }
-        if (ts_tree_cursor_goto_first_child(&cursor)) continue;
-        if (ts_tree_cursor_goto_next_sibling(&cursor)) continue;
-        more = false;
-        while (ts_tree_cursor_goto_parent(&cursor))
-            if (ts_tree_cursor_goto_next_sibling(&cursor)) {
-                more = true;
-                break;
-            }
-    }
-    ts_tree_cursor_delete(&cursor);
+    if (want_calls) for_each_node(root, [&](TSNode node) {
+        if (!is_type(node, "call")) return;
+        add_call(node, facts, guards, out);
+        const TSNode fn = field(node, "function");
+        if (is_type(fn, "identifier")) calls[std::string(facts.text(fn))].push_back(node);
+        else if (is_type(fn, "attribute")) calls[std::string(facts.text(field(fn, "attribute")))].push_back(node);
+    });
     // Imports after the calls are known; importlib and load() imports came from the walk above.
     std::vector<ImportFact> call_imports = std::move(out.imports);
     out.imports.clear();
     for (TSNode imp : facts.imports()) add_import(imp, facts, guards, calls, out);
     out.imports.insert(out.imports.end(), call_imports.begin(), call_imports.end());
     out.file_guard = guards.file_guard().kind;
+    return out;
+}
+
+std::vector<ImportedCall> calls_through_imports(TSNode root, const ModuleFacts& facts, const GuardFinder& guards,
+                                               const std::set<int>& import_lines) {
+    // The names the chosen imports bind, and how the import spells what each stands for.
+    std::map<std::string, std::pair<int, std::string>, std::less<>> bound;  // local name -> (import line, dotted)
+    for (TSNode imp : facts.imports()) {
+        const int line = line_of(imp);
+        if (!import_lines.count(line)) continue;
+        const bool from = is_type(imp, "import_from_statement");
+        std::string module;
+        if (from) {
+            TSNode m = field(imp, "module_name");
+            if (is_type(m, "relative_import")) {
+                for (uint32_t i = 0; i < ts_node_named_child_count(m); ++i)
+                    if (is_type(ts_node_named_child(m, i), "dotted_name")) module = std::string(facts.text(ts_node_named_child(m, i)));
+            } else {
+                module = std::string(facts.text(m));
+            }
+        }
+        for (uint32_t i = 0; i < ts_node_named_child_count(imp); ++i) {
+            TSNode c = ts_node_named_child(imp, i);
+            if (from && ts_node_start_byte(c) == ts_node_start_byte(field(imp, "module_name"))) continue;
+            const bool aliased = is_type(c, "aliased_import");
+            TSNode name = aliased ? field(c, "name") : c;
+            if (!is_type(name, "dotted_name")) continue;
+            const std::string written(facts.text(name));
+            if (from) {
+                bound[aliased ? std::string(facts.text(field(c, "alias"))) : written] = {line, module.empty() ? written : module + "." + written};
+            } else if (aliased) {
+                bound[std::string(facts.text(field(c, "alias")))] = {line, written};
+            } else {
+                const std::string head = written.substr(0, written.find('.'));
+                bound[head] = {line, head};
+            }
+        }
+    }
+    std::vector<ImportedCall> out;
+    if (bound.empty()) return out;
+    for_each_node(root, [&](TSNode call) {
+        if (!is_type(call, "call")) return;
+        std::string suffix;
+        TSNode cur = field(call, "function");
+        while (is_type(cur, "attribute")) {
+            suffix = "." + std::string(facts.text(field(cur, "attribute"))) + suffix;
+            cur = field(cur, "object");
+        }
+        if (!is_type(cur, "identifier")) return;
+        auto it = bound.find(facts.text(cur));
+        if (it == bound.end()) return;
+        const Guard g = guards.guard_of(call);
+        out.push_back({it->second.first, it->second.second + suffix, line_of(call), g.kind, g.note});
+    });
     return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include <tree_sitter/api.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,5 +20,10 @@ namespace mpsport::python {
 const std::vector<std::string>& program_fact_literals();
 
 FileFacts extract_program_facts(TSNode root, const ModuleFacts& facts, const GuardFinder& guards);
+
+// The calls made through the names that the imports on `import_lines` bind, with the guard of each
+// (a full parse of the file: the program model asks only for the files that import an extension).
+std::vector<ImportedCall> calls_through_imports(TSNode root, const ModuleFacts& facts, const GuardFinder& guards,
+                                               const std::set<int>& import_lines);
 
 }  // namespace mpsport::python

@@ -196,4 +196,14 @@ PythonEngine::Result PythonEngine::analyze(std::string_view text) const {
     return result;
 }
 
+std::vector<ImportedCall> PythonEngine::calls_through_imports(std::string_view text, const std::set<int>& import_lines) const {
+    TSParser* parser = thread_parser();
+    std::unique_ptr<TSTree, TreeDeleter> tree(ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size())));
+    if (!tree) return {};
+    const TSNode root = ts_tree_root_node(tree.get());
+    const ModuleFacts facts(root, text);
+    const GuardFinder guards(m_catalogue.program().guards, facts, root);
+    return python::calls_through_imports(root, facts, guards, import_lines);
+}
+
 }  // namespace mpsport::python

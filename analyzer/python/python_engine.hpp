@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,8 @@ public:
     // Matches of every python rule in `text` (Python source), and the file's program facts. Never
     // throws on bad source: tree-sitter recovers from syntax errors and the rest is still checked.
     Result analyze(std::string_view text) const;
+    // The calls through the names the imports on `import_lines` bind (the whole file is parsed).
+    std::vector<ImportedCall> calls_through_imports(std::string_view text, const std::set<int>& import_lines) const;
 
 private:
     const RuleCatalogue& m_catalogue;

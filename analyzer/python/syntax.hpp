@@ -4,6 +4,7 @@
 
 #include <tree_sitter/api.h>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -47,6 +48,8 @@ private:
 
 std::string_view node_type(TSNode node);
 bool is_type(TSNode node, std::string_view type);
+// Calls fn on `root` and every node below it, in document order.
+void for_each_node(TSNode root, const std::function<void(TSNode)>& fn);
 TSNode field(TSNode node, std::string_view name);
 // The literal content of a `string` node (interpolations kept as written: f"cuda:{rank}" -> "cuda:{rank}").
 std::optional<std::string> string_literal(TSNode node, std::string_view text);
