@@ -1,5 +1,7 @@
 #include "analyzer/configs/config_facts.hpp"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <regex>
 
@@ -16,23 +18,31 @@ std::string directory_of(const std::string& path) {
     return slash == std::string::npos ? std::string() : path.substr(0, slash);
 }
 
-// "configs/{name}.yaml" -> a regex matching the end of a path, holes matching one segment.
-std::regex literal_pattern(const std::string& literal) {
-    std::string re;
+// A path literal as a glob: "{split}.json" -> "*.json" (a placeholder stays within one folder).
+std::string literal_glob(const std::string& literal) {
+    std::string glob;
     for (std::size_t i = 0; i < literal.size(); ++i) {
         const char c = literal[i];
         if (c == '{') {
             const std::size_t close = literal.find('}', i);
             if (close != std::string::npos) {
-                re += "[^/]*";
+                glob += '*';
                 i = close;
                 continue;
             }
         }
-        if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) re += '\\';
-        re += c;
+        if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') glob += '\\';
+        glob += c;
     }
-    return std::regex("(^|.*/)" + re + "$");
+    return glob;
+}
+
+// Whether `path` is the literal's file: the whole path, or its tail after a '/'.
+bool names_file(const std::string& glob, const std::string& path) {
+    if (fnmatch(glob.c_str(), path.c_str(), FNM_PATHNAME) == 0) return true;
+    for (std::size_t slash = path.find('/'); slash != std::string::npos; slash = path.find('/', slash + 1))
+        if (fnmatch(glob.c_str(), path.c_str() + slash + 1, FNM_PATHNAME) == 0) return true;
+    return false;
 }
 
 }  // namespace
@@ -78,7 +88,7 @@ bool refers_to(const PythonConfigFacts& facts, const std::string& python_path, c
         const std::string l = strip_relative(literal);
         // f"{split}.json" names no particular file: a literal needs a fixed name or folder.
         if (l.empty() || (l.front() == '{' && l.find('/') == std::string::npos && l.find('}') + 1 == l.rfind('.'))) continue;
-        if (std::regex_match(config_path, literal_pattern(l))) return true;
+        if (names_file(literal_glob(l), config_path)) return true;
     }
     const std::string here = directory_of(python_path);
     for (const auto& dir : facts.directories) {
