@@ -102,6 +102,8 @@ struct ProgramVocabulary {
     std::vector<std::string> tooling_files;  // file-name globs: test_*.py, conftest.py
     std::map<GuardKind, WeightRule> guard_weights;
     std::map<Reach, WeightRule> reach_weights;
+    // Per rule category ("op-support", "dtype"): taken on top of reach_weights.
+    std::map<std::string, std::map<Reach, WeightRule>> reach_weights_for;
 };
 
 enum class MpsStatus { none, partial, native };

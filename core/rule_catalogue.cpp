@@ -230,9 +230,20 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
             p.reach_weights[*reach] = parse_weight(kv.second, "reach_weights." + kv.first.as<std::string>(), file);
         }
     }
+    if (const YAML::Node by = doc["reach_weights_for"]) {
+        for (const auto& who : by) {
+            const std::string name = who.first.as<std::string>();
+            if (!known_category(name)) fail(file, "reach_weights_for: '" + name + "' is not a rule category");
+            for (const auto& kv : who.second) {
+                auto reach = parse_reach(kv.first.as<std::string>());
+                if (!reach) fail(file, "reach_weights_for." + name + ": unknown reach '" + kv.first.as<std::string>() + "'");
+                p.reach_weights_for[name][*reach] = parse_weight(kv.second, "reach_weights_for." + name + "." + kv.first.as<std::string>(), file);
+            }
+        }
+    }
     for (const auto& kv : doc) {
         const std::string key = kv.first.as<std::string>();
-        if (key != "guards" && key != "tooling" && key != "guard_weights" && key != "reach_weights")
+        if (key != "guards" && key != "tooling" && key != "guard_weights" && key != "reach_weights" && key != "reach_weights_for")
             fail(file, "unknown top-level key '" + key + "'");
     }
     return p;

@@ -204,6 +204,25 @@ TEST(ProgramModel, ExtensionOpsTakeTheReachOfTheirPythonCalls) {
     EXPECT_EQ(seen, 1);
 }
 
+// An MPS op prediction in test code is info (rules/program.yaml reach_weights_for), the same call in
+// the training step keeps its rule's weight.
+TEST(ProgramModel, OpPredictionsInTestsAreInfo) {
+    test::TempDir d;
+    d.write("train.py", "import torch\n\n\ndef step(x):\n    return torch.linalg.eig(x)\n\n\n"
+                        "if __name__ == \"__main__\":\n    step(torch.ones(2, 2))\n");
+    d.write("tests/test_step.py", "import torch\n\n\ndef test_eig():\n    torch.linalg.eig(torch.ones(2, 2))\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* core = find(r, "mps-op-fallback", "train.py");
+    const Finding* tooling = find(r, "mps-op-fallback", "tests/test_step.py");
+    ASSERT_NE(core, nullptr);
+    ASSERT_NE(tooling, nullptr);
+    EXPECT_EQ(core->reach, Reach::core);
+    EXPECT_EQ(core->severity, core->rule_severity);
+    EXPECT_EQ(tooling->reach, Reach::tooling);
+    EXPECT_EQ(tooling->severity, Severity::info) << tooling->note;
+    EXPECT_NE(tooling->note.find("tooling op-support"), std::string::npos) << tooling->note;
+}
+
 TEST(CommandLine, ExplainPrintsTheChainGuardAndDocs) {
     test::TempDir d;
     d.write("train.py", "import torch\nfrom pkg import ops\n\nif __name__ == \"__main__\":\n    pass\n");

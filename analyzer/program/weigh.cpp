@@ -96,6 +96,12 @@ void weigh(Finding& f, Level level, const FileReach& reach, const ProgramVocabul
         case Level::unreached: take(reach_weight(Reach::unreached), "unreached"); break;
         case Level::core: break;
     }
+    // What the rule's category adds for its reach (rules/program.yaml reach_weights_for).
+    if (level == Level::tooling || level == Level::unreached) {
+        const Reach r = level == Level::tooling ? Reach::tooling : Reach::unreached;
+        if (auto by = vocabulary.reach_weights_for.find(f.category); by != vocabulary.reach_weights_for.end())
+            if (auto it = by->second.find(r); it != by->second.end()) take(&it->second, std::string(to_string(r)) + " " + f.category);
+    }
     Severity severity = static_cast<Severity>(std::max(0, static_cast<int>(f.rule_severity) - drop));
     if (max_severity) severity = std::min(severity, *max_severity);
     VerdictImpact impact = static_cast<VerdictImpact>(std::max(0, static_cast<int>(f.rule_impact) - impact_drop));
