@@ -317,15 +317,6 @@ std::string render_text(const Report& r, bool color) {
     return out;
 }
 
-std::string md_escape(std::string_view s) {
-    std::string out;
-    for (char c : s) {
-        if (c == '|') out += "\\|";
-        else if (c == '\n') out += ' ';
-        else out += c;
-    }
-    return out;
-}
 
 std::string render_md(const Report& r) {
     std::string out = fmt::format("# mpsport report: `{}`\n\n", r.scan.root);
@@ -379,19 +370,6 @@ std::string render_md(const Report& r) {
     return out;
 }
 
-std::string html_escape(std::string_view s) {
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '&': out += "&amp;"; break;
-            case '"': out += "&quot;"; break;
-            default: out += c;
-        }
-    }
-    return out;
-}
 
 std::string render_html(const Report& r) {
     std::string out = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>mpsport report</title>\n<style>"
@@ -457,6 +435,30 @@ std::string render_html(const Report& r) {
 }
 
 }  // namespace
+
+std::string html_escape(std::string_view s) {
+    std::string out;
+    for (char c : s) {
+        switch (c) {
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '&': out += "&amp;"; break;
+            case '"': out += "&quot;"; break;
+            default: out += c;
+        }
+    }
+    return out;
+}
+
+std::string md_escape(std::string_view s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '|') out += "\\|";
+        else if (c == '\n') out += ' ';
+        else out += c;
+    }
+    return out;
+}
 
 std::optional<Format> parse_format(std::string_view name) {
     if (name == "text") return Format::text;

@@ -28,4 +28,8 @@ std::string render(const Report& report, Format format, bool color = false);
 
 inline constexpr const char* kReportSchema = "mpsport.report/1";
 
+// Text for an HTML page (<, >, &, ") and for a Markdown table cell (|, newlines).
+std::string html_escape(std::string_view s);
+std::string md_escape(std::string_view s);
+
 }  // namespace mpsport

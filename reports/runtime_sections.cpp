@@ -1,5 +1,7 @@
 #include "reports/runtime_sections.hpp"
 
+#include "reports/render.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -115,26 +117,6 @@ std::vector<Section> sections(const Evidence& ev) {
     return out;
 }
 
-std::string escape_html(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '&': out += "&amp;"; break;
-            case '"': out += "&quot;"; break;
-            default: out += c;
-        }
-    }
-    return out;
-}
-
-std::string escape_md(const std::string& s) {
-    std::string out;
-    for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
-    return out;
-}
-
 // Throughput (bars) and step time (line) per batch size, as inline SVG.
 std::string sweep_chart(const std::vector<SweepPoint>& sweep) {
     const double w = 520, h = 220, left = 50, bottom = 30, top = 20;
@@ -193,7 +175,7 @@ std::string runtime_sections_md(const Evidence& ev) {
     std::string out;
     for (const auto& s : sections(ev)) {
         out += "### " + s.title + "\n\n";
-        for (const auto& n : s.notes) out += "- " + escape_md(n) + "\n";
+        for (const auto& n : s.notes) out += "- " + md_escape(n) + "\n";
         if (!s.notes.empty()) out += "\n";
         if (s.rows.empty()) continue;
         std::string header = "|", rule = "|";
@@ -201,7 +183,7 @@ std::string runtime_sections_md(const Evidence& ev) {
         out += header + "\n" + rule + "\n";
         for (const auto& row : s.rows) {
             out += "|";
-            for (const auto& c : row) out += " " + escape_md(c) + " |";
+            for (const auto& c : row) out += " " + md_escape(c) + " |";
             out += "\n";
         }
         out += "\n";
@@ -212,16 +194,16 @@ std::string runtime_sections_md(const Evidence& ev) {
 std::string runtime_sections_html(const Evidence& ev) {
     std::string out;
     for (const auto& s : sections(ev)) {
-        out += "<h3>" + escape_html(s.title) + "</h3>\n";
-        for (const auto& n : s.notes) out += "<p>" + escape_html(n) + "</p>\n";
+        out += "<h3>" + html_escape(s.title) + "</h3>\n";
+        for (const auto& n : s.notes) out += "<p>" + html_escape(n) + "</p>\n";
         if (s.title == "Batch sweep") out += sweep_chart(ev.sweep);
         if (s.rows.empty()) continue;
         out += "<table><tr>";
-        for (const auto& h : s.header) out += "<th>" + escape_html(h) + "</th>";
+        for (const auto& h : s.header) out += "<th>" + html_escape(h) + "</th>";
         out += "</tr>\n";
         for (const auto& row : s.rows) {
             out += "<tr>";
-            for (const auto& c : row) out += "<td>" + escape_html(c) + "</td>";
+            for (const auto& c : row) out += "<td>" + html_escape(c) + "</td>";
             out += "</tr>\n";
         }
         out += "</table>\n";
