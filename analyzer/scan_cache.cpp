@@ -1,8 +1,16 @@
 #include "analyzer/scan_cache.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <set>
+#if defined(__unix__) || defined(__APPLE__)
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+#endif
 
 #include "core/hash.hpp"
+#include "core/mps_tables.hpp"
 #include "core/paths.hpp"
 
 namespace fs = std::filesystem;
@@ -10,7 +18,51 @@ namespace fs = std::filesystem;
 namespace mpsport {
 namespace {
 
-constexpr const char* kFile = "scan-cache.bin";
+constexpr std::size_t kKeptFiles = 4;  // cache files of other keys beyond these are removed, oldest first
+
+std::string file_name(std::uint64_t key) { return "scan-cache-" + hex64(key) + ".bin"; }
+
+// An exclusive lock on the cache folder for the life of the object (flock: released if we die).
+class FolderLock {
+public:
+    explicit FolderLock(const fs::path& dir) {
+#if defined(__unix__) || defined(__APPLE__)
+        m_fd = ::open((dir / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (m_fd < 0) throw std::runtime_error((dir / "lock").generic_string() + ": cannot open (" + std::strerror(errno) + ")");
+        while (::flock(m_fd, LOCK_EX) != 0)
+            if (errno != EINTR) {
+                ::close(m_fd);
+                throw std::runtime_error((dir / "lock").generic_string() + ": cannot lock (" + std::strerror(errno) + ")");
+            }
+#endif
+    }
+    ~FolderLock() {
+#if defined(__unix__) || defined(__APPLE__)
+        ::close(m_fd);  // releases the lock
+#endif
+    }
+    FolderLock(const FolderLock&) = delete;
+    FolderLock& operator=(const FolderLock&) = delete;
+
+private:
+    int m_fd = -1;
+};
+
+// Keeps the cache folder small: the newest few cache files of other keys (another --select, target).
+void remove_old_files(const fs::path& dir, std::uint64_t key) {
+    std::error_code ec;
+    std::vector<std::pair<fs::file_time_type, fs::path>> others;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.rfind("scan-cache", 0) != 0 || name == file_name(key)) continue;
+        if (name.find(".tmp-mpsport-") != std::string::npos) continue;  // another process's write in flight
+        others.emplace_back(it->last_write_time(ec), it->path());
+    }
+    if (others.size() < kKeptFiles) return;
+    std::sort(others.begin(), others.end());
+    for (std::size_t i = 0; i + kKeptFiles - 1 < others.size(); ++i) fs::remove(others[i].second, ec);
+}
+
 constexpr std::uint32_t kMagic = 0x4d505343;  // "MPSC"
 constexpr std::uint32_t kFormat = 7;
 
@@ -112,6 +164,7 @@ void write_finding(Writer& w, const Finding& f) {
     w.i64(f.lines);
     w.u64(f.ops.size());
     for (const auto& op : f.ops) w.str(op);
+    w.u64(f.approximate ? 1 : 0);
 }
 
 Finding read_finding(Reader& r) {
@@ -138,6 +191,7 @@ Finding read_finding(Reader& r) {
     f.note = r.str();
     f.lines = static_cast<int>(r.i64());
     for (std::uint64_t n = r.u64(); n > 0; --n) f.ops.push_back(r.str());
+    f.approximate = r.u64() != 0;
     return f;
 }
 
@@ -248,12 +302,24 @@ void read_config_facts(Reader& r, configs::PythonConfigFacts& c) {
 
 }  // namespace
 
+std::uint64_t ScanCache::key_for(const RuleCatalogue& catalogue, const std::string& target_torch, const ScanOptions& options) {
+    std::string k = std::string(MPSPORT_VERSION) + "|" + build_identity() + "|" + hex64(catalogue.digest()) + "|" + target_torch + "|" +
+                    hex64(op_tables_digest(catalogue.root()));
+    const WalkOptions& w = options.walk;
+    k += "|ignore:" + std::to_string(w.respect_gitignore) + std::to_string(w.follow_symlinks) + ":" + std::to_string(w.max_file_size);
+    for (const auto& e : w.exclude) k += "|exclude:" + e;
+    for (const auto& e : options.entries) k += "|entry:" + e;
+    k += "|config:" + std::to_string(options.project_config) + "|clang:" + std::to_string(options.clang_timeout_s) +
+         "|ckpt:" + std::to_string(options.checkpoints.header_bytes) + "|full-parse:" + std::to_string(options.full_parse);
+    return fnv1a64(k);
+}
+
 ScanCache ScanCache::load(const fs::path& dir, std::uint64_t key) {
     ScanCache cache(key);
     std::error_code ec;
-    if (!fs::exists(dir / kFile, ec)) return cache;
+    if (!fs::exists(dir / file_name(key), ec)) return cache;
     try {
-        const std::string bytes = read_file(dir / kFile);
+        const std::string bytes = read_file(dir / file_name(key));
         Reader r(bytes);
         if (r.u64() != kMagic || r.u64() != kFormat || r.u64() != key) return cache;
         for (std::uint64_t files = r.u64(); files > 0; --files) {
@@ -277,13 +343,26 @@ ScanCache ScanCache::load(const fs::path& dir, std::uint64_t key) {
     return cache;
 }
 
-void ScanCache::save(const fs::path& dir) const {
+void ScanCache::save(const fs::path& dir, const std::set<std::string>* touched) const {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    // Like other tools' caches: ignore ourselves so the cache never shows up in `git status`.
+    if (!fs::exists(dir / ".gitignore", ec)) write_file_atomically(dir / ".gitignore", "# created by mpsport\n*\n");
+    const FolderLock lock(dir);
+    // What another process saved since we loaded: its entries for files we did not read survive.
+    std::map<std::string, const Entry*> merged;
+    for (const auto& [path, e] : m_entries) merged[path] = &e;
+    const ScanCache on_disk = touched ? load(dir, m_key) : ScanCache(m_key);
+    on_disk.for_each([&](const std::string& path, const Entry& e) {
+        if (!touched->count(path)) merged[path] = &e;
+    });
     Writer w;
     w.u64(kMagic);
     w.u64(kFormat);
     w.u64(m_key);
-    w.u64(m_entries.size());
-    for (const auto& [path, e] : m_entries) {
+    w.u64(merged.size());
+    for (const auto& [path, entry] : merged) {
+        const Entry& e = *entry;
         w.str(path);
         w.u64(e.size);
         w.i64(e.mtime_ns);
@@ -297,11 +376,8 @@ void ScanCache::save(const fs::path& dir) const {
         w.str(e.outcome.native.empty() ? std::string() : cuda::facts_to_json(e.outcome.native));
         write_config_facts(w, e.outcome.config_facts);
     }
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    // Like other tools' caches: ignore ourselves so the cache never shows up in `git status`.
-    if (!fs::exists(dir / ".gitignore", ec)) write_file_atomically(dir / ".gitignore", "# created by mpsport\n*\n");
-    write_file_atomically(dir / kFile, w.bytes());
+    write_file_atomically(dir / file_name(m_key), w.bytes());
+    remove_old_files(dir, m_key);
 }
 
 const ScanCache::Entry* ScanCache::find(const std::string& path) const {

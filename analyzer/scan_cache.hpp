@@ -1,9 +1,12 @@
-// The warm-scan cache: per file (size, mtime, content hash) -> its outcome. Keyed by the tool
-// version and the rule catalogue's digest, so a changed rule invalidates everything.
+// The warm-scan cache: per file (size, mtime, content hash) -> its outcome. Keyed by everything that
+// changes an outcome (key_for), so a changed rule, option or build never serves a stale result.
+// One file per key: a `--select` scan or another target torch neither reads nor replaces the
+// full scan's entries. Saving merges, under a lock, with what another process saved meanwhile.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <unordered_map>
 
@@ -23,10 +26,17 @@ public:
     ScanCache() = default;
     explicit ScanCache(std::uint64_t key) : m_key(key) {}
 
+    // The key of a scan: tool version and build, the effective rule set (after --select), the op
+    // tables and target torch, and the options that change what a file yields or what is walked.
+    static std::uint64_t key_for(const RuleCatalogue& catalogue, const std::string& target_torch, const ScanOptions& options);
     // A missing, stale or corrupt cache file loads as empty: the cache is only ever an optimisation.
     static ScanCache load(const std::filesystem::path& dir, std::uint64_t key);
-    // Throws std::runtime_error naming the file when it cannot be written.
-    void save(const std::filesystem::path& dir) const;
+    // Writes atomically under an exclusive lock on the cache folder. Without `touched`, this cache
+    // holds every file of the repository (a full scan): files it lacks are gone. With it (check),
+    // only the entries of the touched files are ours; for every other file what is on disk now
+    // (perhaps saved by another process meanwhile) wins over what we loaded. Throws
+    // std::runtime_error naming the file when it cannot be written.
+    void save(const std::filesystem::path& dir, const std::set<std::string>* touched = nullptr) const;
 
     const Entry* find(const std::string& path) const;
     void put(const std::string& path, Entry entry);

@@ -61,12 +61,12 @@ void Scanner::build_engines() const {
     });
 }
 
-FileOutcome Scanner::scan_text(const std::string& path, FileKind kind, std::string text) const {
+FileOutcome Scanner::scan_text(const std::string& path, FileKind kind, std::string text, bool full_parse) const {
     FileEntry file;
     file.path = path;
     file.absolute = fs::absolute(path);
     file.kind = kind;
-    FileOutcome out = analyze_file(file, std::move(text), cuda::CompileFlags(), ScanOptions().clang_timeout_s);
+    FileOutcome out = analyze_file(file, std::move(text), cuda::CompileFlags(), ScanOptions().clang_timeout_s, false, full_parse);
     if (!out.native.empty()) {
         auto linked = cuda::link_native_ops({{path, out.native}}, m_catalogue);
         out.findings.insert(out.findings.end(), linked.findings.begin(), linked.findings.end());
@@ -76,13 +76,21 @@ FileOutcome Scanner::scan_text(const std::string& path, FileKind kind, std::stri
 }
 
 FileOutcome Scanner::analyze_file(const FileEntry& file, std::string text, const cuda::CompileFlags& flags, unsigned clang_timeout_s,
-                                  bool parse_native) const {
+                                  bool parse_native, bool full_parse) const {
     build_engines();
     const std::string& path = file.path;
     const FileKind kind = file.kind;
     FileOutcome out;
-    if (auto problem = text_problem(text)) {
-        out.skip_reason = *problem;
+    if (is_binary(text)) {
+        out.skip_reason = "binary file (contains NUL bytes)";
+        return out;
+    }
+    // Bad UTF-8 (a Latin-1 comment) does not hide the rest of the file: read it with replacement
+    // characters and mark what it yields as approximate.
+    if (text_problem(text)) {
+        text = decode_utf8_lossy(text);
+        out = analyze_file(file, std::move(text), flags, clang_timeout_s, parse_native, full_parse);
+        for (auto& f : out.findings) f.approximate = true;
         return out;
     }
     try {
@@ -90,7 +98,7 @@ FileOutcome Scanner::analyze_file(const FileEntry& file, std::string text, const
             notebooks::NotebookSource nb = notebooks::notebook_to_python(text);
             const SourceText source(std::move(nb.python));
             out.lines = source.line_count();
-            auto analysed = m_python->analyze(source.text());
+            auto analysed = m_python->analyze(source.text(), full_parse);
             append_findings(analysed.matches, source, path, Suppressions::parse(source), out.findings, &nb.cell_lines);
             out.facts = std::move(analysed.facts);
             if (!m_config_keys.empty()) out.config_facts = configs::python_config_facts(source.text(), m_config_keys);
@@ -100,7 +108,7 @@ FileOutcome Scanner::analyze_file(const FileEntry& file, std::string text, const
         out.lines = source.line_count();
         const Suppressions suppressions = Suppressions::parse(source);
         if (kind == FileKind::python) {
-            auto analysed = m_python->analyze(source.text());
+            auto analysed = m_python->analyze(source.text(), full_parse);
             append_findings(analysed.matches, source, path, suppressions, out.findings);
             out.facts = std::move(analysed.facts);
             if (!m_config_keys.empty()) out.config_facts = configs::python_config_facts(source.text(), m_config_keys);
@@ -145,9 +153,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     result.skipped = std::move(walked.skipped);
     result.ignored_dirs = walked.ignored_dirs;
 
-    // The op tables are rules too (the catalogue's digest leaves rules/mps/ out), and so is the version they are read for.
-    const std::uint64_t cache_key = fnv1a64(std::string(MPSPORT_VERSION) + hex64(m_catalogue.digest()) + m_target_torch +
-                                            hex64(op_tables_digest(m_catalogue.root())));
+    const std::uint64_t cache_key = ScanCache::key_for(m_catalogue, m_target_torch, options);
     ScanCache cache = options.cache_dir ? ScanCache::load(*options.cache_dir, cache_key) : ScanCache();
 
     const std::size_t n = walked.files.size();
@@ -220,7 +226,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
             from_cache[i] = 2;
             return;
         }
-        entry.outcome = analyze_file(file, std::move(text), flags, options.clang_timeout_s, options.parse_every_native_file);
+        entry.outcome = analyze_file(file, std::move(text), flags, options.clang_timeout_s, options.parse_every_native_file, options.full_parse);
     });
 
     // Phase 2b: a C++/CUDA file that names no trigger was not parsed; it is now, for its functions,
@@ -350,7 +356,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     result.program = model.summary();
     if (options.cache_dir && cache_changed) {
         try {
-            fresh.save(*options.cache_dir);
+            fresh.save(*options.cache_dir, options.partial ? &walked_paths : nullptr);
         } catch (const std::exception& e) {
             result.warnings.push_back(std::string("scan cache not saved: ") + e.what() + " (use --no-cache or --cache-dir)");
         }

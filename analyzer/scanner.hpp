@@ -42,6 +42,7 @@ struct ScanOptions {
     unsigned clang_timeout_s = 60;                   // per C++/CUDA translation unit
     // Parse every C++/CUDA file, also those that name no rule's trigger (the prefilter's reference).
     bool parse_every_native_file = false;
+    bool full_parse = false;  // --full-parse: tree-sitter parses whole Python files, never only regions
     checkpoints::Limits checkpoints;
 };
 
@@ -66,15 +67,16 @@ public:
     // One file's findings from its text (no walking, no cache), weighed as if the file were core:
     // what `scan FILE` of a lone file reports, its native ops linked within the file. Used by tests
     // and the fixture runner.
-    FileOutcome scan_text(const std::string& path, FileKind kind, std::string text) const;
+    FileOutcome scan_text(const std::string& path, FileKind kind, std::string text, bool full_parse = false) const;
     // A checkpoint's findings from its headers (never the whole file, never through the text path).
     FileOutcome scan_checkpoint(const FileEntry& file, const checkpoints::Limits& limits) const;
 
 private:
     // One file's raw findings and facts, before the program model weighs them (what the cache keeps).
-    // `parse_native`: parse a C++/CUDA file even when it names no trigger (ClangEngine::needs_parse).
+    // `parse_native`: parse a C++/CUDA file even when it names no trigger (ClangEngine::needs_parse);
+    // `full_parse`: tree-sitter parses a whole Python file, not only the regions that can match.
     FileOutcome analyze_file(const FileEntry& file, std::string text, const cuda::CompileFlags& flags, unsigned clang_timeout_s,
-                             bool parse_native = false) const;
+                             bool parse_native = false, bool full_parse = false) const;
     // The engines are built on first use: compiling the rules' queries is most of a warm scan's
     // cost when every file comes from the cache. Throws RuleError for a broken rule.
     void build_engines() const;

@@ -20,6 +20,33 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// One end of a pipe, closed when it goes out of scope: no descriptor leaks on any early return.
+class Fd {
+public:
+    Fd() = default;
+    explicit Fd(int fd) : m_fd(fd) {}
+    ~Fd() { reset(); }
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    int get() const { return m_fd; }
+    void reset(int fd = -1) {
+        if (m_fd >= 0) ::close(m_fd);
+        m_fd = fd;
+    }
+
+private:
+    int m_fd = -1;
+};
+
+// pipe(2) into two owned ends (both CLOEXEC: a child gets them only through dup2).
+bool make_pipe(Fd& read_end, Fd& write_end) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) return false;
+    read_end.reset(fds[0]);
+    write_end.reset(fds[1]);
+    return true;
+}
+
 void keep_tail(std::string& tail, const char* data, std::size_t n, std::size_t limit) {
     tail.append(data, n);
     if (tail.size() > 2 * limit) tail.erase(0, tail.size() - limit);
@@ -33,12 +60,11 @@ LaunchResult launch(const LaunchOptions& options) {
         result.launch_error = "no command given";
         return result;
     }
-    int out_pipe[2], err_pipe[2], exec_pipe[2];
-    if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0 || pipe(exec_pipe) != 0) {
+    Fd out_read, out_write, err_read, err_write, exec_read, exec_write;
+    if (!make_pipe(out_read, out_write) || !make_pipe(err_read, err_write) || !make_pipe(exec_read, exec_write)) {
         result.launch_error = std::string("pipe: ") + std::strerror(errno);
-        return result;
+        return result;  // the pipes made so far close here
     }
-    fcntl(exec_pipe[1], F_SETFD, FD_CLOEXEC);
     const auto start = Clock::now();
     const pid_t pid = fork();
     if (pid < 0) {
@@ -47,35 +73,29 @@ LaunchResult launch(const LaunchOptions& options) {
     }
     if (pid == 0) {
         setpgid(0, 0);
-        dup2(out_pipe[1], STDOUT_FILENO);
-        dup2(err_pipe[1], STDERR_FILENO);
-        close(out_pipe[0]);
-        close(err_pipe[0]);
-        close(exec_pipe[0]);
+        dup2(out_write.get(), STDOUT_FILENO);  // dup2 clears CLOEXEC on the copies
+        dup2(err_write.get(), STDERR_FILENO);
         for (const auto& [k, v] : options.env) setenv(k.c_str(), v.c_str(), 1);
         std::vector<char*> argv;
         for (const auto& a : options.argv) argv.push_back(const_cast<char*>(a.c_str()));
         argv.push_back(nullptr);
         execvp(argv[0], argv.data());
         const int err = errno;
-        if (write(exec_pipe[1], &err, sizeof err) < 0) {
+        if (write(exec_write.get(), &err, sizeof err) < 0) {
         }
         _exit(127);
     }
     setpgid(pid, pid);  // also here, so the group exists before we might signal it
-    close(out_pipe[1]);
-    close(err_pipe[1]);
-    close(exec_pipe[1]);
+    out_write.reset();
+    err_write.reset();
+    exec_write.reset();
     int exec_errno = 0;
-    if (read(exec_pipe[0], &exec_errno, sizeof exec_errno) == static_cast<ssize_t>(sizeof exec_errno)) {
-        close(exec_pipe[0]);
-        close(out_pipe[0]);
-        close(err_pipe[0]);
+    if (read(exec_read.get(), &exec_errno, sizeof exec_errno) == static_cast<ssize_t>(sizeof exec_errno)) {
         waitpid(pid, nullptr, 0);
         result.launch_error = "cannot run '" + options.argv[0] + "': " + std::strerror(exec_errno);
         return result;
     }
-    close(exec_pipe[0]);
+    exec_read.reset();
     result.started = true;
 
     const auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.timeout_s));
@@ -83,7 +103,7 @@ LaunchResult launch(const LaunchOptions& options) {
     Clock::time_point drain_until{};
     bool exited = false;
     int status = 0;
-    pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+    pollfd fds[2] = {{out_read.get(), POLLIN, 0}, {err_read.get(), POLLIN, 0}};
     int open_fds = 2;
     char buf[8192];
     while (open_fds > 0 || !exited) {
@@ -114,7 +134,7 @@ LaunchResult launch(const LaunchOptions& options) {
             if (p.fd < 0 || !(p.revents & (POLLIN | POLLHUP | POLLERR))) continue;
             const ssize_t n = read(p.fd, buf, sizeof buf);
             if (n <= 0) {
-                close(p.fd);
+                (p.fd == out_read.get() ? out_read : err_read).reset();
                 p.fd = -1;
                 --open_fds;
                 continue;
@@ -127,8 +147,8 @@ LaunchResult launch(const LaunchOptions& options) {
             }
         }
     }
-    for (auto& p : fds)
-        if (p.fd >= 0) close(p.fd);
+    out_read.reset();
+    err_read.reset();
     kill(-pid, SIGKILL);  // nothing of the group outlives the audit
     if (result.output_tail.size() > options.tail_bytes) result.output_tail.erase(0, result.output_tail.size() - options.tail_bytes);
     result.seconds = std::chrono::duration<double>(Clock::now() - start).count();

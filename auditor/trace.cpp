@@ -25,6 +25,78 @@ std::vector<std::string> strings(const nlohmann::json& j, const char* key) {
     return out;
 }
 
+// Typed reads of a trace's fields: a field of the wrong type is an error naming the file and the
+// field ("trace.json: field 'ops[3].count' must be a number, not string"), never a bare
+// json type_error. A missing field takes its default.
+class Fields {
+public:
+    Fields(const nlohmann::json& j, std::string origin, std::string where = "") : m_j(j), m_origin(std::move(origin)), m_where(std::move(where)) {
+        if (!m_j.is_object() && !m_j.is_null()) fail("", "an object");
+    }
+    std::string str(const char* key, const std::string& fallback = "") const { return get(key, fallback, &nlohmann::json::is_string, "a string"); }
+    bool flag(const char* key) const { return get(key, false, &nlohmann::json::is_boolean, "true or false"); }
+    long long integer(const char* key) const { return get(key, 0LL, &nlohmann::json::is_number_integer, "an integer"); }
+    double number(const char* key) const { return get(key, 0.0, &nlohmann::json::is_number, "a number"); }
+    Fields object(const char* key) const {
+        static const nlohmann::json empty = nlohmann::json::object();
+        const nlohmann::json* v = find(key);
+        if (v && !v->is_object()) fail(key, "an object");
+        return Fields(v ? *v : empty, m_origin, path(key));
+    }
+    // The elements of an array field (empty when missing), each checked to be an object.
+    std::vector<Fields> objects(const char* key) const {
+        std::vector<Fields> out;
+        const nlohmann::json* v = find(key);
+        if (!v) return out;
+        if (!v->is_array()) fail(key, "an array");
+        for (std::size_t i = 0; i < v->size(); ++i) out.emplace_back((*v)[i], m_origin, path(key) + "[" + std::to_string(i) + "]");
+        return out;
+    }
+    std::vector<std::string> strings(const char* key) const {
+        std::vector<std::string> out;
+        const nlohmann::json* v = find(key);
+        if (!v) return out;
+        if (!v->is_array()) fail(key, "an array of strings");
+        for (const auto& s : *v) {
+            if (!s.is_string()) fail(key, "an array of strings");
+            out.push_back(s.get<std::string>());
+        }
+        return out;
+    }
+    std::vector<std::pair<std::string, Fields>> members() const {
+        std::vector<std::pair<std::string, Fields>> out;
+        for (const auto& [k, v] : m_j.items()) out.emplace_back(k, Fields(v, m_origin, path(k.c_str())));
+        return out;
+    }
+    bool has(const char* key) const { return find(key) != nullptr; }
+    const nlohmann::json& json() const { return m_j; }
+
+private:
+    const nlohmann::json* find(const char* key) const {
+        if (!m_j.is_object()) return nullptr;
+        auto it = m_j.find(key);
+        return it == m_j.end() || it->is_null() ? nullptr : &*it;
+    }
+    template <typename T>
+    T get(const char* key, T fallback, bool (nlohmann::json::*is)() const noexcept, const char* what) const {
+        const nlohmann::json* v = find(key);
+        if (!v) return fallback;
+        if (!((*v).*is)()) fail(key, what);
+        return v->get<T>();
+    }
+    std::string path(const char* key) const { return m_where.empty() ? key : m_where + "." + key; }
+    [[noreturn]] void fail(const char* key, const char* what) const {
+        const nlohmann::json* v = *key ? find(key) : &m_j;
+        const std::string field = *key ? path(key) : m_where;
+        throw std::runtime_error(m_origin + ": field '" + field + "' must be " + what + ", not " + (v ? v->type_name() : "missing") +
+                                 " (is this a trace written by `mpsport audit`?)");
+    }
+
+    const nlohmann::json& m_j;
+    std::string m_origin;
+    std::string m_where;
+};
+
 std::string text_of(const nlohmann::json& v) {
     if (v.is_string()) return v.get<std::string>();
     if (v.is_null()) return "-";
@@ -134,57 +206,74 @@ nlohmann::json load_trace_json(const fs::path& path) {
     return j;
 }
 
-Evidence evidence_from_trace(const nlohmann::json& t, const MpsTable& table, const std::string& origin) {
+// The sections read by the helpers above: a wrong type there names the file and the section.
+template <typename F>
+void read_section(const char* section, const std::string& origin, F&& read) {
+    try {
+        read();
+    } catch (const nlohmann::json::exception& e) {
+        throw std::runtime_error(origin + ": field '" + section + "' has a value of the wrong type (" + e.what() +
+                                 "; is this a trace written by `mpsport audit`?)");
+    }
+}
+
+Evidence evidence_from_trace(const nlohmann::json& t_json, const MpsTable& table, const std::string& origin) {
+    const Fields t(t_json, origin);
     Evidence ev;
     ev.trace_path = origin;
-    ev.complete = t.value("status", "") == "complete";
-    ev.incomplete_reason = t.value("reason", "");
-    const auto env = t.value("env", nlohmann::json::object());
-    ev.device = t.value("device", env.value("device", ""));
-    ev.torch_version = env.value("torch", "");
-    ev.python_version = env.value("python", "");
-    ev.platform = env.value("system", "") + "/" + env.value("machine", "");
-    ev.mps_built = env.value("mps_built", false);
-    ev.mps_available = env.value("mps_available", false);
+    ev.complete = t.str("status") == "complete";
+    ev.incomplete_reason = t.str("reason");
+    const Fields env = t.object("env");
+    ev.device = t.str("device", env.str("device"));
+    ev.torch_version = env.str("torch");
+    ev.python_version = env.str("python");
+    ev.platform = env.str("system") + "/" + env.str("machine");
+    ev.mps_built = env.flag("mps_built");
+    ev.mps_available = env.flag("mps_available");
     ev.predicted = !ev.mps_available;
     ev.target_torch = table.torch_version;
-    const auto steps = t.value("steps", nlohmann::json::object());
-    ev.optimizer_steps = steps.value("completed", 0);
-    ev.forward = steps.value("forward", false);
-    ev.backward = steps.value("backward", false);
-    const nlohmann::json roles = t.value("roles", nlohmann::json::object());
-    for (const auto& [role, info] : roles.items()) ev.roles.push_back({role, strings(info, "devices"), strings(info, "dtypes")});
-    for (const auto& op : t.value("ops", nlohmann::json::array())) {
-        const std::string name = op.value("op", "");
+    const Fields steps = t.object("steps");
+    ev.optimizer_steps = static_cast<int>(steps.integer("completed"));
+    ev.forward = steps.flag("forward");
+    ev.backward = steps.flag("backward");
+    for (const auto& [role, info] : t.object("roles").members()) ev.roles.push_back({role, info.strings("devices"), info.strings("dtypes")});
+    for (const auto& op : t.objects("ops")) {
+        const std::string name = op.str("op");
         if (name.rfind("aten::", 0) != 0) continue;  // profiler scopes and other non-aten entries
-        const auto dtypes = strings(op, "dtypes");
+        const auto dtypes = op.strings("dtypes");
         const MpsPrediction p = predict(table, name, dtypes);
         if (p.status == "unsupported-dtype") ev.float64_ops.push_back(name + " [" + join(dtypes) + "]");
         if (p.status == "native") continue;
-        OpUse use{name, op.value("phase", "other"), join(strings(op, "devices")), join(dtypes), op.value("count", 0L),
-                  op.value("first_frame", ""), p.status, p.note, "", {}};
-        for (const auto& n : op.value("per_step", nlohmann::json::array())) use.per_step.push_back(n.get<long>());
+        OpUse use{name, op.str("phase", "other"), join(op.strings("devices")), join(dtypes), static_cast<long>(op.integer("count")),
+                  op.str("first_frame"), p.status, p.note, "", {}};
+        read_section("ops[].per_step", origin, [&] {
+            for (const auto& n : op.json().value("per_step", nlohmann::json::array())) use.per_step.push_back(n.get<long>());
+        });
         ev.ops.push_back(std::move(use));
     }
-    for (const auto& m : t.value("mps_messages", nlohmann::json::array())) ev.fallback_warnings.push_back(m.value("op", "?"));
-    if (t.contains("checkpoint") && t["checkpoint"].is_object()) {
-        ev.checkpoint_ok = t["checkpoint"].value("ok", false);
-        ev.checkpoint_detail = t["checkpoint"].value("detail", "");
+    for (const auto& m : t.objects("mps_messages")) ev.fallback_warnings.push_back(m.str("op", "?"));
+    if (t.has("checkpoint")) {
+        const Fields c = t.object("checkpoint");
+        ev.checkpoint_ok = c.flag("ok");
+        ev.checkpoint_detail = c.str("detail");
     }
-    if (t.contains("compare") && t["compare"].is_object()) {
-        ev.numerics_ok = t["compare"].value("within_tolerance", false);
-        ev.numerics_detail = t["compare"].value("detail", "");
+    if (t.has("compare")) {
+        const Fields c = t.object("compare");
+        ev.numerics_ok = c.flag("within_tolerance");
+        ev.numerics_detail = c.str("detail");
     }
-    ev.step_seconds = t.value("timing", nlohmann::json::object()).value("unobserved_step_s", 0.0);
-    read_steps(t, ev);
-    read_remap(t, ev);
-    read_watermark(t, ev);
-    read_time_against_cpu(t, ev);
-    read_record(t, ev);
-    read_distributed(t, ev);
-    for (const auto& p : t.value("sweep", nlohmann::json::array()))
-        ev.sweep.push_back({p.value("batch", 0), p.value("complete", false), p.value("reason", ""), p.value("step_s", 0.0),
-                            p.value("throughput", 0.0), p.value("rss_peak_bytes", 0.0), p.value("accelerator_bytes", 0.0)});
+    ev.step_seconds = t.object("timing").number("unobserved_step_s");
+    read_section("steps", origin, [&] { read_steps(t_json, ev); });
+    read_section("remap", origin, [&] { read_remap(t_json, ev); });
+    read_section("memory", origin, [&] { read_watermark(t_json, ev); });
+    read_section("timing / compare.time", origin, [&] { read_time_against_cpu(t_json, ev); });
+    read_section("record", origin, [&] { read_record(t_json, ev); });
+    read_section("distributed", origin, [&] { read_distributed(t_json, ev); });
+    read_section("sweep", origin, [&] {
+        for (const auto& p : t_json.value("sweep", nlohmann::json::array()))
+            ev.sweep.push_back({p.value("batch", 0), p.value("complete", false), p.value("reason", ""), p.value("step_s", 0.0),
+                                p.value("throughput", 0.0), p.value("rss_peak_bytes", 0.0), p.value("accelerator_bytes", 0.0)});
+    });
     return ev;
 }
 

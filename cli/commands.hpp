@@ -23,6 +23,7 @@ struct ScanArgs {
     std::uintmax_t max_file_size = 4u << 20;
     std::uint64_t checkpoint_header_limit = 64u << 20;
     unsigned jobs = 0;
+    bool full_parse = false;  // parse whole Python files (no region parsing)
     bool no_cache = false;
     bool full_parse = false;
     std::optional<std::string> cache_dir;

@@ -18,24 +18,57 @@ namespace fs = std::filesystem;
 namespace mpsport::cli {
 namespace {
 
-std::vector<fs::path> git_changed_files() {
-    std::vector<fs::path> out;
+// Runs a git command (no shell) and returns its standard output; throws naming the command on failure.
+std::string run_git(const std::vector<std::string>& argv_strings) {
 #if defined(__unix__) || defined(__APPLE__)
-    for (const char* cmd : {"git diff --name-only --diff-filter=ACMR HEAD 2>/dev/null",
-                            "git ls-files --others --exclude-standard 2>/dev/null"}) {
-        FILE* pipe = popen(cmd, "r");
-        if (!pipe) throw std::runtime_error("--changed: cannot run git; pass the files to check instead");
-        char buf[4096];
-        while (fgets(buf, sizeof buf, pipe)) {
-            std::string line(buf);
-            while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
-            if (!line.empty()) out.emplace_back(line);
-        }
-        if (pclose(pipe) != 0 && out.empty()) throw std::runtime_error("--changed: git failed (is this a git checkout?)");
+    std::string cmd = "git";
+    for (const auto& a : argv_strings) {
+        cmd += " '";
+        for (char c : a) cmd += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        cmd += "'";
     }
+    cmd += " 2>/dev/null";
+    FILE* pipe = popen(cmd.c_str(), "r");
+    if (!pipe) throw std::runtime_error("--changed: cannot run git; pass the files to check instead");
+    std::string out;
+    char buf[4096];
+    for (std::size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+    if (pclose(pipe) != 0) throw std::runtime_error("--changed: `" + cmd + "` failed (is this a git checkout?)");
+    return out;
 #else
+    (void)argv_strings;
     throw std::runtime_error("--changed needs git on a POSIX system; pass the files to check instead");
 #endif
+}
+
+// git names changed files relative to the repository's top; the scan takes them relative to the
+// current folder (or absolute when they lie outside it), like files given on the command line.
+std::vector<fs::path> git_changed_files() {
+    std::string top = run_git({"rev-parse", "--show-toplevel"});
+    while (!top.empty() && (top.back() == '\n' || top.back() == '\r')) top.pop_back();
+    const fs::path cwd = fs::current_path();
+    std::vector<fs::path> out;
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"-C", top, "diff", "-z", "--name-only", "--diff-filter=ACMR", "HEAD"},
+          std::vector<std::string>{"-C", top, "ls-files", "-z", "--others", "--exclude-standard", "--full-name"}}) {
+        std::string listing;
+        try {
+            listing = run_git(args);
+        } catch (const std::runtime_error&) {
+            if (args[2] != "diff") throw;  // a repository without commits has no HEAD to diff: only untracked files
+        }
+        for (std::size_t pos = 0; pos < listing.size();) {
+            std::size_t end = listing.find('\0', pos);
+            if (end == std::string::npos) end = listing.size();
+            if (end > pos) {
+                const fs::path absolute = fs::path(top) / listing.substr(pos, end - pos);
+                std::error_code ec;
+                const fs::path rel = fs::relative(absolute, cwd, ec);
+                out.push_back(!ec && !rel.empty() && rel.begin()->string() != ".." ? rel : absolute);
+            }
+            pos = end + 1;
+        }
+    }
     return out;
 }
 
@@ -47,7 +80,21 @@ std::set<std::string> baseline_fingerprints(const std::string& path) {
     } catch (const nlohmann::json::exception& e) {
         throw std::runtime_error(path + ": not a JSON report (" + e.what() + "); write one with `mpsport scan --format json -o FILE`");
     }
-    for (const auto& f : j.value("findings", nlohmann::json::array())) out.insert(f.value("fingerprint", ""));
+    // Wrong types name the file and the field, never a bare json type_error.
+    const auto bad = [&](const std::string& field, const char* what) {
+        return std::runtime_error(path + ": field '" + field + "' must be " + what +
+                                  "; a baseline is a JSON report written by `mpsport scan --format json -o FILE`");
+    };
+    if (!j.is_object()) throw bad("(top level)", "an object");
+    if (!j.contains("findings")) throw bad("findings", "present");
+    if (!j["findings"].is_array()) throw bad("findings", "an array");
+    for (std::size_t i = 0; i < j["findings"].size(); ++i) {
+        const auto& f = j["findings"][i];
+        const std::string where = "findings[" + std::to_string(i) + "]";
+        if (!f.is_object()) throw bad(where, "an object");
+        if (!f.contains("fingerprint") || !f["fingerprint"].is_string()) throw bad(where + ".fingerprint", "a string");
+        out.insert(f["fingerprint"].get<std::string>());
+    }
     return out;
 }
 
@@ -89,6 +136,7 @@ std::optional<ScanResult> scan_paths(const ScanArgs& args, Mode mode, const Rule
     options.walk.max_file_size = args.max_file_size;
     options.checkpoints.header_bytes = args.checkpoint_header_limit;
     options.jobs = args.jobs;
+    options.full_parse = args.full_parse;
     options.entries = args.entries;
     // check reads a few files of the repository in the current folder: the cache keeps the rest,
     // and the program model reads their facts from it instead of walking the repository again.

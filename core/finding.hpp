@@ -67,6 +67,9 @@ struct Finding {
     int lines = 0;     // lines of code this finding stands for (a CUDA kernel's); effort per kloc counts
                        // these instead of the whole file's when set
     std::vector<std::string> ops;  // op-support rules: the aten ops the call reaches ("aten::take")
+    // Found in a file that was not valid UTF-8, read with its bad bytes replaced (U+FFFD): the
+    // finding is real but columns and the matched text may differ from the bytes on disk.
+    bool approximate = false;
     std::vector<std::string> observed;  // the audit saw the same op at the same place (source "static+runtime")
 };
 

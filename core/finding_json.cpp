@@ -36,6 +36,7 @@ nlohmann::json finding_to_json(const Finding& f) {
     if (!f.note.empty()) j["note"] = f.note;
     if (!f.ops.empty()) j["ops"] = f.ops;
     if (!f.observed.empty()) j["observed"] = f.observed;
+    if (f.approximate) j["approximate"] = true;
     return j;
 }
 

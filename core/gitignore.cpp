@@ -1,5 +1,12 @@
 #include "core/gitignore.hpp"
 
+#include <git2.h>
+
+#include <cstdlib>
+#include <memory>
+
+#include "core/paths.hpp"
+
 namespace mpsport {
 namespace {
 
@@ -152,6 +159,56 @@ bool IgnoreRules::is_ignored(std::string_view path, bool is_dir) const {
         if (end == 0) continue;  // a leading '/': the root's patterns were already consulted
     }
     return ignored;
+}
+
+}  // namespace mpsport
+
+namespace mpsport {
+namespace {
+
+struct GitInit {
+    GitInit() { git_libgit2_init(); }
+    ~GitInit() { git_libgit2_shutdown(); }
+};
+
+std::filesystem::path default_excludes_file() {
+    // git's default when core.excludesFile is unset.
+    if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg) return std::filesystem::path(xdg) / "git" / "ignore";
+    if (const char* home = std::getenv("HOME"); home && *home) return std::filesystem::path(home) / ".config" / "git" / "ignore";
+    return {};
+}
+
+}  // namespace
+
+std::optional<GitRepository> find_git_repository(const std::filesystem::path& dir) {
+    static const GitInit init;
+    git_repository* raw = nullptr;
+    if (git_repository_open_ext(&raw, dir.c_str(), 0, nullptr) != 0) return std::nullopt;
+    const std::unique_ptr<git_repository, void (*)(git_repository*)> repo(raw, git_repository_free);
+    const char* workdir = git_repository_workdir(repo.get());
+    if (!workdir) return std::nullopt;
+    GitRepository out;
+    out.top = std::filesystem::path(workdir).lexically_normal();
+    if (!out.top.has_filename()) out.top = out.top.parent_path();  // "/repo/" -> "/repo"
+    std::filesystem::path excludes = default_excludes_file();
+    git_config* config = nullptr;
+    if (git_repository_config_snapshot(&config, repo.get()) == 0) {
+        git_buf buf = GIT_BUF_INIT;
+        if (git_config_get_path(&buf, config, "core.excludesfile") == 0) excludes = buf.ptr;
+        git_buf_dispose(&buf);
+        git_config_free(config);
+    }
+    const std::filesystem::path info_exclude = std::filesystem::path(git_repository_commondir(repo.get())) / "info" / "exclude";
+    for (const auto& f : {excludes, info_exclude}) {
+        std::error_code ec;
+        if (f.empty() || !std::filesystem::is_regular_file(f, ec)) continue;
+        try {
+            out.global_ignores.emplace_back(f, read_file(f));
+        } catch (const std::exception&) {
+            // unreadable: as git, go on without it
+        }
+    }
+    return out;
 }
 
 }  // namespace mpsport

@@ -1,6 +1,8 @@
 // .gitignore semantics: per-folder pattern files, anchoring, '**', negation, folder-only patterns.
 #pragma once
 
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <string_view>
@@ -32,5 +34,16 @@ private:
     // Patterns by the folder of their ignore file: a path only consults the files of its ancestors.
     std::unordered_map<std::string, std::vector<Pattern>> m_by_base;
 };
+
+// The git repository a folder lies in, as git itself sees it (libgit2: worktrees, submodules and
+// `.git` files included), with the ignore files that hold for the whole work tree.
+struct GitRepository {
+    std::filesystem::path top;  // the work tree's top folder
+    // core.excludesFile (or $XDG_CONFIG_HOME/git/ignore), then $GIT_COMMON_DIR/info/exclude: the
+    // patterns every .gitignore of the tree overrides, in that order. Each is (file, text).
+    std::vector<std::pair<std::filesystem::path, std::string>> global_ignores;
+};
+// nullopt when `dir` is in no work tree (or in a bare repository).
+std::optional<GitRepository> find_git_repository(const std::filesystem::path& dir);
 
 }  // namespace mpsport

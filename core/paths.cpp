@@ -1,5 +1,6 @@
 #include "core/paths.hpp"
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -8,6 +9,13 @@
 
 #if defined(__APPLE__)
 #include <mach-o/dyld.h>
+#endif
+#if defined(__unix__) || defined(__APPLE__)
+#include <unistd.h>
+#endif
+#if defined(__linux__)
+#include <elf.h>
+#include <link.h>
 #endif
 
 namespace fs = std::filesystem;
@@ -22,6 +30,64 @@ std::string read_file(const fs::path& path) {
     return ss.str();
 }
 
+namespace {
+
+long current_pid() {
+#if defined(__unix__) || defined(__APPLE__)
+    return static_cast<long>(::getpid());
+#else
+    return 0;
+#endif
+}
+
+#if defined(__linux__)
+// The GNU build id of the main program (a hash of its contents the linker writes into a note).
+int find_build_id(struct dl_phdr_info* info, size_t, void* out) {
+    auto& id = *static_cast<std::string*>(out);
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+        const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+        if (ph.p_type != PT_NOTE) continue;
+        const char* p = reinterpret_cast<const char*>(info->dlpi_addr + ph.p_vaddr);
+        const char* end = p + ph.p_memsz;
+        while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const auto* note = reinterpret_cast<const ElfW(Nhdr)*>(p);
+            const char* name = p + sizeof(ElfW(Nhdr));
+            const char* desc = name + ((note->n_namesz + 3) & ~3u);
+            if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0) {
+                static const char* digits = "0123456789abcdef";
+                for (unsigned k = 0; k < note->n_descsz; ++k) {
+                    const auto b = static_cast<unsigned char>(desc[k]);
+                    id.push_back(digits[b >> 4]);
+                    id.push_back(digits[b & 15]);
+                }
+                return 1;
+            }
+            p = desc + ((note->n_descsz + 3) & ~3u);
+        }
+    }
+    return 1;  // only the first object: the main program
+}
+#endif
+
+}  // namespace
+
+std::string build_identity() {
+    static const std::string identity = [] {
+        std::string id;
+#if defined(__linux__)
+        dl_iterate_phdr(find_build_id, &id);
+#endif
+        if (!id.empty()) return "build-id:" + id;
+        // No build id: the executable's size and modification time stand for its contents.
+        std::error_code ec;
+        const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+        std::string fallback = "exe:" + exe.generic_string();
+        if (!ec) fallback += ":" + std::to_string(fs::file_size(exe, ec)) + "@" + std::to_string(fs::last_write_time(exe, ec).time_since_epoch().count());
+        return fallback;
+    }();
+    return identity;
+}
+
 void write_file_atomically(const fs::path& path, std::string_view data) {
     std::error_code ec;
     if (fs::exists(path, ec) && !fs::is_regular_file(path, ec)) {
@@ -33,8 +99,11 @@ void write_file_atomically(const fs::path& path, std::string_view data) {
     }
     const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
     fs::create_directories(parent, ec);
+    // A name of this process and call: two mpsport processes writing the same file (a shared
+    // cache) must never write into one temporary file.
+    static std::atomic<unsigned> counter{0};
     fs::path tmp = path;
-    tmp += ".tmp-mpsport";
+    tmp += ".tmp-mpsport-" + std::to_string(current_pid()) + "-" + std::to_string(counter++);
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         if (!out) throw std::runtime_error(tmp.generic_string() + ": cannot write (" + std::strerror(errno) + ")");

@@ -11,6 +11,9 @@ namespace mpsport {
 std::string read_file(const std::filesystem::path& path);
 // Writes through a temporary file and a rename, so a reader never sees half a report.
 void write_file_atomically(const std::filesystem::path& path, std::string_view data);
+// What identifies the running build beyond its version string: the executable's GNU build id
+// (a hash of its contents), else the sizes and times of the files beside it. Part of cache keys.
+std::string build_identity();
 // The folder holding the running executable (falls back to the current folder).
 std::filesystem::path executable_dir();
 // The repository's source folder as configured at build time (for bundled rules and corpus).

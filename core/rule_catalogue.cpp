@@ -11,6 +11,7 @@
 
 #include "core/hash.hpp"
 #include "core/paths.hpp"
+#include "core/rule_schema.hpp"
 
 namespace fs = std::filesystem;
 
@@ -345,6 +346,7 @@ RuleCatalogue RuleCatalogue::load(const fs::path& rules_dir) {
         if (it.depth() == 0) top_level_files.insert(it->path());
     }
     std::sort(files.begin(), files.end());
+    const RuleSchemas schemas(rules_dir);
     std::string digest_input;
     std::set<std::string> ids;
     bool have_program = false;
@@ -362,8 +364,9 @@ RuleCatalogue RuleCatalogue::load(const fs::path& rules_dir) {
             throw RuleError(file.generic_string() + ":" + std::to_string(e.mark.line + 1) + ": invalid YAML: " + e.msg);
         }
         try {
+            if (top_level && file.filename() != "program.yaml") fail(file, "unexpected file: rules live in rules/<family>/<id>.yaml");
+            schemas.validate(doc, top_level ? RuleSchemas::Kind::program : family == "packages" ? RuleSchemas::Kind::packages : RuleSchemas::Kind::rule, file);
             if (top_level) {
-                if (file.filename() != "program.yaml") fail(file, "unexpected file: rules live in rules/<family>/<id>.yaml");
                 cat.m_program = parse_program(doc, file);
                 have_program = true;
                 continue;
@@ -419,6 +422,14 @@ void RuleCatalogue::select(const std::vector<std::string>& ids) {
     m_rules.erase(std::remove_if(m_rules.begin(), m_rules.end(),
                                  [&](const Rule& r) { return std::find(ids.begin(), ids.end(), r.id) == ids.end(); }),
                   m_rules.end());
+    // The effective rule set is part of the cache key: a --select scan must neither serve nor
+    // write results under the full catalogue's key.
+    std::vector<std::string> kept;
+    for (const auto& r : m_rules) kept.push_back(r.id);
+    std::sort(kept.begin(), kept.end());
+    std::string input = hex64(m_digest) + ":select";
+    for (const auto& id : kept) input += ":" + id;
+    m_digest = fnv1a64(input);
 }
 
 fs::path locate_rules_dir(const std::optional<fs::path>& explicit_dir) {

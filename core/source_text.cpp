@@ -45,6 +45,42 @@ std::optional<std::string> text_problem(std::string_view bytes) {
     return std::nullopt;
 }
 
+bool is_binary(std::string_view bytes) { return std::memchr(bytes.data(), '\0', bytes.size()) != nullptr; }
+
+std::string decode_utf8_lossy(std::string_view bytes) {
+    std::string out;
+    out.reserve(bytes.size() + 16);
+    const auto* s = reinterpret_cast<const unsigned char*>(bytes.data());
+    const std::size_t n = bytes.size();
+    for (std::size_t i = 0; i < n;) {
+        const unsigned char c = s[i];
+        if (c < 0x80) {
+            out.push_back(static_cast<char>(c));
+            ++i;
+            continue;
+        }
+        std::size_t len = 0;
+        unsigned cp = 0, min = 0;
+        if ((c & 0xE0) == 0xC0) len = 2, cp = c & 0x1F, min = 0x80;
+        else if ((c & 0xF0) == 0xE0) len = 3, cp = c & 0x0F, min = 0x800;
+        else if ((c & 0xF8) == 0xF0) len = 4, cp = c & 0x07, min = 0x10000;
+        bool ok = len > 0 && i + len <= n;
+        for (std::size_t k = 1; ok && k < len; ++k) {
+            if ((s[i + k] & 0xC0) != 0x80) ok = false;
+            else cp = (cp << 6) | (s[i + k] & 0x3F);
+        }
+        if (ok && (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))) ok = false;
+        if (ok) {
+            out.append(bytes.data() + i, len);
+            i += len;
+        } else {
+            out += "\xEF\xBF\xBD";  // U+FFFD for this one byte; the next byte starts afresh
+            ++i;
+        }
+    }
+    return out;
+}
+
 SourceText::SourceText(std::string text) : m_text(std::move(text)) {
     m_line_starts.push_back(0);
     const char* base = m_text.data();

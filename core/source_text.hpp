@@ -13,6 +13,11 @@ namespace mpsport {
 
 // Why the bytes cannot be analysed as text (binary, bad UTF-8), or nullopt when they can.
 std::optional<std::string> text_problem(std::string_view bytes);
+// True when the bytes hold NUL: a binary file, never read as text.
+bool is_binary(std::string_view bytes);
+// The bytes with every invalid UTF-8 sequence replaced by U+FFFD (as Python's errors="replace"):
+// newlines stay where they were, so line numbers of what follows are exact.
+std::string decode_utf8_lossy(std::string_view bytes);
 
 class SourceText {
 public:

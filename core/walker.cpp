@@ -62,13 +62,35 @@ const char* special_file_type(const fs::directory_entry& entry, std::error_code&
     return "not a file";
 }
 
+// Absolute, without "." / ".." / a trailing separator: comparable folder by folder.
+fs::path normal(const fs::path& p) {
+    std::error_code ec;
+    fs::path n = fs::absolute(p, ec).lexically_normal();
+    if (!n.has_filename() && n.has_parent_path() && n != n.root_path()) n = n.parent_path();
+    return n;
+}
+
 class Walker {
 public:
-    Walker(const fs::path& base, const WalkOptions& options) : m_base(base), m_options(options) {
+    Walker(const fs::path& base, const WalkOptions& options) : m_base(base), m_top(normal(base)), m_options(options) {
+        // Ignore files hold for the whole work tree: a scan of a subfolder honours the top's
+        // .gitignore, info/exclude and core.excludesFile. Patterns are keyed by folder from the top.
+        if (options.respect_gitignore) {
+            std::error_code ec;
+            if (auto repo = find_git_repository(fs::absolute(base, ec))) {
+                const fs::path rel = normal(base).lexically_relative(repo->top);
+                if (!rel.empty() && *rel.begin() != "..") {
+                    m_top = repo->top;
+                    m_prefix = rel == "." ? "" : rel.generic_string();
+                    if (!m_prefix.empty() && m_prefix.back() == '/') m_prefix.pop_back();
+                    for (const auto& [file, text] : repo->global_ignores) m_ignore.add("", text);
+                }
+            }
+        }
         if (!options.exclude.empty()) {
             std::string text;
             for (const auto& e : options.exclude) text += e + "\n";
-            m_ignore.add("", text);
+            m_ignore.add(m_prefix, text);
         }
     }
 
@@ -114,22 +136,36 @@ private:
         return s;
     }
 
-    // The .gitignore files of the folders from the repo's top (where .git is) down to the scanned root.
+    // The path the ignore patterns see: relative to the work tree's top, not to the scan base.
+    std::string ignore_path(const std::string& rel) const {
+        return m_prefix.empty() ? rel : rel.empty() ? m_prefix : m_prefix + "/" + rel;
+    }
+    bool ignored(const std::string& rel, bool is_dir) const { return !m_ignore.empty() && m_ignore.is_ignored(ignore_path(rel), is_dir); }
+
+    // The .gitignore files of the folders from the work tree's top down to the scanned root.
     void load_ignore_files_above(const fs::path& dir) {
         if (!m_options.respect_gitignore) return;
-        std::vector<fs::path> chain;
-        for (fs::path p = dir; ; p = p.parent_path()) {
-            chain.push_back(p);
-            std::error_code ec;
-            if (fs::exists(p / ".git", ec) || p == p.parent_path() || p == m_base) break;
+        const fs::path from_top = normal(dir).lexically_relative(m_top);
+        if (from_top.empty() || *from_top.begin() == "..") {  // a root outside the tree: its own files only
+            load_ignore_file(dir, relative_of(dir));
+            return;
         }
-        std::reverse(chain.begin(), chain.end());
-        for (const auto& p : chain) load_ignore_file(p, relative_of(p));
+        fs::path p = m_top;
+        std::string rel;
+        load_ignore_file(p, rel, /*from_top=*/true);
+        for (const auto& part : from_top) {
+            if (part == ".") continue;
+            p /= part;
+            rel = rel.empty() ? part.generic_string() : rel + "/" + part.generic_string();
+            load_ignore_file(p, rel, true);
+        }
     }
 
-    void load_ignore_file(const fs::path& dir, const std::string& rel) {
+    // `rel`: the folder relative to the scan base, or to the top when `from_top`.
+    void load_ignore_file(const fs::path& dir, const std::string& base_rel, bool from_top = false) {
         if (!m_options.respect_gitignore) return;
-        const std::string key = dir.generic_string();
+        const std::string rel = from_top ? base_rel : ignore_path(base_rel);
+        const std::string key = normal(dir).generic_string();
         if (!m_loaded.insert(key).second) return;
         for (const char* name : {".gitignore", ".mpsportignore"}) {
             std::error_code ec;
@@ -169,10 +205,20 @@ private:
             const std::string name = entry.path().filename().string();
             const std::string child_rel = rel.empty() ? name : rel + "/" + name;
             const bool is_link = entry.is_symlink(ec);
-            if (is_link && !m_options.follow_symlinks) continue;
+            if (is_link && !m_options.follow_symlinks) {
+                // Links are not followed, but one that can never resolve is named, not passed over in silence.
+                std::error_code link_ec;
+                (void)fs::status(entry.path(), link_ec);
+                if (link_ec == std::errc::too_many_symbolic_link_levels)
+                    m_result.skipped.push_back({child_rel, "symbolic link loop; not followed"});
+                continue;
+            }
             const bool is_dir = entry.is_directory(ec);
             if (is_link && ec) {
-                m_result.skipped.push_back({child_rel, "broken symbolic link"});
+                std::error_code link_ec;
+                (void)fs::status(entry.path(), link_ec);
+                m_result.skipped.push_back({child_rel, link_ec == std::errc::too_many_symbolic_link_levels ? "symbolic link loop; not followed"
+                                                                                                          : "broken symbolic link"});
                 continue;
             }
             if (is_dir) {
@@ -183,9 +229,9 @@ private:
                 if (m_defer) m_defer->emplace_back(entry.path(), child_rel);
                 else visit_dir(entry.path(), child_rel);
             } else if (entry.is_regular_file(ec)) {
-                if (!m_ignore.empty() && m_ignore.is_ignored(child_rel, false)) continue;
+                if (ignored(child_rel, false)) continue;
                 add_file(entry.path(), child_rel, false);
-            } else if (FileKind kind; classify_file(child_rel, kind) && !(!m_ignore.empty() && m_ignore.is_ignored(child_rel, false))) {
+            } else if (FileKind kind; classify_file(child_rel, kind) && !ignored(child_rel, false)) {
                 // A FIFO or device named like a source file: opening it could block the scan forever.
                 m_result.skipped.push_back({child_rel, std::string("not a regular file (") + special_file_type(entry, ec) + "); not opened"});
             }
@@ -201,7 +247,7 @@ private:
         if (ends_with(name, ".egg-info")) return true;
         std::error_code ec;
         if (fs::exists(path / "pyvenv.cfg", ec)) return true;  // a virtualenv under any name
-        return !m_ignore.empty() && m_ignore.is_ignored(rel, true);
+        return ignored(rel, true);
     }
 
     void add_file(const fs::path& path, const std::string& rel, bool explicit_file) {
@@ -221,6 +267,8 @@ private:
     }
 
     fs::path m_base;
+    fs::path m_top;        // the git work tree's top, or the base outside one
+    std::string m_prefix;  // the base relative to m_top ("" when they are the same)
     WalkOptions m_options;
     std::vector<std::pair<fs::path, std::string>>* m_defer = nullptr;
     IgnoreRules m_ignore;

@@ -196,7 +196,7 @@ TEST(Manifests, PackageFindingPointsAtTheEntry) {
     EXPECT_EQ(findings[0].rule_id, "cuda-only-package-dependency");
     EXPECT_EQ(findings[0].location.line, 5);
     EXPECT_NE(findings[0].message.find("flash-attn"), std::string::npos) << findings[0].message;
-    EXPECT_NE(findings[0].message.find("MPS support: none"), std::string::npos) << findings[0].message;
+    EXPECT_NE(findings[0].fix.find("MPS support: none"), std::string::npos) << findings[0].fix;
 }
 
 TEST(Manifests, CudaOnlyExtraIsReportedOnceAsAGroup) {

@@ -17,7 +17,8 @@ NotebookSource notebook_to_python(std::string_view json_text) {
     NotebookSource out;
     int code_cell = 0;
     for (const auto& cell : nb["cells"]) {
-        if (!cell.is_object() || cell.value("cell_type", "") != "code") continue;
+        // A cell_type that is not a string is not a code cell (value() would throw a bare type_error).
+        if (!cell.is_object() || !cell.contains("cell_type") || cell["cell_type"] != "code") continue;
         ++code_cell;
         std::string text;
         const auto& src = cell.contains("source") ? cell["source"] : nlohmann::json();

@@ -171,6 +171,13 @@ std::string runtime_behaviour(const MpsTable& table, const std::vector<std::stri
            mps_fallback_warning(missing.front()) + "')";
 }
 
+// The same in a few words, for the one-line message (the full text goes in the fix).
+std::string runtime_summary(const MpsTable& table, const std::vector<std::string>& missing) {
+    for (const auto& op : missing)
+        if (table.forced_fallback.count(op)) return "on MPS it always runs on the CPU";
+    return "NotImplementedError on MPS, or a slow CPU fallback";
+}
+
 Match match_at(TSNode node, const Rule& rule) {
     Match m;
     m.rule = &rule;
@@ -227,10 +234,14 @@ void mps_op_support(const AnalysisInput& in, const Rule& rule, std::vector<Match
         Match m = match_at(field(call, "function"), rule);
         m.captures = {{"call", resolved->name},
                       {"ops", join(missing)},
+                      // A message names the first op; the finding's `ops` lists them all.
+                      {"op", missing.front() + (missing.size() > 1 ? " and " + std::to_string(missing.size() - 1) + " more op" +
+                                                                          (missing.size() > 2 ? "s" : "") : std::string())},
                       {"torch", t.target.torch_version},
                       {"newest", t.newest.torch_version},
                       {"also", target_is_newest ? std::string() : " (nor in " + t.newest.torch_version + ")"},
-                      {"runtime", runtime_behaviour(t.target, missing)}};
+                      {"runtime", runtime_behaviour(t.target, missing)},
+                      {"runtime_summary", runtime_summary(t.target, missing)}};
         m.ops = missing;
         out.push_back(std::move(m));
     });

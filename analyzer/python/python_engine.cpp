@@ -112,7 +112,9 @@ void merge_constant_uses(std::vector<NodeMatch>& matches, const ModuleFacts& fac
             m.related.clear();
             m.begin = ts_node_start_byte(def);
             m.end = ts_node_end_byte(def);
-            m.captures["finding"] = std::string(facts.text(def)) + " (module constant " + name + ")";
+            const auto value = facts.string_value(nm.node);
+            m.captures["finding"] = "`" + name + "` (module constant" + (value ? " = \"" + *value + "\"" : std::string()) + ", line " +
+                                    std::to_string(ts_node_start_point(def).row + 1) + ")";
             m.subject = name;
             merged.node = def;
             it = first_use.emplace(key, out.size()).first;
@@ -125,7 +127,7 @@ void merge_constant_uses(std::vector<NodeMatch>& matches, const ModuleFacts& fac
 
 }  // namespace
 
-PythonEngine::Result PythonEngine::analyze(std::string_view text) const {
+PythonEngine::Result PythonEngine::analyze(std::string_view text, bool full_parse) const {
     Result result;
     const auto hits = m_triggers->find_each(text);
     std::vector<bool> found(m_triggers->literals().size(), false);
@@ -150,7 +152,7 @@ PythonEngine::Result PythonEngine::analyze(std::string_view text) const {
     region_hits.reserve(hits.size());
     for (const auto& hit : hits)
         if (hit.second != m_import_literal) region_hits.push_back(hit);
-    const std::vector<TSRange> ranges = regions_to_parse(text, region_hits);
+    const std::vector<TSRange> ranges = full_parse ? std::vector<TSRange>() : regions_to_parse(text, region_hits);
     if (!ranges.empty()) ts_parser_set_included_ranges(parser, ranges.data(), static_cast<uint32_t>(ranges.size()));
     std::unique_ptr<TSTree, TreeDeleter> tree(ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size())));
     if (!ranges.empty()) ts_parser_set_included_ranges(parser, nullptr, 0);

@@ -32,7 +32,8 @@ public:
     };
     // Matches of every python rule in `text` (Python source), and the file's program facts. Never
     // throws on bad source: tree-sitter recovers from syntax errors and the rest is still checked.
-    Result analyze(std::string_view text) const;
+    // `full_parse`: parse the whole file, never only the regions that hold trigger literals.
+    Result analyze(std::string_view text, bool full_parse = false) const;
     // The calls through the names the imports on `import_lines` bind (the whole file is parsed).
     std::vector<ImportedCall> calls_through_imports(std::string_view text, const std::set<int>& import_lines) const;
 

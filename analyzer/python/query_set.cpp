@@ -27,11 +27,11 @@ int line_at(const std::string& text, uint32_t offset) {
 bool known_predicate(const std::string& op) {
     static const std::set<std::string> ops = {"eq", "not-eq", "any-of", "not-any-of", "match", "not-match",
                                               "qualname-eq", "qualname-any-of", "qualname-match", "value-match",
-                                              "not-in-call", "in-function"};
+                                              "not-in-call", "in-function", "not-beside-call"};
     return ops.count(op) > 0;
 }
 bool takes_regex(const std::string& op) {
-    static const std::set<std::string> ops = {"match", "not-match", "qualname-match", "value-match", "not-in-call"};
+    static const std::set<std::string> ops = {"match", "not-match", "qualname-match", "value-match", "not-in-call", "not-beside-call"};
     return ops.count(op) > 0;
 }
 
@@ -129,6 +129,58 @@ TSNode capture_node(const TSQueryMatch& match, uint32_t id) {
         if (match.captures[i].index == id) return match.captures[i].node;
     return TSNode{};
 }
+
+// Source text as one line for a message: whitespace runs become one space, at most `max` bytes.
+std::string one_line(std::string_view text, std::size_t max = 80) {
+    std::string out;
+    bool space = false;
+    for (char c : text) {
+        if (c == '\n' || c == '\r' || c == ' ' || c == '\t') {
+            space = !out.empty();
+            continue;
+        }
+        if (space) out.push_back(' ');
+        space = false;
+        out.push_back(c);
+        if (out.size() >= max) return out + "...";
+    }
+    return out;
+}
+
+// What a message calls a captured node: a variable by its name and where its value comes from,
+// anything else as one short line of its source (the snippet holds the code itself).
+std::string describe(TSNode n, const ModuleFacts& facts) {
+    if (is_type(n, "identifier")) {
+        const std::string name(facts.text(n));
+        const auto value = facts.string_value(n);
+        if (!value) return "`" + name + "`";
+        const TSNode def = facts.constant_definition(name);
+        if (ts_node_is_null(def)) return "`" + name + "` (= \"" + one_line(*value, 40) + "\")";
+        return "`" + name + "` (= \"" + one_line(*value, 40) + "\" on line " + std::to_string(ts_node_start_point(def).row + 1) + ")";
+    }
+    return one_line(facts.text(n));
+}
+
+// The name a call gives what it builds: its `name=` argument or its first positional argument.
+std::string call_name(TSNode call, const ModuleFacts& facts) {
+    if (!is_type(call, "call")) return {};
+    TSNode arg = keyword_argument(call, "name", facts);
+    if (ts_node_is_null(arg)) arg = positional_argument(call, 0);
+    if (ts_node_is_null(arg)) return {};
+    if (auto v = facts.string_value(arg)) return "'" + one_line(*v, 60) + "'";
+    return one_line(facts.text(arg), 60);
+}
+
+// A call whose function's qualified name matches, anywhere under `n` (not into nested definitions).
+bool has_call(TSNode n, const std::regex& re, const ModuleFacts& facts) {
+    if (is_type(n, "call") && std::regex_search(facts.qualname(field(n, "function")), re)) return true;
+    const uint32_t count = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < count; ++i) {
+        TSNode c = ts_node_named_child(n, i);
+        if (!is_type(c, "function_definition") && !is_type(c, "class_definition") && has_call(c, re, facts)) return true;
+    }
+    return false;
+}
 }  // namespace
 
 bool QuerySet::holds(const Predicate& p, const TSQueryMatch& match, const ModuleFacts& facts) const {
@@ -136,6 +188,15 @@ bool QuerySet::holds(const Predicate& p, const TSQueryMatch& match, const Module
     if (ts_node_is_null(node)) return false;
     const std::string_view op = p.op;
     if (op == "in-function") return !ts_node_is_null(enclosing(node, {"function_definition"}));
+    if (op == "not-beside-call") {  // no matching call in the same function body (or module)
+        TSNode scope = enclosing(node, {"function_definition"});
+        if (ts_node_is_null(scope)) {
+            for (scope = node; !ts_node_is_null(ts_node_parent(scope));) scope = ts_node_parent(scope);
+        } else {
+            scope = field(scope, "body");
+        }
+        return !has_call(scope, *p.regex, facts);
+    }
     if (op == "not-in-call") {
         TSNode call = enclosing(node, {"call"});
         if (ts_node_is_null(call)) return true;
@@ -189,8 +250,12 @@ void QuerySet::run(TSNode root, const ModuleFacts& facts, const std::vector<bool
         for (uint16_t i = 0; i < match.capture_count; ++i) {
             const std::string& name = m_capture_names[match.captures[i].index];
             if (name.empty() || name[0] == '_') continue;
-            m.captures.emplace(name, std::string(facts.text(match.captures[i].node)));
+            m.captures.emplace(name, describe(match.captures[i].node, facts));
             if (name != "finding") continue;
+            if (is_type(match.captures[i].node, "call")) {
+                const std::string n = call_name(match.captures[i].node, facts);
+                m.captures.emplace("call_name", n.empty() ? "(unnamed)" : n);
+            }
             const std::string q = facts.qualname(match.captures[i].node);
             if (!q.empty()) m.captures.emplace("qualname", q);
             if (auto v = facts.string_value(match.captures[i].node)) m.captures.emplace("value", *v);

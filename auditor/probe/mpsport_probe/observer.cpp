@@ -9,6 +9,7 @@
 #include <cstring>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <tuple>
@@ -25,7 +26,7 @@ struct Key {
 
 std::atomic<int> g_phase{0};
 std::mutex g_mutex;
-std::map<Key, long>* g_ops = nullptr;
+std::unique_ptr<std::map<Key, long>> g_ops;  // set while observing
 at::CallbackHandle g_handle = 0;
 
 const char* dtype_name(c10::ScalarType t) {
@@ -85,12 +86,10 @@ std::unique_ptr<at::ObserverContext> on_op(const at::RecordFunction& fn) {
 }
 
 // Stops observing and hands over what was recorded (nullptr if nothing was running).
-std::map<Key, long>* take() {
+std::unique_ptr<std::map<Key, long>> take() {
     at::removeCallback(g_handle);
     std::lock_guard<std::mutex> lock(g_mutex);
-    std::map<Key, long>* ops = g_ops;
-    g_ops = nullptr;
-    return ops;
+    return std::move(g_ops);
 }
 
 }  // namespace
@@ -100,7 +99,7 @@ extern "C" {
 int mpsport_observer_start() {
     std::lock_guard<std::mutex> lock(g_mutex);
     if (g_ops) return 1;
-    g_ops = new std::map<Key, long>();
+    g_ops = std::make_unique<std::map<Key, long>>();
     g_handle = at::addGlobalCallback(at::RecordFunctionCallback(&on_op, &on_op_end).needsInputs(true).scopes({at::RecordScope::FUNCTION}));
     return 0;
 }
@@ -109,16 +108,11 @@ void mpsport_observer_phase(int phase) { g_phase.store(phase, std::memory_order_
 
 // Stops observing and writes one line per key: op \t phase \t devices \t dtypes \t count.
 int mpsport_observer_stop(const char* path) {
-    std::map<Key, long>* ops = take();
+    const std::unique_ptr<std::map<Key, long>> ops = take();
     if (!ops) return 1;
-    FILE* f = std::fopen(path, "w");
-    if (!f) {
-        delete ops;
-        return 2;
-    }
-    for (const auto& [k, n] : *ops) std::fprintf(f, "%s\t%d\t%s\t%s\t%ld\n", k.op.c_str(), k.phase, k.devices.c_str(), k.dtypes.c_str(), n);
-    std::fclose(f);
-    delete ops;
+    const std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path, "w"), &std::fclose);
+    if (!f) return 2;
+    for (const auto& [k, n] : *ops) std::fprintf(f.get(), "%s\t%d\t%s\t%s\t%ld\n", k.op.c_str(), k.phase, k.devices.c_str(), k.dtypes.c_str(), n);
     return 0;
 }
 
