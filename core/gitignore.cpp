@@ -1,5 +1,8 @@
 #include "core/gitignore.hpp"
 
+#include <algorithm>
+#include <vector>
+
 #include <git2.h>
 
 #include <cstdlib>
@@ -33,7 +36,23 @@ bool class_match(std::string_view pattern, std::size_t& pi, char c) {
     return matched != negate;
 }
 
-bool match_from(std::string_view p, std::size_t pi, std::string_view s, std::size_t si) {
+// Results of match_from by (pi, si) for patterns with several stars: without it, a pattern of many
+// '*' backtracks exponentially (the fuzzer found one that took minutes on a short path).
+struct Memo {
+    std::size_t width = 0;
+    std::vector<signed char> seen;  // -1 unknown, 0 no, 1 yes
+};
+
+bool match_from(std::string_view p, std::size_t pi, std::string_view s, std::size_t si, Memo* memo);
+
+bool match_at(std::string_view p, std::size_t pi, std::string_view s, std::size_t si, Memo* memo) {
+    if (!memo) return match_from(p, pi, s, si, nullptr);
+    signed char& r = memo->seen[pi * memo->width + si];
+    if (r < 0) r = match_from(p, pi, s, si, memo) ? 1 : 0;
+    return r == 1;
+}
+
+bool match_from(std::string_view p, std::size_t pi, std::string_view s, std::size_t si, Memo* memo) {
     while (pi < p.size()) {
         const char pc = p[pi];
         if (pc == '*') {
@@ -43,18 +62,18 @@ bool match_from(std::string_view p, std::size_t pi, std::string_view s, std::siz
                 // "**/" matches zero or more whole folders
                 if (next < p.size() && p[next] == '/') {
                     for (std::size_t k = si;; ) {
-                        if (match_from(p, next + 1, s, k)) return true;
+                        if (match_at(p, next + 1, s, k, memo)) return true;
                         std::size_t slash = s.find('/', k);
                         if (slash == std::string_view::npos) return false;
                         k = slash + 1;
                     }
                 }
                 for (std::size_t k = si; k <= s.size(); ++k)
-                    if (match_from(p, next, s, k)) return true;
+                    if (match_at(p, next, s, k, memo)) return true;
                 return false;
             }
             for (std::size_t k = si; k <= s.size(); ++k) {
-                if (match_from(p, pi + 1, s, k)) return true;
+                if (match_at(p, pi + 1, s, k, memo)) return true;
                 if (k < s.size() && s[k] == '/') return false;
             }
             return false;
@@ -87,7 +106,13 @@ std::string_view trim_trailing_spaces(std::string_view line) {
 
 }  // namespace
 
-bool glob_match(std::string_view pattern, std::string_view path) { return match_from(pattern, 0, path, 0); }
+bool glob_match(std::string_view pattern, std::string_view path) {
+    if (std::count(pattern.begin(), pattern.end(), '*') < 2) return match_from(pattern, 0, path, 0, nullptr);
+    Memo memo;
+    memo.width = path.size() + 1;
+    memo.seen.assign((pattern.size() + 1) * memo.width, -1);
+    return match_from(pattern, 0, path, 0, &memo);
+}
 
 void IgnoreRules::add(std::string_view base, std::string_view text) {
     std::size_t pos = 0;

@@ -12,6 +12,7 @@
 #include "core/hash.hpp"
 #include "core/paths.hpp"
 #include "core/rule_schema.hpp"
+#include "core/source_text.hpp"
 
 namespace fs = std::filesystem;
 
@@ -355,6 +356,8 @@ RuleCatalogue RuleCatalogue::load(const fs::path& rules_dir) {
         if (family == "mps") continue;  // generated op tables, read by the auditor
         const bool top_level = top_level_files.count(file) > 0;
         std::string text = read_file(file);
+        // Checked before anything parses it: the schema validator's UTF-8 reader overruns on bad bytes (found by fuzzing).
+        if (auto problem = text_problem(text)) throw RuleError(file.generic_string() + ": not a text file: " + *problem);
         digest_input += file.generic_string();
         digest_input += text;
         YAML::Node doc;

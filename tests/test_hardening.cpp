@@ -412,3 +412,65 @@ TEST(TraceAndBaseline, WrongFieldTypesNameTheFileAndField) {
 }
 
 }  // namespace
+
+// ---- bugs the fuzzers found (inputs in tests/fuzz/regressions/) -------------------------------
+
+#include <chrono>
+
+#include "analyzer/checkpoints/pickle_reader.hpp"
+#include "analyzer/notebooks/notebook.hpp"
+#include "core/gitignore.hpp"
+
+namespace {
+
+const fs::path kRegressions = test::source_dir() / "tests" / "fuzz" / "regressions";
+
+TEST(FuzzRegressions, NotebookWithAHugeNumberIsANotebookError) {
+    for (const char* f : {"notebook-number-overflow.ipynb", "notebook-cell-type-number.ipynb"}) {
+        try {
+            notebooks::notebook_to_python(read_file(kRegressions / f));
+        } catch (const std::runtime_error& e) {
+            EXPECT_NE(std::string(e.what()).find("notebook"), std::string::npos) << e.what();
+        }
+    }
+}
+
+TEST(FuzzRegressions, ManyStarsMatchInLinearishTime) {
+    const std::string in = read_file(kRegressions / "gitignore-many-stars");
+    const auto start = std::chrono::steady_clock::now();
+    IgnoreRules rules;
+    rules.add("", in.substr(0, in.find('\0')));
+    EXPECT_FALSE(rules.is_ignored(std::string(200, 'a') + "/" + std::string(200, 'b'), false));
+    EXPECT_TRUE(glob_match("a***b**c*d", "axxbyyczzd"));
+    EXPECT_FALSE(glob_match("a***b**c*d", "axxbyyczz/d"));
+    EXPECT_TRUE(glob_match("**/x/**/y*", "a/b/x/c/d/yz"));
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 2.0);
+}
+
+TEST(FuzzRegressions, RuleFileWithBadUtf8IsARuleError) {
+    test::TempDir d;
+    fs::copy(test::rules_dir(), d.path() / "rules", fs::copy_options::recursive);
+    fs::copy_file(kRegressions / "rule-invalid-utf8.yaml", d.path() / "rules" / "device" / "fuzz-rule.yaml");
+    try {
+        RuleCatalogue::load(d.path() / "rules");
+        FAIL() << "a rule file with bad UTF-8 must not load";
+    } catch (const RuleError& e) {
+        EXPECT_NE(std::string(e.what()).find("fuzz-rule.yaml: not a text file"), std::string::npos) << e.what();
+    }
+}
+
+TEST(FuzzRegressions, ASelfContainingPickleIsReleased) {
+    // [] memoized, then appended to itself: a shared_ptr cycle the arena breaks (LeakSanitizer checks it).
+    const std::string cyclic = std::string("\x80\x02]q\x00h\x00" "a.", 9);
+    std::weak_ptr<checkpoints::PickleValue> root;
+    {
+        const auto r = checkpoints::read_pickle(cyclic);
+        ASSERT_EQ(r.root->kind, checkpoints::PickleValue::Kind::list);
+        ASSERT_EQ(r.root->items.size(), 1u);
+        EXPECT_EQ(r.root->items[0], r.root);
+        root = r.root;
+    }
+    EXPECT_TRUE(root.expired()) << "the self-containing list leaked";
+}
+
+}  // namespace

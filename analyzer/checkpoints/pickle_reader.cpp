@@ -2,15 +2,26 @@
 
 #include <cstring>
 #include <map>
+#include <memory>
 
 namespace mpsport::checkpoints {
 namespace {
 
 using Kind = PickleValue::Kind;
 
+// The values of one pickle; clearing their items on the way out breaks any reference cycle.
+struct Arena {
+    std::vector<PicklePtr> values;
+    ~Arena() {
+        for (auto& v : values) v->items.clear();
+    }
+};
+thread_local Arena* t_arena = nullptr;  // the arena of the pickle this thread is reading
+
 PicklePtr make(Kind k) {
     auto v = std::make_shared<PickleValue>();
     v->kind = k;
+    if (t_arena) t_arena->values.push_back(v);
     return v;
 }
 PicklePtr make_int(std::int64_t i, Kind k = Kind::integer) {
@@ -224,6 +235,16 @@ void Machine::step(unsigned char op) {
 
 }  // namespace
 
-PickleResult read_pickle(std::string_view bytes) { return Machine(bytes).run(); }
+PickleResult read_pickle(std::string_view bytes) {
+    auto arena = std::make_shared<Arena>();
+    struct Scope {
+        Arena* previous;
+        explicit Scope(Arena* a) : previous(t_arena) { t_arena = a; }
+        ~Scope() { t_arena = previous; }
+    } scope(arena.get());
+    PickleResult result = Machine(bytes).run();
+    result.arena = std::move(arena);
+    return result;
+}
 
 }  // namespace mpsport::checkpoints

@@ -35,6 +35,9 @@ struct PickleResult {
     PicklePtr root;
     std::size_t consumed = 0;          // bytes up to and including STOP
     std::set<std::string> globals;     // every module.name the pickle refers to
+    // Every value the pickle made, owned here: a pickle can make a value contain itself (memo +
+    // APPEND), a shared_ptr cycle; this releases them all when the result goes.
+    std::shared_ptr<const void> arena;
 };
 
 // Reads one pickle from the start of `bytes`. Throws PickleError (with the byte offset) on an

@@ -9,7 +9,7 @@ NotebookSource notebook_to_python(std::string_view json_text) {
     nlohmann::json nb;
     try {
         nb = nlohmann::json::parse(json_text.begin(), json_text.end());
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number too large
         throw std::runtime_error(std::string("notebook is not valid JSON (") + e.what() + ")");
     }
     if (!nb.is_object() || !nb.contains("cells") || !nb["cells"].is_array())

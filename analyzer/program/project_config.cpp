@@ -24,7 +24,8 @@ ProjectConfig load_project_config(const std::filesystem::path& folder) {
                                                                       {"tooling_files", &config.tooling_files},
                                                                       {"not_tooling_dirs", &config.not_tooling_dirs}};
     for (const auto& [key, node] : doc) {
-        const auto it = std::find_if(std::begin(keys), std::end(keys), [&](const auto& k) { return key.str() == k.first; });
+        const std::string_view name = key.str();  // a structured binding cannot be captured before C++20 (clang)
+        const auto it = std::find_if(std::begin(keys), std::end(keys), [&](const auto& k) { return name == k.first; });
         if (it == std::end(keys))
             throw std::runtime_error(file.generic_string() + ": unknown key '" + std::string(key.str()) +
                                      "' (known: entry, tooling_dirs, tooling_files, not_tooling_dirs)");
