@@ -37,10 +37,10 @@ void add_scan_options(CLI::App& cmd, ScanArgs& a) {
                    "Read at most this many bytes of a checkpoint's headers (zip directory, data.pkl, safetensors JSON); tensor data is never read")
         ->capture_default_str();
     cmd.add_option("--jobs,-j", a.jobs, "Worker threads (0: one per core)")->capture_default_str();
-    cmd.add_flag("--full-parse", a.full_parse, "Parse whole Python files instead of only the statements that can match");
     cmd.add_flag("--no-cache", a.no_cache, "Do not read or write the scan cache");
     cmd.add_flag("--full-parse", a.full_parse,
-                 "Parse every C++/CUDA file with Clang, also those that name nothing a rule looks for (slower; the same findings)");
+                 "Parse every C++/CUDA file with Clang, also those that name nothing a rule looks for, and whole Python files, not "
+                 "only the statements that can match (slower; the same findings)");
     cmd.add_option("--cache-dir", a.cache_dir, "Where the scan cache lives (default: PATH/.mpsport_cache)");
     cmd.add_option("--rules", a.rules_dir, "Rules folder (default: the bundled rules)");
     cmd.add_option("--target-torch", a.target_torch, "PyTorch version whose MPS op tables predict the ops of the code (and of --trace)")

@@ -23,9 +23,8 @@ struct ScanArgs {
     std::uintmax_t max_file_size = 4u << 20;
     std::uint64_t checkpoint_header_limit = 64u << 20;
     unsigned jobs = 0;
-    bool full_parse = false;  // parse whole Python files (no region parsing)
     bool no_cache = false;
-    bool full_parse = false;
+    bool full_parse = false;  // every C++/CUDA file through Clang, whole Python files through tree-sitter
     std::optional<std::string> cache_dir;
     std::optional<std::string> rules_dir;
     std::vector<std::string> select;

@@ -206,7 +206,8 @@ TEST(OpSupport, FixedUpstreamOpsAreReportedOnlyForTheOlderTarget) {
     EXPECT_TRUE(new_lines.empty()) << "2.14.1 has MPS kernels for avg_pool3d, max_pool3d, nanmedian, linalg_qr, upsample_trilinear3d";
 }
 
-// The message quotes PyTorch's runtime text (../shared/data/pytorch/SOURCES.md): NotImplementedError
+// The fix quotes PyTorch's runtime text (../shared/data/pytorch/SOURCES.md; the one-line message says
+// it in a few words): NotImplementedError
 // without PYTORCH_ENABLE_MPS_FALLBACK, the fallback warning with it; an op PyTorch itself registers to
 // the CPU fallback (2.6.0's MPSFallback.mm: linalg_svd, col2im, ...) always runs on the CPU.
 TEST(OpSupport, MessagesQuoteWhatPyTorchSaysAtRuntime) {
@@ -214,7 +215,7 @@ TEST(OpSupport, MessagesQuoteWhatPyTorchSaysAtRuntime) {
     const mpsport::Scanner old_scanner(mpsport::test::bundled_catalogue(), "2.6.0");
     std::map<std::string, std::string> by_call;
     for (const auto& f : old_scanner.scan_text("f.py", mpsport::FileKind::python, code).findings)
-        by_call[f.message.substr(0, f.message.find(' '))] = f.message;
+        by_call[f.message.substr(0, f.message.find(' '))] = f.fix;
     ASSERT_EQ(by_call.count("torch.take"), 1u);
     EXPECT_NE(by_call["torch.take"].find("on MPS it raises 'NotImplementedError: The operator 'aten::take' is not currently implemented "
                                          "for the MPS device.', or with PYTORCH_ENABLE_MPS_FALLBACK=1 runs on the CPU ('The operator "

@@ -291,7 +291,10 @@ TEST(Regions, PaddedFilesGiveTheSameFindingsWithRegionsOnAndOff) {
         findings += whole.findings.size();
         if (signature(regions) != signature(whole)) {
             ++differing;
-            ADD_FAILURE() << f << ": regions and a whole-file parse disagree";
+            std::string detail;
+            for (const auto& x : signature(regions)) detail += "\n  regions: " + x;
+            for (const auto& x : signature(whole)) detail += "\n  whole:   " + x;
+            ADD_FAILURE() << f << ": regions and a whole-file parse disagree" << detail;
         }
     }
     std::cout << "[ regions  ] " << files.size() << " files padded past 8 KiB, " << findings << " findings, " << differing << " differ\n";

@@ -146,6 +146,29 @@ std::vector<TSRange> regions_to_parse(std::string_view text, const std::vector<s
     for (const auto& hit : hits)
         if (const auto u = unit_at(hit.first); u >= 0) keep[static_cast<std::size_t>(u)] = true;
 
+    // And the other way: a module-level `NAME = ...` that a kept statement uses is kept too, since a
+    // finding can sit at the constant (`NVCC_FLAGS = [...]` used in `CUDAExtension(...)`; found by
+    // the regions-versus-whole-file test).
+    for (std::size_t i = 0; i < units.size(); ++i) {
+        if (keep[i]) continue;
+        const std::string_view chunk = text.substr(units[i].begin, units[i].end - units[i].begin);
+        std::size_t e = 0;
+        while (e < chunk.size() && is_word_char(chunk[e])) ++e;
+        if (e < 2 || chunk.compare(e, 3, " = ") != 0) continue;
+        const std::string_view name = chunk.substr(0, e);
+        for (std::size_t k = 0; k < units.size() && !keep[i]; ++k) {
+            if (!keep[k] || k == i) continue;
+            const std::string_view used = text.substr(units[k].begin, units[k].end - units[k].begin);
+            for (std::size_t at = used.find(name); at != std::string_view::npos; at = used.find(name, at + name.size())) {
+                const bool word = (at == 0 || !is_word_char(used[at - 1])) && (at + name.size() >= used.size() || !is_word_char(used[at + name.size()]));
+                if (word) {
+                    keep[i] = true;
+                    break;
+                }
+            }
+        }
+    }
+
     // Names bound in kept statements reach the rest of the file: `... import DistributedDataParallel as DDP`
     // makes `DDP(model)` a use; `DEVICE = "cuda"` at the top makes `model.to(DEVICE)` one.
     std::vector<std::string> names;
