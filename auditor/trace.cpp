@@ -17,14 +17,6 @@ std::string join(const std::vector<std::string>& v, const char* sep = ",") {
     return out;
 }
 
-std::vector<std::string> strings(const nlohmann::json& j, const char* key) {
-    std::vector<std::string> out;
-    if (j.contains(key) && j[key].is_array())
-        for (const auto& s : j[key])
-            if (s.is_string()) out.push_back(s.get<std::string>());
-    return out;
-}
-
 // Typed reads of a trace's fields: a field of the wrong type is an error naming the file and the
 // field ("trace.json: field 'ops[3].count' must be a number, not string"), never a bare
 // json type_error. A missing field takes its default.

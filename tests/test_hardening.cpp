@@ -211,14 +211,18 @@ TEST(SpecialFiles, FifoSocketDeviceAndSymlinkLoopAreNamed) {
     fs::create_symlink("loop_b.py", d.path() / "loop_a.py");
     fs::create_symlink("loop_a.py", d.path() / "loop_b.py");
     const bool root = ::geteuid() == 0;  // CI runs as root: a device node can be made
-    if (root) ASSERT_EQ(::mknod((d.path() / "dev.py").c_str(), S_IFCHR | 0644, makedev(1, 3)), 0);
+    if (root) {
+        ASSERT_EQ(::mknod((d.path() / "dev.py").c_str(), S_IFCHR | 0644, makedev(1, 3)), 0);
+    }
     const auto r = test::bundled_scanner().scan(d.path(), {d.path()}, ScanOptions{});
     ::close(sock);
     EXPECT_NE(reason_for(r, "pipe.py").find("FIFO"), std::string::npos);
     EXPECT_NE(reason_for(r, "sock.py").find("socket"), std::string::npos);
     EXPECT_NE(reason_for(r, "loop_a.py").find("symbolic link loop"), std::string::npos);
     EXPECT_NE(reason_for(r, "loop_b.py").find("symbolic link loop"), std::string::npos);
-    if (root) EXPECT_NE(reason_for(r, "dev.py").find("device"), std::string::npos);
+    if (root) {
+        EXPECT_NE(reason_for(r, "dev.py").find("device"), std::string::npos);
+    }
     EXPECT_EQ(r.files_scanned, 1u);
 }
 

@@ -51,7 +51,7 @@ public:
             }
         }
         if (m_stack.empty()) throw PickleError("empty stack at STOP");
-        return {m_stack.back(), m_pos, std::move(m_globals)};
+        return {m_stack.back(), m_pos, std::move(m_globals), nullptr};
     }
 
 private:
