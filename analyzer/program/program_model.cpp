@@ -319,6 +319,9 @@ std::optional<FileReach> ProgramModel::reach_of_calls(const std::vector<CallSite
 }
 
 void ProgramModel::link_extensions(const std::vector<FileRecord>& files) {
+    std::map<std::string, std::vector<const std::string*>> by_last;  // "_C" -> "pkg._C", "other._C"
+    for (const auto& [dotted, sites] : m_external)
+        if (auto dot = dotted.rfind('.'); dot != std::string::npos) by_last[dotted.substr(dot + 1)].push_back(&dotted);
     for (const auto& f : files) {
         if (!f.facts) continue;
         for (const auto& e : f.facts->extensions) {
@@ -333,13 +336,15 @@ void ProgramModel::link_extensions(const std::vector<FileRecord>& files) {
                 if (!from_root.empty() && from_root != p) link.sources.push_back(from_root);
             }
             m_any_sources = m_any_sources || !link.sources.empty();
-            // `from pkg import _C`, `import pkg._C`, `from . import _C` in pkg/: the dotted name matches.
-            const std::string tail = e.name.substr(e.name.rfind('.') == std::string::npos ? 0 : e.name.rfind('.') + 1);
-            for (const auto& [dotted, sites] : m_external) {
-                const bool same = dotted == e.name || (e.name.find('.') == std::string::npos && ends_with(dotted, "." + e.name)) ||
-                                  (dotted.find('.') == std::string::npos && dotted == tail && e.name.find('.') == std::string::npos);
-                if (!same) continue;
-                for (const auto& site : sites)
+            // `from pkg import _C`, `import pkg._C`, `from . import _C` in pkg/: the dotted name matches,
+            // or ends with it when the extension names a bare module (`knn_cuda`).
+            std::set<std::string> matching;  // in name order, as the import sites have always been listed
+            if (m_external.count(e.name)) matching.insert(e.name);
+            if (e.name.find('.') == std::string::npos)
+                if (auto it = by_last.find(e.name); it != by_last.end())
+                    for (const std::string* dotted : it->second) matching.insert(*dotted);
+            for (const auto& dotted : matching) {
+                for (const auto& site : m_external.at(dotted))
                     if (std::none_of(link.imports.begin(), link.imports.end(), [&](const ImportSite& s2) { return s2.path == site.path && s2.line == site.line; }))
                         link.imports.push_back(site);
             }
