@@ -331,7 +331,8 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         if (facts.includes_truncated) truncated.push_back(path);
     if (!truncated.empty())
         result.warnings.push_back(std::to_string(truncated.size()) + " C++/CUDA file(s) include more header text than one file may read (" +
-                                  "4 MB); the headers past that were read as empty and the files' own lines analysed: " +
+                                  std::to_string(cuda::kIncludeBudgetBytes >> 20) +
+                                  " MB); the headers past that were read as empty and the files' own lines analysed: " +
                                   truncated.front() + (truncated.size() > 1 ? " and others" : ""));
     link_native(native, any_native, result);  // before the model, which weighs these findings too
     program::ModelOptions model_options;

@@ -65,6 +65,10 @@ struct TuFacts {
     bool empty() const { return registrations.empty() && functions.empty() && !unparsed && !includes_truncated; }
 };
 
+// How much of the repository's header text one translation unit may read (translation_unit.cpp);
+// the headers past it read as empty.
+inline constexpr std::size_t kIncludeBudgetBytes = std::size_t(4) << 20;
+
 struct TuResult {
     std::vector<Match> matches;
     TuFacts facts;

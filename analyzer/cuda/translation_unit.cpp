@@ -29,7 +29,6 @@ constexpr const char* kMissingDir = "/__mpsport__/missing";
 // How much header text one translation unit may read. A vendored library with generated tables
 // (cuFFTDx's 34 MB database) costs half a minute per file that includes it; past the budget every
 // further header reads as empty, like a missing one, and the file's own lines are still analysed.
-constexpr std::size_t kIncludeBudgetBytes = std::size_t(4) << 20;
 
 struct IncludeBudget {
     std::size_t used = 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 namespace mpsport::python {
 namespace {
@@ -31,6 +32,21 @@ bool is_main_guard(TSNode if_statement, const ModuleFacts& facts) {
         if (auto v = string_literal(side, facts.source()); v && *v == "__main__") main = true;
     }
     return name && main;
+}
+
+// The module a from-import names, without a relative import's dots, and the number of dots:
+// `from ..ops import knn` -> ("ops", 2); nullopt when the statement has no module name.
+std::optional<std::pair<std::string, int>> from_module(TSNode imp, const ModuleFacts& facts) {
+    TSNode module = field(imp, "module_name");
+    if (is_type(module, "dotted_name")) return std::make_pair(std::string(facts.text(module)), 0);
+    if (!is_type(module, "relative_import")) return std::nullopt;
+    std::pair<std::string, int> out{"", 0};
+    for (uint32_t i = 0; i < ts_node_child_count(module); ++i) {
+        TSNode part = ts_node_child(module, i);
+        if (is_type(part, "import_prefix")) out.second = static_cast<int>(facts.text(part).size());
+        else if (is_type(part, "dotted_name")) out.first = std::string(facts.text(part));
+    }
+    return out;
 }
 
 using CallSites = std::map<std::string, std::vector<TSNode>, std::less<>>;
@@ -78,21 +94,10 @@ void add_import(TSNode imp, const ModuleFacts& facts, const GuardFinder& guards,
         }
         return;
     }
-    TSNode module = field(imp, "module_name");
-    std::string dotted;
-    int level = 0;
-    if (is_type(module, "relative_import")) {
-        for (uint32_t i = 0; i < ts_node_child_count(module); ++i) {
-            TSNode part = ts_node_child(module, i);
-            if (is_type(part, "import_prefix")) level = static_cast<int>(facts.text(part).size());
-            else if (is_type(part, "dotted_name")) dotted = std::string(facts.text(part));
-        }
-    } else if (is_type(module, "dotted_name")) {
-        dotted = std::string(facts.text(module));
-    } else {
-        return;
-    }
-    ImportFact f = make(dotted, level);
+    const auto from = from_module(imp, facts);
+    if (!from) return;
+    const TSNode module = field(imp, "module_name");
+    ImportFact f = make(from->first, from->second);
     for (uint32_t i = 0; i < ts_node_named_child_count(imp); ++i) {
         TSNode c = ts_node_named_child(imp, i);
         if (ts_node_start_byte(c) == ts_node_start_byte(module)) continue;
@@ -233,16 +238,7 @@ std::vector<ImportedCall> calls_through_imports(TSNode root, const ModuleFacts& 
         const int line = line_of(imp);
         if (!import_lines.count(line)) continue;
         const bool from = is_type(imp, "import_from_statement");
-        std::string module;
-        if (from) {
-            TSNode m = field(imp, "module_name");
-            if (is_type(m, "relative_import")) {
-                for (uint32_t i = 0; i < ts_node_named_child_count(m); ++i)
-                    if (is_type(ts_node_named_child(m, i), "dotted_name")) module = std::string(facts.text(ts_node_named_child(m, i)));
-            } else {
-                module = std::string(facts.text(m));
-            }
-        }
+        const std::string module = from ? from_module(imp, facts).value_or(std::make_pair(std::string(), 0)).first : std::string();
         for (uint32_t i = 0; i < ts_node_named_child_count(imp); ++i) {
             TSNode c = ts_node_named_child(imp, i);
             if (from && ts_node_start_byte(c) == ts_node_start_byte(field(imp, "module_name"))) continue;
