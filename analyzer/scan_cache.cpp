@@ -64,7 +64,7 @@ void remove_old_files(const fs::path& dir, std::uint64_t key) {
 }
 
 constexpr std::uint32_t kMagic = 0x4d505343;  // "MPSC"
-constexpr std::uint32_t kFormat = 7;
+constexpr std::uint32_t kFormat = 8;
 
 // A flat little binary format: loading it is most of a warm scan, and a JSON/msgpack DOM of every
 // finding costs several times more than reading the fields straight into place.
@@ -275,6 +275,31 @@ FileFacts read_facts(Reader& r) {
     return facts;
 }
 
+void write_extension_calls(Writer& w, const FileOutcome& o) {
+    w.u64(o.extension_import_lines.size());
+    for (int line : o.extension_import_lines) w.i64(line);
+    w.u64(o.extension_calls.size());
+    for (const auto& c : o.extension_calls) {
+        w.i64(c.import_line);
+        w.str(c.dotted);
+        w.i64(c.line);
+        w.u64(static_cast<std::uint64_t>(c.guard));
+        w.str(c.guard_note);
+    }
+}
+
+void read_extension_calls(Reader& r, FileOutcome& o) {
+    for (std::uint64_t n = r.u64(); n > 0; --n) o.extension_import_lines.insert(static_cast<int>(r.i64()));
+    o.extension_calls.resize(r.count());
+    for (auto& c : o.extension_calls) {
+        c.import_line = static_cast<int>(r.i64());
+        c.dotted = r.str();
+        c.line = static_cast<int>(r.i64());
+        c.guard = static_cast<GuardKind>(r.u64());
+        c.guard_note = r.str();
+    }
+}
+
 void write_config_facts(Writer& w, const configs::PythonConfigFacts& c) {
     for (const auto* list : {&c.files, &c.directories}) {
         w.u64(list->size());
@@ -329,11 +354,13 @@ ScanCache ScanCache::load(const fs::path& dir, std::uint64_t key) {
             e.mtime_ns = r.i64();
             e.hash = r.u64();
             e.outcome.lines = r.u64();
+            e.outcome.unread = r.u64() != 0;
             if (r.u64()) e.outcome.skip_reason = r.str();
             for (std::uint64_t n = r.u64(); n > 0; --n) e.outcome.findings.push_back(read_finding(r));
             e.outcome.facts = read_facts(r);
             if (std::string native = r.str(); !native.empty()) e.outcome.native = cuda::facts_from_json(native);
             read_config_facts(r, e.outcome.config_facts);
+            read_extension_calls(r, e.outcome);
             cache.m_entries.emplace(std::move(path), std::move(e));
         }
         if (!r.done()) throw std::runtime_error("trailing bytes");
@@ -368,6 +395,7 @@ void ScanCache::save(const fs::path& dir, const std::set<std::string>* touched) 
         w.i64(e.mtime_ns);
         w.u64(e.hash);
         w.u64(e.outcome.lines);
+        w.u64(e.outcome.unread ? 1 : 0);
         w.u64(e.outcome.skip_reason ? 1 : 0);
         if (e.outcome.skip_reason) w.str(*e.outcome.skip_reason);
         w.u64(e.outcome.findings.size());
@@ -375,6 +403,7 @@ void ScanCache::save(const fs::path& dir, const std::set<std::string>* touched) 
         write_facts(w, e.outcome.facts);
         w.str(e.outcome.native.empty() ? std::string() : cuda::facts_to_json(e.outcome.native));
         write_config_facts(w, e.outcome.config_facts);
+        write_extension_calls(w, e.outcome);
     }
     write_file_atomically(dir / file_name(m_key), w.bytes());
     remove_old_files(dir, m_key);

@@ -66,6 +66,8 @@ FileOutcome Scanner::scan_text(const std::string& path, FileKind kind, std::stri
     file.path = path;
     file.absolute = fs::absolute(path);
     file.kind = kind;
+    build_engines();
+    if (m_clang->reads(kind)) m_clang->prepare();  // a bad matcher throws here, not as the file's skip reason
     FileOutcome out = analyze_file(file, std::move(text), cuda::CompileFlags(), ScanOptions().clang_timeout_s, false, full_parse);
     if (!out.native.empty()) {
         auto linked = cuda::link_native_ops({{path, out.native}}, m_catalogue);
@@ -146,15 +148,23 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     const auto start = std::chrono::steady_clock::now();
     ScanResult result;
     result.target_torch = m_target_torch;
+    auto last = start;
+    auto phase = [&](const char* name) {
+        const auto now = std::chrono::steady_clock::now();
+        result.timings.emplace_back(name, std::chrono::duration<double>(now - last).count());
+        last = now;
+    };
     WalkOptions walk_options = options.walk;
     walk_options.stat_files = false;  // stat()ed by the workers below, on every core
     WalkResult walked = walk(base, roots, walk_options);
     manifests::follow_requirement_includes(base, walked);
     result.skipped = std::move(walked.skipped);
     result.ignored_dirs = walked.ignored_dirs;
+    phase("walk");
 
     const std::uint64_t cache_key = ScanCache::key_for(m_catalogue, m_target_torch, options);
     ScanCache cache = options.cache_dir ? ScanCache::load(*options.cache_dir, cache_key) : ScanCache();
+    phase("cache load");
 
     const std::size_t n = walked.files.size();
     std::vector<ScanCache::Entry> entries(n);
@@ -194,13 +204,16 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         }
         any_to_read = true;
     });
+    phase("stat");
     if (any_to_read) build_engines();  // here, so a broken rule fails the scan rather than a worker
     const bool any_native = std::any_of(walked.files.begin(), walked.files.end(), [](const FileEntry& f) {
         return f.kind == FileKind::cuda || f.kind == FileKind::cpp;
     });
     auto infer_flags = [&] { return cuda::CompileFlags::infer(base, m_clang->trigger_literals()); };
     cuda::CompileFlags flags = any_to_read && any_native ? infer_flags() : cuda::CompileFlags();
+    if (any_to_read && any_native) m_clang->prepare();  // here too: a bad matcher fails the scan, not a worker
 
+    phase("engines");
     // Phase 2: read, hash and analyse the rest.
     in_parallel([&](std::size_t i) {
         const FileEntry& file = walked.files[i];
@@ -229,6 +242,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         entry.outcome = analyze_file(file, std::move(text), flags, options.clang_timeout_s, options.parse_every_native_file, options.full_parse);
     });
 
+    phase("analyse");
     // Phase 2b: a C++/CUDA file that names no trigger was not parsed; it is now, for its functions,
     // when it names a function that a binding calls and that no parsed file defines (its body says
     // which devices the op has). Each file is parsed so at most once: the cache keeps the result.
@@ -261,37 +275,51 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         }
     }
 
+    phase("on-demand parse");
     std::map<std::string, cuda::TuFacts> native;
-    // Phase 3: config files that some Python file names (their findings depend on other files: not cached).
+    // Phase 3: config files that some Python file names. A config's outcome depends on the Python
+    // files that name configs too: the cache reuses it while the config and all of those are unchanged.
     std::vector<configs::PythonFile> python_files;
+    std::string readers_key;
     for (std::size_t i = 0; i < n; ++i)
-        if (!entries[i].outcome.config_facts.empty()) python_files.push_back({&walked.files[i].path, &entries[i].outcome.config_facts});
-    std::vector<char> unread_config(n, 0);
+        if (!entries[i].outcome.config_facts.empty()) {
+            python_files.push_back({&walked.files[i].path, &entries[i].outcome.config_facts});
+            readers_key += walked.files[i].path + ":" + std::to_string(entries[i].hash) + "|";
+        }
+    const std::uint64_t readers_hash = fnv1a64(readers_key);
     in_parallel([&](std::size_t i) {
-        if (walked.files[i].kind != FileKind::config || entries[i].outcome.skip_reason) return;
-        configs::ConfigOutcome c = configs::analyze_config(walked.files[i], python_files, m_catalogue, options.walk.max_file_size);
-        unread_config[i] = !c.referenced;
-        FileOutcome& o = entries[i].outcome;
+        const FileEntry& file = walked.files[i];
+        ScanCache::Entry& entry = entries[i];
+        if (file.kind != FileKind::config || entry.outcome.skip_reason) return;
+        entry.hash = fnv1a64(std::to_string(readers_hash) + ":" + std::to_string(file.size) + ":" + std::to_string(file.mtime_ns));
+        const ScanCache::Entry* cached = options.cache_dir ? cache.find(file.path) : nullptr;
+        if (cached && cached->hash == entry.hash && cached->size == file.size && cached->mtime_ns == file.mtime_ns && file.mtime_ns != 0) {
+            entry.outcome = cached->outcome;
+            from_cache[i] = 1;
+            return;
+        }
+        configs::ConfigOutcome c = configs::analyze_config(file, python_files, m_catalogue, options.walk.max_file_size);
+        FileOutcome& o = entry.outcome;
+        o.unread = !c.referenced;
         o.findings = std::move(c.findings);
         o.skip_reason = std::move(c.skip_reason);
         o.lines = c.lines;
     });
 
+    phase("configs");
     ScanCache fresh(cache_key);
     // Rewrite the cache only when something changed: a file was (re)read, added or removed.
-    const std::size_t cacheable = static_cast<std::size_t>(
-        std::count_if(walked.files.begin(), walked.files.end(), [](const FileEntry& f) { return f.kind != FileKind::config; }));
-    bool cache_changed = options.cache_dir && !options.partial && cache.size() != cacheable;
+    bool cache_changed = options.cache_dir && !options.partial && cache.size() != n;
     std::vector<program::FileRecord> records;
     std::set<std::string> walked_paths;
     for (std::size_t i = 0; i < n; ++i) {
-        if (walked.files[i].kind == FileKind::config) {
-            if (unread_config[i]) continue;  // no Python file names it: not read, not counted
-        } else if (from_cache[i] != 1) {
-            cache_changed = true;
-        }
+        cache_changed = cache_changed || from_cache[i] != 1;
         FileOutcome& o = entries[i].outcome;
         walked_paths.insert(walked.files[i].path);
+        if (o.unread) {  // a config no Python file names: not read, not counted
+            if (options.cache_dir) fresh.put(walked.files[i].path, std::move(entries[i]));
+            continue;
+        }
         if (o.skip_reason) {
             result.skipped.push_back({walked.files[i].path, *o.skip_reason});
         } else {
@@ -301,7 +329,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
             if (!o.findings.empty()) result.file_lines[walked.files[i].path] = o.lines;
             result.findings.insert(result.findings.end(), o.findings.begin(), o.findings.end());
         }
-        if (options.cache_dir && walked.files[i].kind != FileKind::config) fresh.put(walked.files[i].path, std::move(entries[i]));
+        if (options.cache_dir) fresh.put(walked.files[i].path, std::move(entries[i]));
     }
     // A partial scan (check) keeps what the cache knows of the other files, for the next full scan
     // and for the program model.
@@ -334,6 +362,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
                                   std::to_string(cuda::kIncludeBudgetBytes >> 20) +
                                   " MB); the headers past that were read as empty and the files' own lines analysed: " +
                                   truncated.front() + (truncated.size() > 1 ? " and others" : ""));
+    phase("collect");
     link_native(native, any_native, result);  // before the model, which weighs these findings too
     program::ModelOptions model_options;
     if (options.project_config) {
@@ -342,19 +371,39 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
                          std::move(config.not_tooling_dirs)};
     }
     if (!options.entries.empty()) model_options.entries = options.entries;  // the command line wins
+    phase("native links");
     program::ProgramModel model(records, m_catalogue.program(), model_options);
-    // The calls through compiled extensions: the few files that import one are parsed again, whole.
-    const auto importers = model.extension_import_lines();
-    if (!importers.empty()) build_engines();
-    for (const auto& [path, lines] : importers) {
+    phase("program model");
+    // The calls through compiled extensions: the few files that import one are parsed again, whole,
+    // unless the cache holds their calls through these very import lines.
+    std::vector<std::pair<std::string, ScanCache::Entry>> memos;  // put after the model, which points into `fresh`
+    for (const auto& [path, lines] : model.extension_import_lines()) {
+        const ScanCache::Entry* known_entry = options.cache_dir ? fresh.find(path) : nullptr;
+        if (known_entry && known_entry->outcome.extension_import_lines == lines) {
+            model.add_imported_calls(path, known_entry->outcome.extension_calls);
+            continue;
+        }
+        build_engines();
+        std::vector<ImportedCall> calls;
         try {
-            model.add_imported_calls(path, m_python->calls_through_imports(read_file(base / path), lines));
+            calls = m_python->calls_through_imports(read_file(base / path), lines);
         } catch (const std::exception&) {
-            // read a moment ago: if it is gone now, its imports still link the extension
+            continue;  // read a moment ago: if it is gone now, its imports still link the extension
+        }
+        model.add_imported_calls(path, calls);
+        if (known_entry) {
+            ScanCache::Entry updated = *known_entry;
+            updated.outcome.extension_import_lines = lines;
+            updated.outcome.extension_calls = std::move(calls);
+            memos.emplace_back(path, std::move(updated));
         }
     }
+    phase("extension calls");
     program::apply_program_model(model, m_catalogue.program(), result.findings);
     result.program = model.summary();
+    phase("weigh");
+    for (auto& [path, entry] : memos) fresh.put(path, std::move(entry));
+    cache_changed = cache_changed || !memos.empty();
     if (options.cache_dir && cache_changed) {
         try {
             fresh.save(*options.cache_dir, options.partial ? &walked_paths : nullptr);
@@ -362,9 +411,11 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
             result.warnings.push_back(std::string("scan cache not saved: ") + e.what() + " (use --no-cache or --cache-dir)");
         }
     }
+    phase("cache save");
     sort_findings(result.findings);
     assign_fingerprints(result.findings);
     std::sort(result.skipped.begin(), result.skipped.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+    phase("sort");
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
 }

@@ -54,6 +54,11 @@ struct FileOutcome {
     std::size_t lines = 0;
     cuda::TuFacts native;  // C++/CUDA: registrations and functions, linked across files after the scan
     configs::PythonConfigFacts config_facts;  // Python files: the configs they name and the keys they read
+    bool unread = false;  // a config file that no Python file names: not read, not reported, not counted
+    // Python files that import a compiled extension: the calls through the imports on these lines,
+    // as last found (the file is parsed whole for them; the cache keeps them with the file).
+    std::set<int> extension_import_lines;
+    std::vector<ImportedCall> extension_calls;
 };
 
 class Scanner {

@@ -41,6 +41,7 @@ void add_scan_options(CLI::App& cmd, ScanArgs& a) {
     cmd.add_flag("--full-parse", a.full_parse,
                  "Parse every C++/CUDA file with Clang, also those that name nothing a rule looks for, and whole Python files, not "
                  "only the statements that can match (slower; the same findings)");
+    cmd.add_flag("--timings", a.timings, "Print the wall time of each phase of the scan on standard error");
     cmd.add_option("--cache-dir", a.cache_dir, "Where the scan cache lives (default: PATH/.mpsport_cache)");
     cmd.add_option("--rules", a.rules_dir, "Rules folder (default: the bundled rules)");
     cmd.add_option("--target-torch", a.target_torch, "PyTorch version whose MPS op tables predict the ops of the code (and of --trace)")

@@ -25,6 +25,7 @@ struct ScanArgs {
     unsigned jobs = 0;
     bool no_cache = false;
     bool full_parse = false;  // every C++/CUDA file through Clang, whole Python files through tree-sitter
+    bool timings = false;     // print each phase's wall time on standard error
     std::optional<std::string> cache_dir;
     std::optional<std::string> rules_dir;
     std::vector<std::string> select;

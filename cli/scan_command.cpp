@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -161,10 +162,13 @@ int run_scan(const ScanArgs& args, Mode mode, bool color) {
         if (!fail_on) throw std::runtime_error("--fail-on '" + args.fail_on + "' is not one of blocker, major, minor, info, none");
     }
 
+    const auto t0 = std::chrono::steady_clock::now();
     const RuleCatalogue catalogue = load_catalogue(args);
+    const auto t1 = std::chrono::steady_clock::now();
     std::optional<ScanResult> scanned = scan_paths(args, mode, catalogue);
     if (!scanned) return 0;
     ScanResult& result = *scanned;
+    if (args.timings) result.timings.insert(result.timings.begin(), {"rules", std::chrono::duration<double>(t1 - t0).count()});
 
     if (args.baseline) {
         const auto known = baseline_fingerprints(*args.baseline);
@@ -184,6 +188,13 @@ int run_scan(const ScanArgs& args, Mode mode, bool color) {
 
     const Report report{result, catalogue, assessment ? &*assessment : nullptr, evidence ? &*evidence : nullptr, MPSPORT_VERSION};
     const std::string text = render(report, *format, color && !args.output);
+    if (args.timings) {
+        const auto t2 = std::chrono::steady_clock::now();
+        for (const auto& [name, seconds] : result.timings) std::cerr << fmt::format("mpsport: {:<16} {:8.3f} s\n", name, seconds);
+        std::cerr << fmt::format("mpsport: {:<16} {:8.3f} s\nmpsport: {:<16} {:8.3f} s\n", "report",
+                                 std::chrono::duration<double>(t2 - t1).count() - result.seconds, "total",
+                                 std::chrono::duration<double>(t2 - t0).count());
+    }
     if (args.output) {
         write_file_atomically(*args.output, text);
         std::cerr << fmt::format("mpsport: wrote {} ({} findings)\n", *args.output, result.findings.size());

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/finding.hpp"
@@ -27,6 +28,8 @@ struct ScanResult {
     ProgramSummary program;
     // Compiled extensions found in C++/CUDA sources, with the device paths of each op (native_facts.hpp).
     std::vector<NativeModule> native_modules;
+    // Wall seconds of each phase of the scan, in order (--timings prints them).
+    std::vector<std::pair<std::string, double>> timings;
 };
 
 }  // namespace mpsport

@@ -140,7 +140,7 @@ TEST(ClangEngine, TheCacheKeepsNativeFactsAndKernelLines) {
     EXPECT_EQ(hits(warm, "extension-op-with-cpu-path").size(), 1u);
 }
 
-TEST(ClangEngine, ABrokenMatcherOrAnUnknownCheckFailsWhenRulesLoad) {
+TEST(ClangEngine, ABrokenMatcherOrAnUnknownCheckFailsBeforeAnyFileIsParsed) {
     if (!cuda::ClangEngine::available()) return;
     test::TempDir rules;
     for (const char* f : {"program.yaml", "rule.schema.json", "packages.schema.json", "program.schema.json"})
@@ -153,11 +153,21 @@ TEST(ClangEngine, ABrokenMatcherOrAnUnknownCheckFailsWhenRulesLoad) {
         const auto catalogue = RuleCatalogue::load(rules.path());
         try {
             cuda::ClangEngine engine(catalogue);
+            engine.prepare();
             FAIL() << "a matcher with a typo must not load";
         } catch (const RuleError& e) {
             EXPECT_NE(std::string(e.what()).find("bad-matcher.yaml: clang.matchers[0]"), std::string::npos) << e.what();
             EXPECT_NE(std::string(e.what()).find("calee"), std::string::npos) << e.what();
         }
+        // The matchers compile on first need: a scan with a .cu file fails on the broken rule,
+        // one without C++/CUDA files never loads Clang.
+        test::TempDir repo;
+        repo.write("train.py", "import torch\nx = torch.zeros(2).cuda()\n");
+        ScanOptions o;
+        o.jobs = 1;
+        EXPECT_NO_THROW(Scanner(catalogue).scan(repo.path(), {repo.path()}, o));
+        repo.write("k.cu", "__global__ void k(float* x) { x[0] = 1; }\n");
+        EXPECT_THROW(Scanner(catalogue).scan(repo.path(), {repo.path()}, o), RuleError);
     }
     fs::remove(rules.path() / "kernel/bad-matcher.yaml");
     rules.write("kernel/bad-check.yaml", "id: bad-check\n" + head + "clang:\n  files: [cuda]\n  check: no-such-check\n");
@@ -165,6 +175,7 @@ TEST(ClangEngine, ABrokenMatcherOrAnUnknownCheckFailsWhenRulesLoad) {
     try {
         const auto catalogue = RuleCatalogue::load(rules.path());
         cuda::ClangEngine engine(catalogue);
+        engine.prepare();
         FAIL() << "an unknown check must not load";
     } catch (const RuleError& e) {
         EXPECT_NE(std::string(e.what()).find("bad-check.yaml: clang.check"), std::string::npos) << e.what();

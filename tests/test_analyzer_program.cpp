@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzer/cuda/clang_engine.hpp"
+#include "analyzer/scan_cache.hpp"
 #include "analyzer/scanner.hpp"
 #include "core/paths.hpp"
 #include "test_support.hpp"
@@ -202,6 +203,43 @@ TEST(ProgramModel, ExtensionOpsTakeTheReachOfTheirPythonCalls) {
         ++seen;
     }
     EXPECT_EQ(seen, 1);
+}
+
+// The calls through an extension come from parsing its importers whole; the cache keeps them with the
+// importer, so a warm scan links the same calls without parsing, and an edited importer is parsed again.
+TEST(ProgramModel, CallsThroughExtensionsAreCachedWithTheirImporter) {
+    test::TempDir d;
+    test::TempDir cache;
+    d.write("setup.py", "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                        "setup(name='geo', packages=['geo'], ext_modules=[CUDAExtension('geo._C', ['csrc/ops.cu'])])\n");
+    d.write("csrc/ops.cu", "__global__ void k(float* x) { x[0] = 1.f; }\n");
+    d.write("geo/__init__.py", "");
+    d.write("geo/ops.py", "import torch\nfrom . import _C\n\n\ndef knn(x):\n    return _C.knn(x)\n");
+    d.write("train.py", "import torch\nfrom geo.ops import knn\n\nif __name__ == \"__main__\":\n    knn(torch.ones(3))\n");
+    ScanOptions o;
+    o.cache_dir = cache.path();
+    auto call_lines = [](const ScanResult& r) {
+        std::vector<int> lines;
+        for (const auto& f : r.findings)
+            if (f.rule_id == "cuda-extension-build")
+                for (const auto& rel : f.related)
+                    if (rel.location.path == "geo/ops.py") lines.push_back(rel.location.line);
+        return lines;
+    };
+    const ScanResult cold = scan_dir(d, o);
+    ASSERT_FALSE(call_lines(cold).empty());
+    const ScanResult warm = scan_dir(d, o);
+    EXPECT_EQ(warm.files_cached, warm.files_scanned);
+    EXPECT_EQ(call_lines(warm), call_lines(cold));
+    const auto catalogue = RuleCatalogue::load(test::rules_dir());
+    const ScanCache saved = ScanCache::load(cache.path(), ScanCache::key_for(catalogue, kDefaultTargetTorch, o));
+    ASSERT_NE(saved.find("geo/ops.py"), nullptr);
+    EXPECT_EQ(saved.find("geo/ops.py")->outcome.extension_import_lines, (std::set<int>{2}));
+    ASSERT_EQ(saved.find("geo/ops.py")->outcome.extension_calls.size(), 1u);
+    EXPECT_EQ(saved.find("geo/ops.py")->outcome.extension_calls[0].dotted, "_C.knn");
+    d.write("geo/ops.py", "import torch\nfrom . import _C\n\n\ndef knn(x):\n    return _C.knn(x)\n\n\ndef ball(x):\n    return _C.ball(x)\n");
+    const ScanResult edited = scan_dir(d, o);
+    EXPECT_EQ(call_lines(edited).size(), call_lines(cold).size() + 1);
 }
 
 // An MPS op prediction in test code is info (rules/program.yaml reach_weights_for), the same call in

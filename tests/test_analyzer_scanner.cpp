@@ -72,6 +72,42 @@ TEST(Scanner, CacheReusesUnchangedFilesAndSeesEdits) {
     EXPECT_EQ(edited.findings.size(), cold.findings.size() + 1);
 }
 
+// Config files are cached too: a config's findings depend on the Python files that name configs, so
+// the cache reuses them only while the config and every such Python file are unchanged.
+TEST(Scanner, ConfigOutcomesAreCachedUntilTheConfigOrAPythonReaderChanges) {
+    test::TempDir d;
+    test::TempDir cache;
+    d.write("train.py", "import torch\nimport yaml\ncfg = yaml.safe_load(open(\"config.yml\"))\ndevice = torch.device(cfg[\"device\"])\n");
+    d.write("config.yml", "device: cuda:0\n");
+    d.write("unread.yml", "device: cuda:0\n");
+    const auto catalogue = RuleCatalogue::load(test::rules_dir());
+    const Scanner scanner(catalogue);
+    ScanOptions o;
+    o.cache_dir = cache.path();
+    auto config_findings = [](const ScanResult& r) {
+        std::size_t n = 0;
+        for (const auto& f : r.findings) n += f.rule_id == "config-cuda-device" && f.location.path == "config.yml";
+        return n;
+    };
+    const auto cold = scanner.scan(d.path(), {d.path()}, o);
+    EXPECT_EQ(config_findings(cold), 1u);
+    EXPECT_EQ(cold.files_scanned, 2u);  // unread.yml: named by no Python file, not counted
+    const auto warm = scanner.scan(d.path(), {d.path()}, o);
+    EXPECT_EQ(warm.files_cached, 2u);
+    EXPECT_EQ(warm.files_scanned, 2u);
+    EXPECT_EQ(config_findings(warm), 1u);
+    // The reader no longer names the config: its finding goes, though the config did not change.
+    d.write("train.py", "import torch\ndevice = torch.device(\"cpu\")\n");
+    const auto unnamed = scanner.scan(d.path(), {d.path()}, o);
+    EXPECT_EQ(config_findings(unnamed), 0u);
+    EXPECT_EQ(unnamed.files_scanned, 1u);
+    // Named again, then the config itself changes.
+    d.write("train.py", "import torch\nimport yaml\ncfg = yaml.safe_load(open(\"config.yml\"))\ndevice = torch.device(cfg[\"device\"])\n");
+    EXPECT_EQ(config_findings(scanner.scan(d.path(), {d.path()}, o)), 1u);
+    d.write("config.yml", "device: cpu\nname: a longer file\n");
+    EXPECT_EQ(config_findings(scanner.scan(d.path(), {d.path()}, o)), 0u);
+}
+
 // The target PyTorch decides what the op-support rules say: a cache written for one must not answer for another.
 TEST(Scanner, CacheIsPerTargetTorch) {
     test::TempDir d;

@@ -229,10 +229,14 @@ ClangEngine::ClangEngine(const RuleCatalogue& catalogue) {
         m_shim_macros = find_trigger_macros({}, literals);
         m_triggers = std::make_unique<TriggerSet>(std::move(literals));
     }
+}
+
+void ClangEngine::prepare() const {
 #ifdef MPSPORT_WITH_CLANG
-    if (!m_rules.empty()) {
+    std::call_once(m_prepared, [this] {
+        if (m_rules.empty()) return;
         if (const ClangApi* api = clang_api(&m_unavailable)) m_compiled = api->compile(m_rules);
-    }
+    });
 #endif
 }
 
@@ -268,7 +272,7 @@ bool ClangEngine::needs_parse(const std::string& text, const CompileFlags& flags
 }
 
 bool ClangEngine::reads(FileKind kind) const {
-    if (!available() || !m_compiled) return false;
+    if (!available() || m_rules.empty()) return false;
     const std::string name(to_string(kind));
     return std::any_of(m_rules.begin(), m_rules.end(), [&](const Rule* r) {
         return std::find(r->file_kinds.begin(), r->file_kinds.end(), name) != r->file_kinds.end();
@@ -278,6 +282,8 @@ bool ClangEngine::reads(FileKind kind) const {
 TuResult ClangEngine::analyze(const std::string& path, const fs::path& absolute, FileKind kind, const std::string& text,
                               const CompileFlags& flags, unsigned timeout_s, bool always) const {
     TuResult result;
+    prepare();
+    if (!m_compiled) return result;  // the module did not load: unavailable() says why
     if (!always && !needs_parse(text, flags)) {
         result.facts.unparsed = true;
         return result;

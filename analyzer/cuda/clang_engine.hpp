@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -102,14 +103,20 @@ struct ClangRules;  // the compiled matchers and checks (translation_unit.hpp)
 
 class ClangEngine {
 public:
-    // Compiles every `engine: clang` rule's matchers; throws RuleError naming the rule on a bad one.
-    // Without Clang in the build it compiles nothing and available() is false.
+    // Takes the `engine: clang` rules and their triggers. The Clang module is loaded and the
+    // matchers compiled by prepare(), on first need: a scan without C++/CUDA files never pays for it.
     explicit ClangEngine(const RuleCatalogue& catalogue);
     ~ClangEngine();
 
     static bool available();           // this build has the Clang engine
+    // Loads the Clang module and compiles every rule's matchers, once; throws RuleError naming the
+    // rule on a bad one. Without Clang in the build it does nothing.
+    void prepare() const;
     // Why the engine cannot run although built (its module did not load); empty when it can.
-    const std::string& unavailable() const { return m_unavailable; }
+    const std::string& unavailable() const {
+        prepare();
+        return m_unavailable;
+    }
     static std::string description();  // for `mpsport doctor`: "Clang 14.0.6 (...)" or why not
     bool reads(FileKind kind) const;
     // The rules of this engine, for "not run" warnings in a build without Clang.
@@ -129,8 +136,9 @@ public:
 
 private:
     std::vector<const Rule*> m_rules;
-    std::shared_ptr<const ClangRules> m_compiled;
-    std::string m_unavailable;
+    mutable std::once_flag m_prepared;
+    mutable std::shared_ptr<const ClangRules> m_compiled;
+    mutable std::string m_unavailable;
     // The rules' trigger literals: a file holding none of them is not parsed (nullptr: parse every file).
     std::unique_ptr<TriggerSet> m_triggers;
     std::shared_ptr<const TriggerSet> m_shim_macros;  // trigger macros when CompileFlags has none (lone files)

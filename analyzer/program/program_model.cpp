@@ -126,18 +126,24 @@ void ProgramModel::index_files(const std::vector<FileRecord>& files) {
         while (!top.empty() && m_python.count(join(dir_of(top), "__init__.py"))) top = dir_of(top);
         if (!top.empty()) m_roots.insert(dir_of(top));
     }
-    // The repository's own top-level names: packages and modules under each root, and declared names.
+    // Under which roots each top-level name lies: every root above a file, with the file's first
+    // component below it (a module, a package or a namespace package). The repository's own
+    // top-level names are the modules directly in a root and the packages (with __init__.py) under one.
     for (const auto& path : m_python) {
-        for (const auto& root : m_roots) {
-            if (!root.empty() && path.compare(0, root.size() + 1, root + "/") != 0) continue;
-            const std::string rel = root.empty() ? path : path.substr(root.size() + 1);
-            const auto slash = rel.find('/');
-            if (slash == std::string::npos) {
-                m_own.insert(rel.substr(0, rel.size() - 3));
-            } else if (m_python.count(join(root, rel.substr(0, slash) + "/__init__.py"))) {
-                m_own.insert(rel.substr(0, slash));
+        for (std::string root = dir_of(path);; root = dir_of(root)) {
+            if (m_roots.count(root)) {
+                const std::string rel = root.empty() ? path : path.substr(root.size() + 1);
+                const auto slash = rel.find('/');
+                const std::string head = slash == std::string::npos ? rel.substr(0, rel.size() - 3) : rel.substr(0, slash);
+                m_root_heads[head].push_back(root);
+                if (slash == std::string::npos || m_python.count(join(root, head + "/__init__.py"))) m_own.insert(head);
             }
+            if (root.empty()) break;
         }
+    }
+    for (auto& [head, roots] : m_root_heads) {
+        std::sort(roots.begin(), roots.end());
+        roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
     }
     for (const auto& f : files) {
         if (!f.facts) continue;
@@ -145,6 +151,12 @@ void ProgramModel::index_files(const std::vector<FileRecord>& files) {
         // An extension the repository builds (`knn_cuda`) is its own module, even when a PyPI package has the name.
         for (const auto& ext : f.facts->extensions) m_own.insert(normalise_package(ext.name.substr(0, ext.name.find('.'))));
     }
+}
+
+const std::vector<std::string>& ProgramModel::roots_holding(std::string_view dotted) const {
+    static const std::vector<std::string> none;
+    const auto it = m_root_heads.find(dotted.substr(0, dotted.find('.')));
+    return it == m_root_heads.end() ? none : it->second;
 }
 
 bool ProgramModel::is_own_package(std::string_view top_level) const { return m_own.count(normalise_package(std::string(top_level))) > 0; }
@@ -205,7 +217,8 @@ void ProgramModel::add_edges(const FileRecord& file) {
             dotted_names.push_back(imp.module);
             for (const auto& n : imp.names) dotted_names.push_back(imp.module + "." + n);
             std::vector<std::string> bases{here};
-            bases.insert(bases.end(), m_roots.begin(), m_roots.end());
+            const auto& holding = roots_holding(imp.module);
+            bases.insert(bases.end(), holding.begin(), holding.end());
             const std::string head = imp.module.substr(0, imp.module.find('.'));
             for (const auto& base : bases) {
                 if (!find_module(base, head)) continue;
@@ -378,7 +391,7 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
             const std::string where = f.path + ":" + std::to_string(ref.line);
             std::optional<std::string> target;
             if (ref.module) {
-                for (const auto& root : m_roots)
+                for (const auto& root : roots_holding(ref.target))
                     if ((target = find_module(root, ref.target))) break;
                 if (!target) target = find_module(dir_of(f.path), ref.target);
             } else {
@@ -527,7 +540,7 @@ std::optional<FileReach> ProgramModel::find_unbuilt_own_modules() const {
         const auto dot = dotted.find('.');
         if (dot == std::string::npos || !is_own_package(dotted.substr(0, dot))) continue;
         bool known = false;
-        for (const auto& root : m_roots) known = known || find_module(root, dotted).has_value();
+        for (const auto& root : roots_holding(dotted)) known = known || find_module(root, dotted).has_value();
         for (const auto& e : m_extensions) known = known || e.fact.name == dotted;
         if (known) continue;
         // Compiled modules go by names like _C, _ext, knn_cuda; `from pkg import helper` more often
@@ -536,7 +549,7 @@ std::optional<FileReach> ProgramModel::find_unbuilt_own_modules() const {
         const std::string leaf = dotted.substr(dotted.rfind('.') + 1);
         const bool compiled_name = leaf.front() == '_' || ends_with(leaf, "_cuda") || ends_with(leaf, "_ext") || ends_with(leaf, "_cpp");
         bool bound = false;  // by the package's __init__, other than by importing this very module there
-        for (const auto& root : m_roots)
+        for (const auto& root : roots_holding(pkg))
             if (auto init = find_module(root, pkg))
                 bound = bound || (binds_name(*init, leaf) &&
                                   std::none_of(sites.begin(), sites.end(), [&](const ImportSite& s2) { return s2.path == *init; }));

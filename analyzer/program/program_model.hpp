@@ -120,6 +120,10 @@ private:
     std::set<std::string> m_python;                 // importable .py files
     std::map<std::string, const FileFacts*> m_facts;
     std::set<std::string> m_roots;                  // folders that hold top-level packages ("" = the repository)
+    // Top-level name -> the roots that hold a module or package of that name, in m_roots' order
+    // (a tree of many repositories has hundreds of roots; an import asks only those with its name).
+    std::map<std::string, std::vector<std::string>, std::less<>> m_root_heads;
+    const std::vector<std::string>& roots_holding(std::string_view dotted) const;
     std::map<std::string, std::vector<Edge>> m_edges;
     std::map<std::string, std::vector<ImportSite>> m_external;  // dotted name -> import sites
     std::vector<std::pair<std::string, FileReach>> m_reach_list;
