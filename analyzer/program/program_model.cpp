@@ -367,10 +367,33 @@ void ProgramModel::link_extensions(const std::vector<FileRecord>& files) {
 }
 
 void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const ModelOptions& options) {
-    auto add = [&](const std::string& path, std::string why) {
-        for (const auto& e : m_summary.entry_points)
-            if (e.path == path) return;
-        m_summary.entry_points.push_back({path, std::move(why), is_tooling_path(path)});
+    // A path found again for a training reason (a launch script runs a module whose __main__ block
+    // looked like a self-test) becomes a training entry.
+    auto add = [&](const std::string& path, std::string why, bool self_test = false) {
+        const bool tooling = self_test || is_tooling_path(path);
+        for (auto& e : m_summary.entry_points) {
+            if (e.path != path) continue;
+            if (e.tooling && !tooling) e = {path, std::move(why), false};
+            return;
+        }
+        m_summary.entry_points.push_back({path, std::move(why), tooling});
+    };
+    // A module of the project's own declared package that nothing imports, whose __main__ block is
+    // its only use, is a library module with a smoke test at its foot (`if __name__ == "__main__":
+    // model = Net(); model(torch.randn(...))`): a tooling entry, unless something runs it.
+    std::set<std::string> declared, imported;
+    for (const auto& f : files)
+        if (f.facts)
+            for (const auto& n : f.facts->project_names) declared.insert(normalise_package(n));
+    for (const auto& [from, edges] : m_edges)
+        for (const auto& e : edges)
+            if (e.to != from) imported.insert(e.to);
+    auto self_test = [&](const std::string& path) {
+        if (imported.count(path) || ends_with(path, "/__main__.py") || !m_python.count(join(dir_of(path), "__init__.py"))) return false;
+        std::string top = dir_of(path);
+        while (m_python.count(join(dir_of(top), "__init__.py"))) top = dir_of(top);
+        const std::string name = top.substr(top.rfind('/') == std::string::npos ? 0 : top.rfind('/') + 1);
+        return declared.count(normalise_package(name)) > 0 && m_roots.count(dir_of(top)) > 0;
     };
     if (!options.entries.empty()) {
         for (const auto& e : options.entries) {
@@ -386,7 +409,12 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
     for (const auto& f : files) {
         if (f.kind == FileKind::notebook) add(f.path, "notebook");
         if (!f.facts) continue;
-        if (f.facts->script) add(f.path, "__main__ block (line " + std::to_string(f.facts->script_line) + ")");
+        if (f.facts->script) {
+            const bool smoke = self_test(f.path);
+            add(f.path, "__main__ block (line " + std::to_string(f.facts->script_line) + ")" +
+                            (smoke ? std::string(" of a module of the project's package that nothing imports or runs: a self-test") : ""),
+                smoke);
+        }
         for (const auto& ref : f.facts->entry_refs) {
             const std::string where = f.path + ":" + std::to_string(ref.line);
             std::optional<std::string> target;

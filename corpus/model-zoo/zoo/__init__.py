@@ -1,0 +1,3 @@
+from zoo.vit import ViT
+
+__all__ = ["ViT"]
