@@ -285,6 +285,8 @@ void write_extension_calls(Writer& w, const FileOutcome& o) {
         w.i64(c.line);
         w.u64(static_cast<std::uint64_t>(c.guard));
         w.str(c.guard_note);
+        w.str(c.function);
+        w.u64(c.function_used_here ? 1 : 0);
     }
 }
 
@@ -297,6 +299,8 @@ void read_extension_calls(Reader& r, FileOutcome& o) {
         c.line = static_cast<int>(r.i64());
         c.guard = static_cast<GuardKind>(r.u64());
         c.guard_note = r.str();
+        c.function = r.str();
+        c.function_used_here = r.u64() != 0;
     }
 }
 

@@ -47,6 +47,11 @@ struct ImportedCall {
     int line = 0;
     GuardKind guard = GuardKind::none;
     std::string guard_note;
+    // The module-level function the call sits in ("" at module level or in a class), and whether the
+    // file names that function anywhere else (calls it, passes it, exports it): when it does not,
+    // the call runs only when another file imports and calls the function.
+    std::string function;
+    bool function_used_here = false;
 };
 
 struct EntryRef {

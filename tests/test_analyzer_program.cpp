@@ -183,15 +183,27 @@ TEST(ProgramModel, ExtensionOpsTakeTheReachOfTheirPythonCalls) {
     ASSERT_FALSE(knn->related.empty());
     EXPECT_EQ(knn->related[0].location.path, "geo/ops.py");
     EXPECT_EQ(knn->related[0].location.line, 6);
-    // geo/ops.py is core, but only its knn() is called by the run: ball is called from a core file
-    // too, so it stays core (which function a call sits in is not followed).
-    EXPECT_EQ(op_finding("ball")->reach, Reach::core);
+    // geo/ops.py is core, but the run imports only its knn(): the call of ball sits in ball(), which
+    // no file imports or calls, so ball takes the reach of its other call, the test's: tooling.
+    EXPECT_EQ(op_finding("ball")->reach, Reach::tooling) << op_finding("ball")->note;
     EXPECT_EQ(op_finding("fps")->reach, Reach::optional) << op_finding("fps")->note;
     EXPECT_LE(op_finding("fps")->impact, VerdictImpact::dual);
     EXPECT_NE(op_finding("fps")->note.find("no Python call of fps"), std::string::npos) << op_finding("fps")->note;
     const Finding* dist = op_finding("geo::dist");
     EXPECT_EQ(dist->reach, Reach::core) << dist->note;
     EXPECT_EQ(dist->related.size(), 2u);  // geo/ops.py and the test
+
+    // The package's __init__ exports ball (`from .ops import ball`): its call is as needed as the
+    // package, core; a module imported whole (`from geo import ops`) leaves the call its file's reach.
+    d.write("geo/__init__.py", "from .ops import ball\n");
+    d.write("setup.cfg", "[metadata]\nname = geo\n");
+    for (const auto& f : scan_dir(d).findings)
+        if (f.rule_id == "cuda-only-extension-op" && f.native_op == "ball") EXPECT_EQ(f.reach, Reach::core) << f.note;
+    d.write("geo/__init__.py", "");
+    d.write("train.py", "import torch\nfrom geo import ops\n\nif __name__ == \"__main__\":\n    ops.knn(torch.ones(3))\n");
+    for (const auto& f : scan_dir(d).findings)
+        if (f.rule_id == "cuda-only-extension-op" && f.native_op == "ball") EXPECT_EQ(f.reach, Reach::core) << f.note;
+    d.write("train.py", "import torch\nfrom geo.ops import knn\n\nif __name__ == \"__main__\":\n    knn(torch.ones(3))\n");
 
     // Without the core call, dist is called only by a test: tooling.
     d.write("geo/ops.py", "import torch\nfrom . import _C\n\n\ndef knn(x):\n    return _C.knn(x)\n");

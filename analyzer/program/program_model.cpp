@@ -308,7 +308,8 @@ void ProgramModel::add_imported_calls(const std::string& path, const std::vector
                 if (!imp->module.empty() && (imp->module == ext.fact.name || ends_with(imp->module, "." + tail) || imp->module == tail))
                     op = callee.substr(callee.rfind('.') + 1);
             }
-            if (!op.empty()) ext.calls.push_back({path, call.line, op, call.guard, call.guard_note});
+            if (!op.empty())
+                ext.calls.push_back({path, call.line, op, call.guard, call.guard_note, call.function_used_here ? std::string() : call.function});
         }
     }
 }
@@ -322,10 +323,49 @@ std::vector<CallSite> ProgramModel::ops_calls(const std::string& ns, const std::
     return out;
 }
 
+FileReach ProgramModel::reach_of_call(const CallSite& call) const {
+    FileReach here = reach_at(call.path, call.line, call.guard, call.guard_note);
+    // Test files' functions are run by the test runner, not imported: their file decides.
+    if (call.function.empty() || here.level <= Level::tooling) return here;
+    // Which files import the function by name (`from geo.ops import knn`, `from .ops import knn`);
+    // a file that imports the whole module (`import geo.ops`, `from geo import ops`) may call it
+    // through the module: then the call's own file decides, as before.
+    const std::string module = module_name_of(call.path);
+    const std::string parent = module.substr(0, module.rfind('.') == std::string::npos ? 0 : module.rfind('.'));
+    const std::string leaf = module.substr(module.rfind('.') == std::string::npos ? 0 : module.rfind('.') + 1);
+    std::optional<FileReach> best;
+    for (const auto& [path, facts] : m_facts) {
+        if (path == call.path) continue;
+        for (const auto& imp : facts->imports) {
+            std::string from = imp.module;
+            if (imp.level > 0) {
+                const std::string base = relative_base(path, imp.level);
+                from = imp.module.empty() ? base : (base.empty() ? imp.module : base + "." + imp.module);
+            }
+            const bool whole = (from == module && imp.names.empty()) ||
+                               (from == parent && std::find(imp.names.begin(), imp.names.end(), leaf) != imp.names.end()) ||
+                               (from == module && std::find(imp.names.begin(), imp.names.end(), "*") != imp.names.end());
+            if (whole) return here;
+            if (from != module || std::find(imp.names.begin(), imp.names.end(), call.function) == imp.names.end()) continue;
+            FileReach r = reach_at(path, imp.line, imp.guard, imp.guard_note);
+            if (!best || r.level > best->level) best = r;
+        }
+    }
+    if (!best) {
+        FileReach none;
+        none.guard_note = "the call sits in " + call.function + "() of " + call.path + ":" + std::to_string(call.line) +
+                          ", which no file imports or calls";
+        return none;
+    }
+    FileReach r = *best;
+    r.chain.push_back(call.path + ":" + std::to_string(call.line));
+    return r.level > here.level ? here : r;  // never stronger than its own file
+}
+
 std::optional<FileReach> ProgramModel::reach_of_calls(const std::vector<CallSite>& calls) const {
     std::optional<FileReach> best;
     for (const auto& c : calls) {
-        FileReach r = reach_at(c.path, c.line, c.guard, c.guard_note);
+        FileReach r = reach_of_call(c);
         if (!best || r.level > best->level) best = r;
     }
     return best;

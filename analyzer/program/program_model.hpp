@@ -48,6 +48,7 @@ struct CallSite {
     std::string op;  // "knn"; for torch.ops calls the op without its namespace
     GuardKind guard = GuardKind::none;  // around the call
     std::string guard_note;
+    std::string function;  // the module-level function the call sits in, when only other files name it
 };
 
 struct ExtensionLink {
@@ -111,6 +112,9 @@ private:
     std::string relative_base(const std::string& path, int level) const;
     // A file's reach seen from one line of it under `guard` (an import or a call site).
     FileReach reach_at(const std::string& path, int line, GuardKind guard, const std::string& guard_note) const;
+    // A call site's reach: its file's at its line, or, for a call inside a module-level function that
+    // its file never names again, the strongest reach among the imports of that function by name.
+    FileReach reach_of_call(const CallSite& call) const;
     std::optional<FileReach> find_unbuilt_own_modules() const;  // once, after reach: every C++/CUDA finding asks
     std::vector<std::string> chain_to(const std::string& path, const std::map<std::string, std::pair<std::string, int>>& pred) const;
 

@@ -46,12 +46,15 @@ void weigh_by_op_calls(const ProgramModel& model, const ExtensionLink* ext, Find
     }
     module_called = module_called || (ext && !ext->calls.empty());
     for (const auto& c : calls) f.related.push_back(call_location(c, f.native_op));
-    if (auto called = model.reach_of_calls(calls)) {
+    const auto called = model.reach_of_calls(calls);
+    if (called && called->level > Level::unreached) {
         r = *called;
     } else if (module_called && r.level > Level::optional_fallback) {
+        // No call, or calls only inside functions that nothing imports or calls.
         r.level = Level::optional_fallback;
         r.guard = GuardKind::import_fallback;
-        r.guard_note = "no Python call of " + f.native_op + " was found, while other ops of " + f.subject + " are called";
+        r.guard_note = (called ? called->guard_note : "no Python call of " + f.native_op + " was found") + ", while other ops of " +
+                       f.subject + " are called";
     }
 }
 

@@ -258,6 +258,23 @@ std::vector<ImportedCall> calls_through_imports(TSNode root, const ModuleFacts& 
     }
     std::vector<ImportedCall> out;
     if (bound.empty()) return out;
+    std::map<std::string, int, std::less<>> identifiers;  // how often each name is written in the file
+    for_each_node(root, [&](TSNode n) {
+        if (!is_type(n, "identifier")) return;
+        const TSNode parent = ts_node_parent(n);  // `x.name` writes `name` as an attribute, not a use of it
+        if (is_type(parent, "attribute") && ts_node_start_byte(field(parent, "attribute")) == ts_node_start_byte(n)) return;
+        ++identifiers[std::string(facts.text(n))];
+    });
+    // The module-level function around a node: its name, "" at module level or inside a class.
+    auto module_function = [&](TSNode n) -> std::string {
+        std::string name;
+        for (TSNode cur = ts_node_parent(n); !ts_node_is_null(cur); cur = ts_node_parent(cur)) {
+            if (is_type(cur, "class_definition")) name.clear();
+            if (is_type(cur, "function_definition")) name = std::string(facts.text(field(cur, "name")));
+            if (is_type(cur, "class_definition") && is_type(ts_node_parent(cur), "module")) return {};
+        }
+        return name;
+    };
     for_each_node(root, [&](TSNode call) {
         if (!is_type(call, "call")) return;
         std::string suffix;
@@ -270,7 +287,11 @@ std::vector<ImportedCall> calls_through_imports(TSNode root, const ModuleFacts& 
         auto it = bound.find(facts.text(cur));
         if (it == bound.end()) return;
         const Guard g = guards.guard_of(call);
-        out.push_back({it->second.first, it->second.second + suffix, line_of(call), g.kind, g.note});
+        ImportedCall c{it->second.first, it->second.second + suffix, line_of(call), g.kind, g.note};
+        c.function = module_function(call);
+        const auto seen = identifiers.find(c.function);
+        c.function_used_here = !c.function.empty() && seen != identifiers.end() && seen->second > 1;  // more than its def
+        out.push_back(std::move(c));
     });
     return out;
 }
