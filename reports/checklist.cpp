@@ -88,6 +88,16 @@ ChecklistItem item_step(const Evidence* ev) {
     item.detail = ok ? std::to_string(ev->optimizer_steps) + " optimizer step(s) completed"
                      : "incomplete: " + (ev->incomplete_reason.empty() ? std::string("no optimizer step") : ev->incomplete_reason);
     item.evidence.push_back("trace: step");
+    if (!ev->remap_target.empty()) {
+        // A step that completed only because its CUDA calls were redirected is a trial port, not the script as written.
+        long redirects = 0;
+        for (const auto& r : ev->redirects) redirects += r.count;
+        item.detail += std::string(ok ? " under" : "; ran under") + " --remap cuda=" + ev->remap_target + " (" +
+                       std::to_string(redirects) + " redirect(s) of " + std::to_string(ev->redirects.size()) + " CUDA API(s)";
+        if (!ev->blocked.empty()) item.detail += ", " + std::to_string(ev->blocked.size()) + " not redirectable";
+        item.detail += ")";
+        item.evidence.push_back("trace: remap");
+    }
     return item;
 }
 

@@ -87,7 +87,7 @@ Section distributed_section(const Evidence& ev) {
     Section s{"Distributed", {}, {"collective", "calls (all ranks)", "first call"}, {}};
     s.notes.push_back(fmt::format("world size {}, backend {}, {} rank trace(s), {} complete{}", d.world_size, d.backend.empty() ? "?" : d.backend,
                                   d.ranks_traced, d.ranks_complete,
-                                  d.ddp_wraps ? "; DistributedDataParallel (its bucketed gradient all-reduces run in C++ and are not counted)" : ""));
+                                  d.ddp_wraps ? "; DistributedDataParallel (its gradient reductions: one all_reduce per bucket per backward)" : ""));
     for (const auto& c : d.collectives) s.rows.push_back({c.op, std::to_string(c.count), c.first_frame});
     return s;
 }

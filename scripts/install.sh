@@ -15,7 +15,7 @@ packages=(
   libclang-14-dev libclang-cpp14-dev llvm-14-dev clang-14
   libtree-sitter-dev nlohmann-json3-dev libgtest-dev
   libtomlplusplus-dev libyaml-cpp-dev libcli11-dev libfmt-dev
-  python3-yaml python3-jsonschema python3-numpy
+  python3-yaml python3-jsonschema python3-numpy python3-skorch
   libgit2-dev libvalijson-dev
   ripgrep flake8 time
 )

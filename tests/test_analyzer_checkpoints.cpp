@@ -86,6 +86,30 @@ TEST(Checkpoints, HeaderLimitComesFromOptions) {
     EXPECT_EQ(read_checkpoint(d.path() / "many.pt", Limits{}).tensors, 2000u);
 }
 
+TEST(Checkpoints, SafetensorsHeaderFieldsOfTheWrongTypeAreAFormatErrorNamingTheField) {
+    // inputs the long fuzz run found (tests/fuzz/regressions): "dtype" as a JSON array threw the JSON
+    // library's type_error out of the reader
+    for (const char* name : {"checkpoint-safetensors-dtype-array.safetensors", "checkpoint-safetensors-dtype-list.safetensors"}) {
+        try {
+            read_checkpoint(test::source_dir() / "tests/fuzz/regressions" / name, Limits{});
+            FAIL() << name << ": expected a FormatError";
+        } catch (const FormatError& e) {
+            EXPECT_EQ(std::string(e.what()), "safetensors header: tensor 'w': dtype has the wrong type") << name;
+        }
+    }
+    test::TempDir d;
+    const std::string header = R"({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, "8"]}})";
+    std::string file(8, '\0');
+    for (int i = 0; i < 8; ++i) file[i] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
+    std::ofstream(d.path() / "offsets.safetensors", std::ios::binary) << file << header << std::string(8, '\0');
+    try {
+        read_checkpoint(d.path() / "offsets.safetensors", Limits{});
+        FAIL() << "expected a FormatError";
+    } catch (const FormatError& e) {
+        EXPECT_EQ(std::string(e.what()), "safetensors header: tensor 'w': data_offsets has the wrong type");
+    }
+}
+
 TEST(Checkpoints, BadFilesAreSkippedWithReasonsAndTheScanGoesOn) {
     test::TempDir d;
     run_python(d.path(), "import torch, zipfile\n"

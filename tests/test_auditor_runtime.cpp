@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "auditor/audit.hpp"
 #include "auditor/mps_tables.hpp"
 #include "auditor/trace.hpp"
 #include "core/paths.hpp"
+#include "reports/checklist.hpp"
 #include "reports/op_evidence.hpp"
 #include "reports/runtime_sections.hpp"
 #include "test_support.hpp"
@@ -101,6 +103,33 @@ TEST_F(RuntimeTest, RemapCpuRunsACudaScriptOnAMachineWithoutAGpuAndRecordsEveryR
     EXPECT_TRUE(contains(record["seeds"], "torch.cuda.manual_seed(0) at ")) << record["seeds"];
     EXPECT_TRUE(ends_with(record["seeds"], "corpus/runtime-cases/cuda_script.py:14")) << record["seeds"];
     EXPECT_EQ(record["MPS variables"], "PYTORCH_ENABLE_MPS_FALLBACK=1");
+}
+
+TEST_F(RuntimeTest, RemapRedirectsDevicePropertiesAndTheLegacyCudaTensorTypes) {
+    AuditOptions o = options("legacy_cuda.py", 2);
+    o.remap = "cpu";
+    const Audited a = run(o);
+    const auto& t = a.run.trace;
+    ASSERT_EQ(t["status"], "complete") << t["reason"] << "\n" << t["process"]["output_tail"];
+    for (const char* role : {"params", "inputs"}) EXPECT_EQ(t["roles"][role]["devices"], nlohmann::json::array({"cpu"})) << role;
+    // API -> (line of legacy_cuda.py where it is first called, calls: two traced steps and the timed one)
+    const std::vector<std::tuple<std::string, int, long>> expected = {
+        {"torch.cuda.get_device_properties()", 7, 1},   {"torch.cuda.get_device_capability()", 10, 1},
+        {"torch.cuda.FloatTensor", 14, 6},              {"Tensor.type(torch.cuda.LongTensor)", 15, 3}};
+    for (const auto& [api, line, count] : expected) {
+        const Redirect* r = redirect(a.evidence, api);
+        ASSERT_NE(r, nullptr) << api << " was not recorded";
+        EXPECT_TRUE(ends_with(r->first_frame, "runtime-cases/legacy_cuda.py:" + std::to_string(line))) << api << ": " << r->first_frame;
+        EXPECT_EQ(r->count, count) << api;
+    }
+    // the stand-in's figures are recorded with the redirect, and the script printed them
+    const std::string stand_in = redirect(a.evidence, "torch.cuda.get_device_properties()")->to;
+    EXPECT_TRUE(contains(stand_in, "stand-in: mpsport remap: cpu, total_memory ")) << stand_in;
+    EXPECT_TRUE(contains(stand_in, "multi_processor_count ")) << stand_in;
+    EXPECT_TRUE(contains(t["process"]["output_tail"].get<std::string>(), "device mpsport remap: cpu memory ")) << t["process"]["output_tail"];
+    EXPECT_TRUE(contains(t["process"]["output_tail"].get<std::string>(), "capability (0, 0)")) << t["process"]["output_tail"];
+    EXPECT_TRUE(a.evidence.blocked.empty());
+    EXPECT_TRUE(contains(assess({}, &a.evidence, test::bundled_catalogue(), {}).items[3].detail, "completed under --remap cuda=cpu ("));
 }
 
 TEST_F(RuntimeTest, WithoutRemapTheSameScriptStopsBeforeItsFirstStep) {
@@ -225,7 +254,9 @@ INSTANTIATE_TEST_SUITE_P(RuntimeCases, LoopStyles,
                                            LoopCase{"closure_lbfgs.py", 2, "closure optimizer", 3, -1},  // backward inside step()
                                            LoopCase{"gan_two_optimizers.py", 2, "optimizer", 3, 6},    // D and G step once each
                                            LoopCase{"grad_accumulation.py", 2, "optimizer", 3, 12},    // 4 backwards per step
-                                           LoopCase{"grad_scaler.py", 2, "GradScaler.step", 3, 3}),
+                                           LoopCase{"grad_scaler.py", 2, "GradScaler.step", 3, 3},
+                                           // skorch's NeuralNet.fit (Debian python3-skorch): optimizer.step(closure) per batch
+                                           LoopCase{"skorch_fit.py", 2, "closure optimizer", 3, 3}),
                          [](const auto& param_info) {
                              std::string n = param_info.param.script;
                              return n.substr(0, n.find('.'));
@@ -265,6 +296,11 @@ TEST_F(RuntimeTest, TorchrunGivesEveryRankTheProbeAndMergesTheirTraces) {
     for (const auto& c : d.collectives) counts[c.op] = c.count;
     EXPECT_EQ(counts["broadcast"], 2) << "one per rank";
     EXPECT_EQ(counts["all_reduce"], 4) << "one per traced step and rank";
+    // DDP's own reductions, seen through the probe's comm hook: one bucket (a Linear(8, 1)) per backward,
+    // three backwards per rank (two traced steps and the timed one), at the line that built the DDP wrap
+    EXPECT_EQ(counts["all_reduce (DDP gradient buckets)"], 6);
+    for (const auto& c : d.collectives)
+        if (c.op == "all_reduce (DDP gradient buckets)") EXPECT_TRUE(ends_with(c.first_frame, "runtime-cases/ddp_gloo.py:9")) << c.first_frame;
     EXPECT_TRUE(contains(runtime_sections_text(a.evidence), "world size 2, backend gloo, 2 rank trace(s), 2 complete"));
 }
 

@@ -114,8 +114,15 @@ TEST_F(ReportsTest, RuntimeEvidenceFillsRuntimeItems) {
     EXPECT_EQ(a.items[0].status, ItemStatus::pass);
     EXPECT_TRUE(a.items[0].predicted);
     EXPECT_EQ(a.items[3].status, ItemStatus::pass);
+    EXPECT_EQ(a.items[3].detail, "1 optimizer step(s) completed");
     EXPECT_EQ(a.items[4].status, ItemStatus::warn);
     EXPECT_EQ(a.items[6].status, ItemStatus::pass);
+    Evidence remapped = ev;
+    remapped.remap_target = "cpu";
+    remapped.redirects = {{"Tensor.cuda()", "cpu", 3, "train.py:4", ""}, {"torch.cuda.synchronize()", "cpu", 2, "train.py:9", ""}};
+    const Assessment trial = assess({}, &remapped, cat, {});
+    EXPECT_EQ(trial.items[3].status, ItemStatus::pass);
+    EXPECT_EQ(trial.items[3].detail, "1 optimizer step(s) completed under --remap cuda=cpu (5 redirect(s) of 2 CUDA API(s))");
     ev.optimizer_steps = 0;
     ev.incomplete_reason = "the command exited before an optimizer step";
     const Assessment failed = assess({}, &ev, cat, {});

@@ -174,14 +174,25 @@ Summary read_safetensors(std::ifstream& in, std::uint64_t size, const Limits& li
         {"F8_E4M3", "float8_e4m3fn"}, {"F8_E5M2", "float8_e5m2"}, {"U16", "uint16"}, {"U32", "uint32"}, {"U64", "uint64"}};
     Summary out;
     out.format = Format::safetensors;
-    for (const auto& [name, t] : header.items()) {
+    for (const auto& item : header.items()) {
+        const std::string& name = item.key();
+        const nlohmann::json& t = item.value();
         if (name == "__metadata__" || !t.is_object()) continue;
         ++out.tensors;
         Storage s;
         s.key = name;
+        // A field of another type is a malformed header, not an exception from the JSON library (found by fuzzing).
+        const auto field = [&](const char* key, bool ok) {
+            if (t.contains(key) && !ok) throw FormatError("safetensors header: tensor '" + name + "': " + key + " has the wrong type");
+        };
+        field("dtype", t.value("dtype", nlohmann::json("?")).is_string());
+        const auto& raw_offsets = t.contains("data_offsets") ? t["data_offsets"] : nlohmann::json::array();
+        field("data_offsets", raw_offsets.is_array() && std::all_of(raw_offsets.begin(), raw_offsets.end(), [](const auto& v) {
+                                  return v.is_number_unsigned();
+                              }));
         const std::string dt = t.value("dtype", std::string("?"));
         s.dtype = dtypes.count(dt) ? dtypes.at(dt) : dt;
-        const auto offsets = t.value("data_offsets", std::vector<std::uint64_t>{});
+        const auto offsets = raw_offsets.get<std::vector<std::uint64_t>>();
         if (offsets.size() == 2 && offsets[1] >= offsets[0]) {
             s.bytes = offsets[1] - offsets[0];
             if (8 + header_len + offsets[1] > size) ++out.missing_storages;

@@ -5,9 +5,10 @@
 
 #include "auditor/trace.hpp"
 #include "core/mps_tables.hpp"
+#include "core/rule_catalogue.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    static const mpsport::MpsTable table = mpsport::load_mps_table(MPSPORT_SOURCE_DIR "/rules", mpsport::kDefaultTargetTorch);
+    static const mpsport::MpsTable table = mpsport::load_mps_table(mpsport::locate_rules_dir({}), mpsport::kDefaultTargetTorch);
     nlohmann::json j = nlohmann::json::parse(data, data + size, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded()) return 0;
     try {

@@ -169,7 +169,7 @@ class _Probe:
         if self.remap is not None:
             self.remap.install(torch)
             self.expected_device = self.remap.target
-        self.recorder.install(torch)
+        self.recorder.install(torch, backend_of=self.remap.backend_of if self.remap is not None else None)
         self._patch_loops(torch)
 
         original_init = torch.optim.Optimizer.__init__

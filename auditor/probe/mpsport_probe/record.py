@@ -11,6 +11,9 @@ COLLECTIVES = ("all_reduce", "broadcast", "all_gather", "all_gather_into_tensor"
                "all_to_all_single", "send", "recv", "isend", "irecv", "broadcast_object_list", "all_gather_object",
                "gather_object", "scatter_object_list", "monitored_barrier")
 
+# DDP's gradient reductions, one per bucket per backward (counted by a comm hook, not by dist.all_reduce).
+DDP_BUCKETS = "all_reduce (DDP gradient buckets)"
+
 # Launchers that start one Python process per rank with the same environment (the probe arms in the ranks).
 _LAUNCHER_MODULES = ("torch.distributed.run", "torch.distributed.launch")
 _LAUNCHER_SCRIPTS = ("torchrun",)
@@ -71,9 +74,10 @@ class Recorder:
         self.ddp_wraps = 0
         self.deterministic = None
 
-    def install(self, torch):
+    def install(self, torch, backend_of=None):
+        """backend_of: the remap's backend rewrite (nccl -> gloo) for init_process_group and new_group, or None."""
         self._patch_seeds(torch)
-        self._patch_distributed(torch)
+        self._patch_distributed(torch, backend_of or (lambda backend: backend))
 
     def _patch_seeds(self, torch):
         recorder = self
@@ -109,7 +113,9 @@ class Recorder:
 
             torch.use_deterministic_algorithms = use_deterministic_algorithms
 
-    def _patch_distributed(self, torch):
+    def _patch_distributed(self, torch, backend_of):
+        """The one patch of torch.distributed: process groups (backend rewritten under --remap, then recorded),
+        collectives counted with their first user frame, and DDP's own gradient all-reduces."""
         try:
             import torch.distributed as dist
         except ImportError:
@@ -117,9 +123,14 @@ class Recorder:
         if not getattr(dist, "is_available", lambda: False)():
             return
         recorder = self
-        real_init_pg = dist.init_process_group
+        real_init_pg, real_new_group = dist.init_process_group, getattr(dist, "new_group", None)
+        real_all_reduce = dist.all_reduce
 
         def init_process_group(*args, **kwargs):
+            if "backend" in kwargs:
+                kwargs["backend"] = backend_of(kwargs["backend"])
+            elif args:
+                args = (backend_of(args[0]),) + tuple(args[1:])
             result = real_init_pg(*args, **kwargs)
             try:
                 recorder.backend, recorder.world_size = str(dist.get_backend()), dist.get_world_size()
@@ -127,31 +138,85 @@ class Recorder:
                 pass
             return result
 
+        def new_group(*args, **kwargs):
+            if "backend" in kwargs:
+                kwargs["backend"] = backend_of(kwargs["backend"])
+            return real_new_group(*args, **kwargs)
+
         dist.init_process_group = init_process_group
+        if real_new_group is not None:
+            dist.new_group = new_group
         for name in COLLECTIVES:
             real = getattr(dist, name, None)
             if real is None:
                 continue
 
             def wrapped(*args, _real=real, _name=name, **kwargs):
-                entry = recorder.collectives.get(_name)
-                if entry is None:
-                    entry = recorder.collectives[_name] = {"op": _name, "count": 0, "first_frame": recorder.user_frame()}
-                entry["count"] += 1
+                recorder.count_collective(_name, recorder.user_frame)
                 return _real(*args, **kwargs)
 
             wrapped.__name__ = name
             setattr(dist, name, wrapped)
-        parallel = getattr(torch.nn, "parallel", None)
-        ddp = getattr(parallel, "DistributedDataParallel", None)
-        if ddp is not None:
-            real_ddp_init = ddp.__init__
+        self._patch_ddp(torch, dist, real_all_reduce)
 
-            def ddp_init(wrapper, *args, **kwargs):
-                recorder.ddp_wraps += 1
-                return real_ddp_init(wrapper, *args, **kwargs)
+    def count_collective(self, op, frame):
+        entry = self.collectives.get(op)
+        if entry is None:
+            entry = self.collectives[op] = {"op": op, "count": 0, "first_frame": frame() if callable(frame) else frame}
+        entry["count"] += 1
 
-            ddp.__init__ = ddp_init
+    def _patch_ddp(self, torch, dist, real_all_reduce):
+        """DDP reduces gradients from C++, out of reach of the patched dist.all_reduce: a comm hook counts them,
+        one all_reduce per gradient bucket. The user's own hook is wrapped instead; a builtin C++ hook is not seen."""
+        ddp = getattr(getattr(torch.nn, "parallel", None), "DistributedDataParallel", None)
+        if ddp is None:
+            return
+        recorder = self
+        real_init, real_forward, real_register = ddp.__init__, ddp.forward, ddp.register_comm_hook
+        real_builtin = getattr(ddp, "register_builtin_comm_hook", None)
+
+        def allreduce_hook(process_group, bucket):
+            """DDP's default reduction (torch's default_hooks.allreduce_hook), with the all_reduce the user's
+            calls do not share: the bucket divided by the world size, then summed over the ranks."""
+            group = process_group if process_group is not None else dist.group.WORLD
+            tensor = bucket.buffer() if hasattr(bucket, "buffer") else bucket.get_tensor()
+            tensor.div_(group.size())
+            return real_all_reduce(tensor, group=group, async_op=True).get_future().then(lambda fut: fut.value()[0])
+
+        def counting(hook, op, frame):
+            def counted(state, bucket):
+                recorder.count_collective(op, frame)
+                return hook(state, bucket)
+
+            return counted
+
+        def ddp_init(wrapper, *args, **kwargs):
+            recorder.ddp_wraps += 1
+            wrapper._mpsport_frame = recorder.user_frame()
+            real_init(wrapper, *args, **kwargs)
+            wrapper._mpsport_hooked = False
+
+        def register_comm_hook(wrapper, state, hook):
+            wrapper._mpsport_hooked = True
+            op = "DDP comm hook %s (gradient buckets)" % getattr(hook, "__name__", "hook")
+            return real_register(wrapper, state, counting(hook, op, getattr(wrapper, "_mpsport_frame", "")))
+
+        def register_builtin_comm_hook(wrapper, *args, **kwargs):
+            wrapper._mpsport_hooked = True
+            return real_builtin(wrapper, *args, **kwargs)
+
+        def forward(wrapper, *args, **kwargs):
+            if getattr(wrapper, "_mpsport_hooked", True) is False:
+                wrapper._mpsport_hooked = True
+                try:
+                    real_register(wrapper, wrapper.process_group, counting(allreduce_hook, DDP_BUCKETS, getattr(wrapper, "_mpsport_frame", "")))
+                except Exception:  # noqa: BLE001 - an older or newer DDP: its reductions go uncounted
+                    pass
+            return real_forward(wrapper, *args, **kwargs)
+
+        ddp.__init__, ddp.forward, ddp.register_comm_hook = ddp_init, forward, register_comm_hook
+        if real_builtin is not None:
+            ddp.register_builtin_comm_hook = register_builtin_comm_hook
 
     def distributed(self, torch, rank_info):
         out = {"collectives": sorted(self.collectives.values(), key=lambda c: c["op"]), "ddp_wraps": self.ddp_wraps}

@@ -19,6 +19,8 @@ _FACTORIES = ("tensor", "as_tensor", "zeros", "ones", "empty", "full", "rand", "
 _TENSOR_NEW = ("new_zeros", "new_ones", "new_empty", "new_full", "new_tensor")
 _COLLECTIVE_BACKENDS = {"nccl": "gloo"}
 _CUDNN_FLAGS = ("benchmark", "deterministic", "enabled", "allow_tf32")
+_LEGACY_TYPES = ("FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor", "ShortTensor",
+                 "CharTensor", "ByteTensor", "BoolTensor")
 
 # Exceptions that say CUDA-only code met a tensor or a host it cannot use: (kind, pattern).
 _BLOCKED_PATTERNS = (
@@ -68,6 +70,7 @@ class Remapper:
         self.target = target  # "cpu" or "mps"
         self.user_frame = user_frame  # () -> "file:line" of the first frame outside torch and the probe
         self.redirects = {}  # api -> {"api", "to", "count", "first_frame"}
+        self.redirect_to = {}  # api -> what it becomes, where that is not simply the target device
         self.blocked = []  # {"kind", "api", "exception", "frame"}
         self.cudnn_flags = {}
         self.install_errors = []
@@ -79,7 +82,8 @@ class Remapper:
     def note(self, api, to=None):
         entry = self.redirects.get(api)
         if entry is None:
-            entry = self.redirects[api] = {"api": api, "to": to or self.target, "count": 0, "first_frame": self.user_frame()}
+            entry = self.redirects[api] = {"api": api, "to": to or self.redirect_to.get(api, self.target), "count": 0,
+                                           "first_frame": self.user_frame()}
         entry["count"] += 1
 
     def block(self, kind, api, exception, frame=None):
@@ -113,8 +117,7 @@ class Remapper:
         self.real = {"device": torch.device, "cuda_is_available": torch.cuda.is_available,
                      "cuda_synchronize": torch.cuda.synchronize}
         for patch in (self._patch_device, self._patch_tensor_and_module, self._patch_factories, self._patch_cuda_module,
-                      self._patch_amp, self._patch_cudnn, self._patch_load, self._patch_data_loader, self._patch_graphs,
-                      self._patch_distributed):
+                      self._patch_amp, self._patch_cudnn, self._patch_load, self._patch_data_loader, self._patch_graphs):
             try:
                 patch(torch)
             except Exception as err:  # noqa: BLE001 - another torch version: the rest of the remap still works
@@ -250,7 +253,92 @@ class Remapper:
             replace(name, "torch.cuda.%s()" % name, lambda *a, **k: None)
         replace("empty_cache", "torch.cuda.empty_cache()", empty_cache)
         replace("memory_summary", "torch.cuda.memory_summary()", lambda *a, **k: "")
+        props = self._device_properties(torch)
+        stand_in = "stand-in: %s, total_memory %d, multi_processor_count %d" % (props.name, props.total_memory, props.multi_processor_count)
+        for name, api, value in (("get_device_properties", "torch.cuda.get_device_properties()", lambda *a, **k: props),
+                                 ("get_device_capability", "torch.cuda.get_device_capability()", lambda *a, **k: (props.major, props.minor))):
+            replace(name, api, value)
+            self.redirect_to[api] = stand_in
         self._patch_streams(torch)
+        self._patch_legacy_types(torch)
+
+    def _device_properties(self, torch):
+        """What get_device_properties() answers: the target's memory and core count under CUDA's field names.
+        The target is the host (cpu) or its unified memory (mps); major/minor 0 say "no CUDA compute capability"."""
+        try:
+            host_memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (ValueError, OSError, AttributeError):
+            host_memory = 0
+        total = host_memory
+        if self.target == "mps" and hasattr(torch.mps, "recommended_max_memory"):
+            total = int(torch.mps.recommended_max_memory())
+        target = self.target
+
+        class DeviceProperties:
+            name = "mpsport remap: " + target
+            total_memory = total
+            multi_processor_count = os.cpu_count() or 1
+            major, minor = 0, 0
+            is_integrated = 1 if target == "mps" else 0
+            is_multi_gpu_board = 0
+
+            def __repr__(self):
+                return "_CudaDeviceProperties(name='%s', major=0, minor=0, total_memory=%dMB, multi_processor_count=%d)" % (
+                    self.name, self.total_memory // 1048576, self.multi_processor_count)
+
+        return DeviceProperties()
+
+    def _patch_legacy_types(self, torch):
+        """torch.cuda.FloatTensor & co.: constructors, isinstance, Tensor.type() and set_default_tensor_type()."""
+        remap = self
+        legacy = {}  # "torch.cuda.FloatTensor" -> (the stand-in class, dtype, the CPU constructor)
+        for name in _LEGACY_TYPES:
+            real, host = getattr(torch.cuda, name, None), getattr(torch, name, None)
+            if real is None or host is None:
+                continue
+            api = "torch.cuda." + name
+
+            def make(*args, _api=api, _host=host, **kwargs):
+                remap.note(_api)
+                t = _host(*args, **kwargs)
+                return t if remap.target == "cpu" else t.to(remap.target)
+
+            class _Meta(type):
+                def __instancecheck__(cls, obj, _dtype=real.dtype):
+                    return isinstance(obj, torch.Tensor) and obj.dtype == _dtype and obj.device.type == remap.target
+
+            cls = _Meta(name, (), {"__new__": lambda cls, *a, _make=make, **k: _make(*a, **k), "dtype": real.dtype,
+                                   "is_cuda": False, "__module__": "torch.cuda"})
+            legacy[api] = (cls, real.dtype, host)
+            setattr(torch.cuda, name, cls)
+
+        def legacy_of(kind):
+            key = kind if isinstance(kind, str) else next((a for a, (c, _, _) in legacy.items() if c is kind), None)
+            return key, legacy.get(key)
+
+        real_type = torch.Tensor.type
+
+        def tensor_type(t, dtype=None, non_blocking=False, **kwargs):
+            api, found = legacy_of(dtype) if dtype is not None else (None, None)
+            if found is None:
+                return real_type(t, dtype, non_blocking, **kwargs) if dtype is not None else real_type(t)
+            remap.note("Tensor.type(%s)" % api)
+            return t.to(device=remap.target, dtype=found[1], non_blocking=non_blocking)
+
+        torch.Tensor.type = tensor_type
+        real_default = torch.set_default_tensor_type
+
+        def set_default_tensor_type(kind):
+            api, found = legacy_of(kind)
+            if found is None:
+                return real_default(kind)
+            remap.note("torch.set_default_tensor_type(%s)" % api, to="torch." + api.rsplit(".", 1)[1] +
+                       ("" if remap.target == "cpu" else " with torch.set_default_device(%r)" % remap.target))
+            real_default(found[2])
+            if remap.target != "cpu" and hasattr(torch, "set_default_device"):
+                torch.set_default_device(remap.target)
+
+        torch.set_default_tensor_type = set_default_tensor_type
 
     def _patch_streams(self, torch):
         remap = self
@@ -441,34 +529,13 @@ class Remapper:
             if hasattr(torch.cuda, name):
                 setattr(torch.cuda, name, blocked("torch.cuda." + name))
 
-    def _patch_distributed(self, torch):
-        try:
-            import torch.distributed as dist
-        except ImportError:
-            return
-        if not getattr(dist, "is_available", lambda: False)():
-            return
-        remap = self
-
-        def backend_of(backend):
-            if isinstance(backend, str) and backend.lower() in _COLLECTIVE_BACKENDS:
-                remap.note('init_process_group("%s")' % backend.lower(), to=_COLLECTIVE_BACKENDS[backend.lower()])
-                return _COLLECTIVE_BACKENDS[backend.lower()]
-            return backend
-
-        for name in ("init_process_group", "new_group"):
-            real = getattr(dist, name, None)
-            if real is None:
-                continue
-
-            def wrapped(*args, _real=real, _name=name, **kwargs):
-                if "backend" in kwargs:
-                    kwargs["backend"] = backend_of(kwargs["backend"])
-                elif args and _name == "init_process_group":
-                    args = (backend_of(args[0]),) + tuple(args[1:])
-                return _real(*args, **kwargs)
-
-            setattr(dist, name, wrapped)
+    def backend_of(self, backend):
+        """The collective backend a process group gets on the target (nccl -> gloo); record.py's
+        init_process_group/new_group patch asks this, so torch.distributed is patched in one place."""
+        if isinstance(backend, str) and backend.lower() in _COLLECTIVE_BACKENDS:
+            self.note('init_process_group("%s")' % backend.lower(), to=_COLLECTIVE_BACKENDS[backend.lower()])
+            return _COLLECTIVE_BACKENDS[backend.lower()]
+        return backend
 
 
 def remapper_from_env(user_frame):
