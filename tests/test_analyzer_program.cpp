@@ -328,6 +328,16 @@ from torch import nn
 
 def make_norm(c):
     return nn.GroupNorm(2, c)
+
+
+class Net(nn.Module):
+    def embed(self, x, grid):
+        def sample(t):
+            return F.grid_sample(t, grid)
+        return sample(x)
+
+    def forward(self, x, grid):
+        return self.embed(x, grid)
 )");
     const Scanner scanner(test::bundled_catalogue(), "2.6.0");
     const ScanResult r = scanner.scan(d.path(), {d.path()}, {});
@@ -361,6 +371,7 @@ def make_norm(c):
     EXPECT_EQ(guard_at("pkg/resample.py", 13), "grad-unknown") << "nothing calls helper()";
     EXPECT_EQ(finding_at("pkg/resample.py", 13)->severity, Severity::minor) << "nothing says: the rule's weight";
     EXPECT_EQ(guard_at("pkg/resample.py", 20), "none") << "a layer (native_group_norm_backward) runs in its model's forward";
+    EXPECT_EQ(guard_at("pkg/resample.py", 26), "none") << "a nested function called by a method that forward() calls";
 }
 
 TEST(CommandLine, ExplainPrintsTheChainGuardAndDocs) {

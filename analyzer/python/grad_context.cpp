@@ -41,6 +41,12 @@ bool module_level(TSNode function) {
     return !ts_node_is_null(p) && is_type(p, "module");
 }
 
+// A method is called through `self.` / `cls.`; a module-level or nested function by its name.
+bool method(TSNode function) {
+    TSNode block = ts_node_parent(definition_of(function));
+    return !ts_node_is_null(block) && is_type(block, "block") && is_type(ts_node_parent(block), "class_definition");
+}
+
 // `if self.training:` (1), `if not self.training:` (-1), anything else (0).
 int training_test(TSNode condition, const ModuleFacts& facts) {
     if (ts_node_is_null(condition)) return 0;
@@ -169,14 +175,15 @@ GradContext GradContextFinder::from_callers(TSNode function, int depth, std::set
     const std::string key = std::string(name) + "@" + std::to_string(ts_node_start_byte(function));
     if (depth >= kMaxCallerDepth || !visited.insert(key).second) return {};
     const bool top = module_level(function);
+    const bool by_self = method(function);
     std::vector<std::pair<TSNode, GradContext>> callers;
     for_each_node(m_root, [&](TSNode n) {
         if (!is_type(n, "call") || contains(function, n)) return;
         TSNode fn = field(n, "function");
-        const bool direct = top && is_type(fn, "identifier") && m_facts.text(fn) == name;
-        const bool method = !top && is_type(fn, "attribute") && m_facts.text(field(fn, "attribute")) == name &&
-                            (m_facts.text(field(fn, "object")) == "self" || m_facts.text(field(fn, "object")) == "cls");
-        if (direct || method) callers.emplace_back(n, GradContext{});
+        const bool direct = !by_self && is_type(fn, "identifier") && m_facts.text(fn) == name;
+        const bool through_self = by_self && is_type(fn, "attribute") && m_facts.text(field(fn, "attribute")) == name &&
+                                  (m_facts.text(field(fn, "object")) == "self" || m_facts.text(field(fn, "object")) == "cls");
+        if (direct || through_self) callers.emplace_back(n, GradContext{});
     });
     GradContext out;
     std::size_t none = 0;

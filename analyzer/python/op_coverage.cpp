@@ -171,9 +171,15 @@ public:
     }
 
 private:
-    // A tuple or list literal's length, or k for a `.shape[-k:]` / `.size()[-k:]` slice; 0 otherwise.
+    // A tuple or list literal's length (`[size] * 2` too), or k for a `.shape[-k:]` / `.size()[-k:]` slice; 0 otherwise.
     int values_in(TSNode arg) const {
         if (ts_node_is_null(arg)) return 0;
+        if (is_type(arg, "binary_operator") && m_facts.text(field(arg, "operator")) == "*") {
+            const std::string_view times = m_facts.text(field(arg, "right"));
+            const int one = values_in(field(arg, "left"));
+            if (one == 1 && times.size() == 1 && times[0] >= '1' && times[0] <= '3') return times[0] - '0';
+            return 0;
+        }
         if (is_type(arg, "tuple") || is_type(arg, "list")) {
             int n = 0;
             for (uint32_t i = 0; i < ts_node_named_child_count(arg); ++i) n += !is_type(ts_node_named_child(arg, i), "comment");

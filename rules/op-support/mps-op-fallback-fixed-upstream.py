@@ -39,6 +39,8 @@ def block(x, size):
     # ok: mps-op-fallback-fixed-upstream
     up_image = F.interpolate(x, size=(8, 8))
     # ok: mps-op-fallback-fixed-upstream
+    up_square = F.interpolate(x, [8] * 2)
+    # ok: mps-op-fallback-fixed-upstream
     up_like = F.interpolate(x, size=size.shape[-2:], mode="nearest")
     # ruleid: mps-op-fallback-fixed-upstream
     up_like_volume = F.interpolate(x, size=size.shape[-3:], mode="nearest")
@@ -51,7 +53,7 @@ def block(x, size):
     up_unknown = F.interpolate(x, scale_factor=2, mode=size)
     # ok: mps-op-fallback-fixed-upstream
     nearest_2d = nn.UpsamplingNearest2d(scale_factor=2)
-    return pool, y, m, q, t, z, up3, up3_positional, upsample, lrn, up2, up_default, up_unknown, nearest_2d, up_volume, up_image, up_like, up_like_volume, down_aa, down
+    return pool, y, m, q, t, z, up3, up3_positional, upsample, lrn, up2, up_default, up_unknown, nearest_2d, up_volume, up_image, up_square, up_like, up_like_volume, down_aa, down
 
 
 def volume(size):
