@@ -398,6 +398,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         }
     }
     phase("extension calls");
+    weigh_backward_only_by_callers(records, base, result.findings);
     program::apply_program_model(model, m_catalogue.program(), result.findings);
     result.program = model.summary();
     phase("weigh");

@@ -22,6 +22,7 @@
 #include "core/walker.hpp"
 
 namespace mpsport {
+namespace program { struct FileRecord; }
 
 namespace python { class PythonEngine; }
 namespace manifests { class ManifestEngine; }
@@ -86,6 +87,10 @@ private:
     // cost when every file comes from the cache. Throws RuleError for a broken rule.
     void build_engines() const;
     void link_native(const std::map<std::string, cuda::TuFacts>& native, bool any_native, ScanResult& result) const;
+    // A backward-only op fallback in a function nothing in its own file decides: the calls of that
+    // function in the files that import it decide whether gradients flow (analyzer/grad_callers.cpp).
+    void weigh_backward_only_by_callers(const std::vector<program::FileRecord>& records, const std::filesystem::path& base,
+                                        std::vector<Finding>& findings) const;
 
     const RuleCatalogue& m_catalogue;
     std::string m_target_torch;

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "auditor/mps_tables.hpp"
+#include "core/rule_schema.hpp"
 
 namespace fs = std::filesystem;
 
@@ -28,21 +29,45 @@ struct HandNames {
     std::map<std::string, std::vector<std::string>> modules, functions, kernels, backward;
     std::vector<std::string> common_method_names;
     std::map<std::string, PythonOpMap::Selector> selectors;
-    std::map<std::string, std::map<std::string, std::vector<std::string>>> selected;  // name -> value -> ops
+    // name -> the variant's key in the op map ("<name>(mode=nearest, rank=3)") -> ops
+    std::map<std::string, std::map<std::string, std::vector<std::string>>> selected;
+    std::map<std::string, int> rank_suffixes;
 };
 
-// by_argument: name -> {argument: {name, position, default}, ops: {value: [op, ...]}}
-void read_selectors(const YAML::Node& doc, const fs::path& path, HandNames& h) {
+// One argument of a call: {name, position}.
+PythonOpMap::Selector::Argument read_argument(const YAML::Node& n) { return {n["name"].as<std::string>(), n["position"].as<int>()}; }
+
+// by_argument: name -> {argument, rank, flag, ops: {value: [op, ...] | {rank: [op, ...]}}, flagged_ops}
+// (rules/mps/python-names.schema.json has the shape; the schema check runs before this).
+void read_selectors(const YAML::Node& doc, HandNames& h) {
     const YAML::Node n = doc["by_argument"];
     if (!n) return;
-    if (!n.IsMap()) throw std::runtime_error(path.generic_string() + ": `by_argument` must map names to {argument, ops}");
     for (const auto& kv : n) {
         const std::string name = kv.first.as<std::string>();
         const YAML::Node arg = kv.second["argument"];
-        if (!arg || !kv.second["ops"] || !kv.second["ops"].IsMap())
-            throw std::runtime_error(path.generic_string() + ": by_argument." + name + " needs `argument` and an `ops` map");
-        h.selectors[name] = {arg["name"].as<std::string>(), arg["position"].as<int>(), arg["default"].as<std::string>()};
-        for (const auto& v : kv.second["ops"]) h.selected[name][v.first.as<std::string>()] = v.second.as<std::vector<std::string>>();
+        PythonOpMap::Selector sel;
+        sel.argument = arg["name"].as<std::string>();
+        sel.position = arg["position"].as<int>();
+        sel.fallback = arg["default"].as<std::string>();
+        if (const YAML::Node rank = kv.second["rank"]) {
+            for (const auto& a : rank["arguments"]) sel.rank_arguments.push_back(read_argument(a));
+            if (rank["input"]) sel.input = rank["input"].as<int>();
+            sel.assumed_rank = rank["assumed"].as<int>();
+        }
+        if (const YAML::Node flag = kv.second["flag"]) sel.flag = read_argument(flag);
+        for (const auto& v : kv.second["ops"]) {
+            const std::string value = v.first.as<std::string>();
+            if (v.second.IsSequence()) {
+                h.selected[name][PythonOpMap::selected_name(name, sel, value)] = v.second.as<std::vector<std::string>>();
+                continue;
+            }
+            for (const auto& by_rank : v.second)
+                h.selected[name][PythonOpMap::selected_name(name, sel, value, by_rank.first.as<int>())] = by_rank.second.as<std::vector<std::string>>();
+        }
+        if (const YAML::Node flagged = kv.second["flagged_ops"])
+            for (const auto& v : flagged)
+                h.selected[name][PythonOpMap::selected_name(name, sel, v.first.as<std::string>(), 0, true)] = v.second.as<std::vector<std::string>>();
+        h.selectors[name] = std::move(sel);
     }
 }
 
@@ -65,6 +90,7 @@ std::map<std::string, std::vector<std::string>> name_lists(const YAML::Node& doc
 
 HandNames read_hand_names(const fs::path& path) {
     const YAML::Node doc = load_yaml(path);
+    validate_with_schema(doc, path.parent_path() / "python-names.schema.json", path);
     HandNames h;
     try {
         h.modules = name_lists(doc, "modules", path);
@@ -72,7 +98,8 @@ HandNames read_hand_names(const fs::path& path) {
         h.kernels = name_lists(doc, "kernels", path);
         h.backward = name_lists(doc, "backward", path);
         if (doc["common_method_names"]) h.common_method_names = doc["common_method_names"].as<std::vector<std::string>>();
-        read_selectors(doc, path, h);
+        read_selectors(doc, h);
+        if (doc["rank_suffixes"]) h.rank_suffixes = doc["rank_suffixes"].as<std::map<std::string, int>>();
     } catch (const YAML::Exception& e) {
         throw std::runtime_error(path.generic_string() + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
     }
@@ -136,28 +163,43 @@ std::vector<std::string> python_names(const std::string& op, const BaseOp& b) {
     return {};  // nested and future modules: not mapped
 }
 
+// The ops a Python name reaches: those its call runs (the op, the kernels a composite decomposes
+// into) and those only autograd runs for it (their backward ops), "aten::" names.
+struct Reached {
+    std::vector<std::string> forward, autograd;
+};
+
+void merge(std::vector<std::string>& into, const std::vector<std::string>& ops) {
+    for (const auto& o : ops)
+        if (std::find(into.begin(), into.end(), o) == into.end()) into.push_back(o);
+}
+
+void merge(Reached& into, const Reached& r) {
+    merge(into.forward, r.forward);
+    merge(into.autograd, r.autograd);
+}
+
 class OpReach {
 public:
     OpReach(const std::map<std::string, BaseOp>& bases, const HandNames& hand) : m_bases(bases), m_kernels(hand.kernels), m_backward(hand.backward) {}
 
-    // "aten::" names of `op`, the kernels it decomposes into, and their backward ops.
-    std::vector<std::string> of(const std::string& op) const {
+    Reached of(const std::string& op) const {
         std::vector<std::string> chain = {op};
         if (auto k = m_kernels.find(op); k != m_kernels.end()) {
             chain.insert(chain.end(), k->second.begin(), k->second.end());
         } else if (auto b = m_bases.find(op); b != m_bases.end() && !b->second.own_kernel && m_bases.count("_" + op)) {
             chain.push_back("_" + op);  // softmax -> _softmax, ctc_loss -> _ctc_loss, linalg_eigh -> _linalg_eigh
         }
-        std::vector<std::string> out;
+        Reached out;
         for (const auto& o : chain) {
-            add(out, o);
+            add(out.forward, o);
             // Autograd of a composite runs through its decomposition; `matmul_backward` is a nested-tensor op.
             if (auto hb = m_backward.find(o); hb != m_backward.end())
-                for (const auto& backward : hb->second) add(out, backward);
+                for (const auto& backward : hb->second) add(out.autograd, backward);
             auto b = m_bases.find(o);
             if (b == m_bases.end() || !b->second.own_kernel) continue;
             for (const char* suffix : {"_backward", "_backward_data"})
-                if (m_bases.count(o + suffix)) add(out, o + suffix);
+                if (m_bases.count(o + suffix)) add(out.autograd, o + suffix);
         }
         return out;
     }
@@ -172,9 +214,17 @@ private:
     const std::map<std::string, std::vector<std::string>>& m_backward;
 };
 
-void merge(std::vector<std::string>& into, const std::vector<std::string>& ops) {
-    for (const auto& o : ops)
-        if (std::find(into.begin(), into.end(), o) == into.end()) into.push_back(o);
+// Writes what one Python name reaches into the map: every op (forward ones first) under `functions`,
+// and, under `autograd`, those only the backward pass runs (an op the call itself runs never is).
+void put(PythonOpMap& map, const std::string& name, const Reached& r) {
+    std::vector<std::string>& all = map.functions[name];
+    all = r.forward;
+    std::vector<std::string> autograd;
+    for (const auto& op : r.autograd)
+        if (std::find(r.forward.begin(), r.forward.end(), op) == r.forward.end()) autograd.push_back(op);
+    merge(all, autograd);
+    if (autograd.empty()) map.autograd.erase(name);
+    else map.autograd[name] = std::move(autograd);
 }
 
 }  // namespace
@@ -186,29 +236,34 @@ PythonOpMap generate_python_op_map(const fs::path& native_functions, const fs::p
     PythonOpMap map;
     map.torch_version = torch_version;
     map.common_method_names = hand.common_method_names;
+    map.rank_suffixes = hand.rank_suffixes;
     std::sort(map.common_method_names.begin(), map.common_method_names.end());
     const std::set<std::string> common(map.common_method_names.begin(), map.common_method_names.end());
+    std::map<std::string, Reached> names;
+    std::set<std::string> methods;
     for (const auto& [op, b] : bases) {
-        const std::vector<std::string> ops = reach.of(op);
-        for (const auto& name : python_names(op, b)) merge(map.functions[name], ops);
+        const Reached r = reach.of(op);
+        for (const auto& name : python_names(op, b)) merge(names[name], r);
         if (!b.method || op[0] == '_') continue;
-        merge(map.functions["torch.Tensor." + op], ops);
-        if (!common.count(op)) merge(map.methods[op], ops);
+        merge(names["torch.Tensor." + op], r);
+        if (!common.count(op)) methods.insert(op);
     }
     // Hand-kept names name ops of the newest yaml; an op an older yaml lacks is left out of its map.
     auto hand_kept = [&](const std::string& name, const std::vector<std::string>& ops) {
-        std::vector<std::string> reached;
+        Reached reached;
         for (const auto& op : ops)
             if (bases.count(op)) merge(reached, reach.of(op));
-        if (!reached.empty()) map.functions[name] = reached;
+        if (!reached.forward.empty()) names[name] = reached;
     };
     for (const auto* table : {&hand.modules, &hand.functions})
         for (const auto& [name, ops] : *table) hand_kept(name, ops);
     for (const auto& [name, selector] : hand.selectors) {
         map.selectors[name] = selector;
-        map.functions.erase(name);  // only its selected variants name ops
-        for (const auto& [value, ops] : hand.selected.at(name)) hand_kept(PythonOpMap::selected_name(name, selector, value), ops);
+        names.erase(name);  // only its selected variants name ops
+        for (const auto& [key, ops] : hand.selected.at(name)) hand_kept(key, ops);
     }
+    for (const auto& [name, r] : names) put(map, name, r);
+    for (const auto& op : methods) map.methods[op] = map.functions.at("torch.Tensor." + op);
     return map;
 }
 

@@ -67,13 +67,16 @@ std::string_view to_string(GuardKind g) {
         case GuardKind::platform: return "platform";
         case GuardKind::test_skip: return "test-skip";
         case GuardKind::availability_select: return "availability-select";
+        case GuardKind::no_grad: return "no-grad";
+        case GuardKind::grad_unknown: return "grad-unknown";
     }
     return "none";
 }
 
 std::optional<GuardKind> parse_guard_kind(std::string_view s) {
     for (GuardKind g : {GuardKind::none, GuardKind::import_fallback, GuardKind::device_check, GuardKind::distributed_gate,
-                        GuardKind::platform, GuardKind::test_skip, GuardKind::availability_select})
+                        GuardKind::platform, GuardKind::test_skip, GuardKind::availability_select, GuardKind::no_grad,
+                        GuardKind::grad_unknown})
         if (to_string(g) == s) return g;
     return std::nullopt;
 }

@@ -14,7 +14,9 @@ enum class VerdictImpact { none = 0, dual = 1, stay = 2 };
 // behind a guard, only in tests/benchmarks/examples/docs, or from nothing the model found.
 enum class Reach { core = 0, optional = 1, tooling = 2, unreached = 3 };
 // The context that makes code optional (the vocabulary lives in rules/program.yaml).
-enum class GuardKind { none = 0, import_fallback, device_check, distributed_gate, platform, test_skip, availability_select };
+// no_grad and grad_unknown weigh only a fallback of a backward op (analyzer/python/op_coverage.cpp): the
+// call runs without gradients (torch.no_grad, an inference path), or nothing says whether gradients flow.
+enum class GuardKind { none = 0, import_fallback, device_check, distributed_gate, platform, test_skip, availability_select, no_grad, grad_unknown };
 
 std::string_view to_string(Severity s);
 std::string_view to_string(VerdictImpact v);

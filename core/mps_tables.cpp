@@ -59,8 +59,14 @@ std::string mps_fallback_warning(const std::string& op) {
            "' is not currently supported on the MPS backend and will fall back to run on the CPU. This may have performance implications.";
 }
 
+// The whole text, as Python prints it. <COMMIT_SHA> is the git commit the user's torch was built from
+// ("Unknown" for builds without one), which a static pass cannot know.
 std::string mps_not_implemented_error(const std::string& op) {
-    return "NotImplementedError: The operator '" + op + "' is not currently implemented for the MPS device.";
+    return "NotImplementedError: The operator '" + op +
+           "' is not currently implemented for the MPS device. If you want this op to be considered for addition please comment on "
+           "https://github.com/pytorch/pytorch/issues/141287 and mention use-case, that resulted in missing op as well as commit hash "
+           "<COMMIT_SHA>. As a temporary fix, you can set the environment variable `PYTORCH_ENABLE_MPS_FALLBACK=1` to use the CPU as "
+           "a fallback for this op. WARNING: this will be slower than running natively on MPS.";
 }
 
 // Kernels of one vendor library that the dispatcher picks because of the backend the step ran on
@@ -161,25 +167,65 @@ const std::vector<std::string>* PythonOpMap::method(std::string_view name) const
     return it == methods.end() ? nullptr : &it->second;
 }
 
-std::string PythonOpMap::selected_name(std::string_view name, const Selector& s, std::string_view value) {
-    return std::string(name) + "(" + s.argument + "=" + std::string(value) + ")";
+const std::vector<std::string>& PythonOpMap::autograd_ops(std::string_view name) const {
+    static const std::vector<std::string> none;
+    auto it = autograd.find(name);
+    return it == autograd.end() ? none : it->second;
 }
+
+std::string PythonOpMap::selected_name(std::string_view name, const Selector& s, std::string_view value, int rank, bool flagged) {
+    return std::string(name) + "(" + s.argument + "=" + std::string(value) + (rank ? ", rank=" + std::to_string(rank) : std::string()) +
+           (flagged ? ", " + s.flag.name + "=True" : std::string()) + ")";
+}
+
+namespace {
+
+nlohmann::ordered_json selector_to_json(const PythonOpMap::Selector& v) {
+    nlohmann::ordered_json j = {{"argument", v.argument}, {"position", v.position}, {"default", v.fallback}};
+    if (v.assumed_rank) {
+        nlohmann::ordered_json args = nlohmann::ordered_json::array();
+        for (const auto& a : v.rank_arguments) args.push_back({{"name", a.name}, {"position", a.position}});
+        j["rank"] = {{"arguments", args}, {"input", v.input}, {"assumed", v.assumed_rank}};
+    }
+    if (!v.flag.name.empty()) j["flag"] = {{"name", v.flag.name}, {"position", v.flag.position}};
+    return j;
+}
+
+PythonOpMap::Selector selector_from_json(const nlohmann::json& v) {
+    PythonOpMap::Selector s{};
+    s.argument = v.at("argument").get<std::string>();
+    s.position = v.at("position").get<int>();
+    s.fallback = v.at("default").get<std::string>();
+    if (v.contains("rank")) {
+        for (const auto& a : v["rank"].at("arguments")) s.rank_arguments.push_back({a.at("name").get<std::string>(), a.at("position").get<int>()});
+        s.input = v["rank"].at("input").get<int>();
+        s.assumed_rank = v["rank"].at("assumed").get<int>();
+    }
+    if (v.contains("flag")) s.flag = {v["flag"].at("name").get<std::string>(), v["flag"].at("position").get<int>()};
+    return s;
+}
+
+}  // namespace
 
 std::string python_op_map_to_json(const PythonOpMap& m) {
     nlohmann::ordered_json functions = nlohmann::ordered_json::object();
     for (const auto& [k, v] : m.functions) functions[k] = v;
     nlohmann::ordered_json methods = nlohmann::ordered_json::object();
     for (const auto& [k, v] : m.methods) methods[k] = v;
+    nlohmann::ordered_json autograd = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : m.autograd) autograd[k] = v;
     nlohmann::ordered_json j;
-    j["schema"] = "mpsport.python-ops/1";
+    j["schema"] = "mpsport.python-ops/2";
     j["torch"] = m.torch_version;
     j["generated_by"] = "mpsport tables (from native_functions.yaml and rules/mps/python-names.yaml)";
     j["common_method_names"] = m.common_method_names;
     nlohmann::ordered_json selectors = nlohmann::ordered_json::object();
-    for (const auto& [k, v] : m.selectors) selectors[k] = {{"argument", v.argument}, {"position", v.position}, {"default", v.fallback}};
+    for (const auto& [k, v] : m.selectors) selectors[k] = selector_to_json(v);
     j["selectors"] = selectors;
+    j["rank_suffixes"] = m.rank_suffixes;
     j["functions"] = functions;
     j["methods"] = methods;
+    j["autograd"] = autograd;
     return j.dump(1) + "\n";
 }
 
@@ -187,13 +233,14 @@ PythonOpMap python_op_map_from_json(const std::string& text, const std::string& 
     PythonOpMap m;
     try {
         const auto j = nlohmann::json::parse(text);
-        if (j.at("schema") != "mpsport.python-ops/1") throw std::runtime_error("unknown schema");
+        if (j.at("schema") != "mpsport.python-ops/2") throw std::runtime_error("unknown schema");
         m.torch_version = j.at("torch").get<std::string>();
         m.common_method_names = j.at("common_method_names").get<std::vector<std::string>>();
-        for (const auto& [k, v] : j.at("selectors").items())
-            m.selectors[k] = {v.at("argument").get<std::string>(), v.at("position").get<int>(), v.at("default").get<std::string>()};
+        for (const auto& [k, v] : j.at("selectors").items()) m.selectors[k] = selector_from_json(v);
+        m.rank_suffixes = j.at("rank_suffixes").get<std::map<std::string, int>>();
         for (const auto& [k, v] : j.at("functions").items()) m.functions[k] = v.get<std::vector<std::string>>();
         for (const auto& [k, v] : j.at("methods").items()) m.methods[k] = v.get<std::vector<std::string>>();
+        for (const auto& [k, v] : j.at("autograd").items()) m.autograd[k] = v.get<std::vector<std::string>>();
     } catch (const std::exception& e) {
         throw std::runtime_error(origin + ": not a Python-to-aten op map (" + e.what() + "); regenerate it with `mpsport tables`");
     }

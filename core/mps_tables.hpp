@@ -67,18 +67,36 @@ struct PythonOpMap {
     std::map<std::string, std::vector<std::string>, std::less<>> methods;
     // Method names never reported on an unknown receiver (`.take()` of a dict, `self.mode()`).
     std::vector<std::string> common_method_names;
-    // Python names whose op depends on a string argument (F.interpolate's `mode`). Their ops are in
-    // `functions` under "<name>(<argument>=<value>)", e.g. "torch.nn.functional.interpolate(mode=bicubic)".
+    // Python name -> the ops in its `functions` entry that only autograd runs (grid_sampler_2d_backward
+    // for F.grid_sample): a fallback among these alone matters only where gradients flow. Tensor methods
+    // are under "torch.Tensor.<name>".
+    std::map<std::string, std::vector<std::string>, std::less<>> autograd;
+    // Python names whose ops depend on their arguments (F.interpolate's `mode`, the input's rank,
+    // `antialias`). Their ops are in `functions` under selected_name(), e.g.
+    // "torch.nn.functional.interpolate(mode=nearest, rank=3)"; rules/mps/python-names.yaml says how.
     struct Selector {
-        std::string argument;  // keyword name
-        int position = -1;     // index among positional arguments
+        struct Argument {
+            std::string name;  // keyword name
+            int position = -1;  // index among positional arguments
+        };
+        std::string argument;  // keyword name of the string argument
+        int position = -1;     // its index among positional arguments
         std::string fallback;  // the value when the call does not give it
+        std::vector<Argument> rank_arguments;  // a tuple here has one value per spatial dimension (size, scale_factor)
+        int input = -1;                        // index of the input tensor, whose own rank may be known
+        int assumed_rank = 0;                  // 0: no mode of this name depends on the rank
+        Argument flag;                         // a boolean that selects other ops when True (antialias)
     };
     std::map<std::string, Selector, std::less<>> selectors;
+    // Layer-name suffix -> the spatial rank it names ("3d" -> 3: nn.Conv3d, F.max_pool3d).
+    std::map<std::string, int> rank_suffixes;
 
     const std::vector<std::string>* function(std::string_view qualname) const;
-    // "<name>(<argument>=<value>)": the key of one selected variant in `functions`.
-    static std::string selected_name(std::string_view name, const Selector& s, std::string_view value);
+    // The ops of `name` (a key of `functions`) that only autograd runs; empty when none.
+    const std::vector<std::string>& autograd_ops(std::string_view name) const;
+    // The key of one selected variant in `functions`: "<name>(<argument>=<value>)", with ", rank=N"
+    // for a rank-dependent value and ", <flag>=True" for the flagged ops.
+    static std::string selected_name(std::string_view name, const Selector& s, std::string_view value, int rank = 0, bool flagged = false);
     const std::vector<std::string>* method(std::string_view name) const;
 };
 

@@ -86,6 +86,11 @@ struct GuardVocabulary {
     std::vector<std::string> skip_decorators;    // unittest.skipIf, pytest.mark.skipif
     std::vector<std::string> skip_calls;         // pytest.skip, pytest.importorskip, skipTest
     std::vector<std::string> import_errors;      // exceptions an import fallback catches
+    // Where gradients flow, for ops whose only fallback is their backward op:
+    std::vector<std::string> no_grad_contexts;   // torch.no_grad, torch.inference_mode (a `with` or a decorator)
+    std::vector<std::string> inference_words;    // a function named with one of these words runs inference only
+    std::vector<std::string> training_words;     // ... or training: forward, loss
+    std::vector<std::string> training_methods;   // a call of one of these methods trains: loss.backward()
 };
 
 struct WeightRule {

@@ -207,7 +207,9 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
         {"distributed_calls", &v.distributed_calls}, {"distributed_names", &v.distributed_names},
         {"platform_names", &v.platform_names},       {"mac_strings", &v.mac_strings},
         {"skip_decorators", &v.skip_decorators},     {"skip_calls", &v.skip_calls},
-        {"import_errors", &v.import_errors}};
+        {"import_errors", &v.import_errors},         {"no_grad_contexts", &v.no_grad_contexts},
+        {"inference_words", &v.inference_words},     {"training_words", &v.training_words},
+        {"training_methods", &v.training_methods}};
     for (const auto& kv : g) {
         const std::string key = kv.first.as<std::string>();
         auto it = std::find_if(std::begin(lists), std::end(lists), [&](const auto& l) { return key == l.first; });

@@ -89,30 +89,25 @@ struct RuleSchemas::Impl {
     valijson::Schema schemas[3];
 };
 
-RuleSchemas::RuleSchemas(const fs::path& rules_dir) : m_impl(std::make_unique<Impl>()) {
-    const char* names[3] = {"rule.schema.json", "packages.schema.json", "program.schema.json"};
-    for (int i = 0; i < 3; ++i) {
-        const fs::path file = rules_dir / names[i];
-        try {
-            const nlohmann::json doc = nlohmann::json::parse(read_file(file));
-            valijson::SchemaParser parser;
-            valijson::adapters::NlohmannJsonAdapter adapter(doc);
-            parser.populateSchema(adapter, m_impl->schemas[i]);
-        } catch (const std::exception& e) {
-            throw RuleError(file.generic_string() + ": cannot use this JSON Schema (" + e.what() + ")");
-        }
+namespace {
+
+void read_schema(const fs::path& file, valijson::Schema& schema) {
+    try {
+        const nlohmann::json doc = nlohmann::json::parse(read_file(file));
+        valijson::SchemaParser parser;
+        valijson::adapters::NlohmannJsonAdapter adapter(doc);
+        parser.populateSchema(adapter, schema);
+    } catch (const std::exception& e) {
+        throw RuleError(file.generic_string() + ": cannot use this JSON Schema (" + e.what() + ")");
     }
 }
 
-RuleSchemas::~RuleSchemas() = default;
-RuleSchemas::RuleSchemas(RuleSchemas&&) noexcept = default;
-
-void RuleSchemas::validate(const YAML::Node& doc, Kind kind, const fs::path& file) const {
+void check(const valijson::Schema& schema, const YAML::Node& doc, const fs::path& file) {
     const nlohmann::json json = to_json(doc);
     valijson::Validator validator;
     valijson::ValidationResults results;
     valijson::adapters::NlohmannJsonAdapter adapter(json);
-    if (validator.validate(m_impl->schemas[static_cast<int>(kind)], adapter, &results)) return;
+    if (validator.validate(schema, adapter, &results)) return;
     // valijson reports the outer failures first ("failed to match a subschema"); the innermost is the cause.
     valijson::ValidationResults::Error error, last;
     std::string message;
@@ -125,6 +120,26 @@ void RuleSchemas::validate(const YAML::Node& doc, Kind kind, const fs::path& fil
         }
     }
     throw RuleError(file.generic_string() + ": " + message);
+}
+
+}  // namespace
+
+RuleSchemas::RuleSchemas(const fs::path& rules_dir) : m_impl(std::make_unique<Impl>()) {
+    const char* names[3] = {"rule.schema.json", "packages.schema.json", "program.schema.json"};
+    for (int i = 0; i < 3; ++i) read_schema(rules_dir / names[i], m_impl->schemas[i]);
+}
+
+RuleSchemas::~RuleSchemas() = default;
+RuleSchemas::RuleSchemas(RuleSchemas&&) noexcept = default;
+
+void RuleSchemas::validate(const YAML::Node& doc, Kind kind, const fs::path& file) const {
+    check(m_impl->schemas[static_cast<int>(kind)], doc, file);
+}
+
+void validate_with_schema(const YAML::Node& doc, const fs::path& schema_file, const fs::path& file) {
+    valijson::Schema schema;
+    read_schema(schema_file, schema);
+    check(schema, doc, file);
 }
 
 }  // namespace mpsport

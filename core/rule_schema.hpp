@@ -27,4 +27,8 @@ private:
     std::unique_ptr<Impl> m_impl;
 };
 
+// The same check against one schema file, for data read outside the catalogue (rules/mps/python-names.yaml,
+// which only `mpsport tables` reads, against python-names.schema.json beside it).
+void validate_with_schema(const YAML::Node& doc, const std::filesystem::path& schema_file, const std::filesystem::path& file);
+
 }  // namespace mpsport

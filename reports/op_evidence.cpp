@@ -117,6 +117,9 @@ std::string upgrade_what_if(const std::vector<Finding>& findings, const std::str
     std::size_t fixed = 0, all = 0;
     for (const auto& f : findings) {
         if (f.reach != Reach::core && f.reach != Reach::optional) continue;
+        // info: a fallback that the run may never hit (a backward op where no gradients flow, an input
+        // rank the source does not say)
+        if (f.severity == Severity::info) continue;
         fixed += f.rule_id == "mps-op-fallback-fixed-upstream";
         all += f.rule_id == "mps-op-fallback-fixed-upstream" || f.rule_id == "mps-op-fallback";
     }

@@ -222,6 +222,7 @@ std::string render_sarif(const Report& r) {
         if (!f.chain.empty()) props["chain"] = f.chain;
         if (!f.ops.empty()) props["ops"] = f.ops;
         if (!f.observed.empty()) props["observed"] = f.observed;
+        props["fix"] = f.fix;  // the rule's help is its template; this is the finding's own (an op's whole runtime message)
         if (f.location.cell > 0) props["notebook_cell"] = f.location.cell;
         result["properties"] = props;
         results.push_back(std::move(result));

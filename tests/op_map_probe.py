@@ -1,5 +1,5 @@
 """Runs the hand-kept Python names of rules/mps/python-names.yaml whose op is not their own name
-(F.interpolate by mode, nn.Upsample, LocalResponseNorm, LPPool, ...) through a forward and backward
+(F.interpolate by mode, input rank and antialias, nn.Upsample, LocalResponseNorm, LPPool, ...) through a forward and backward
 pass on the CPU and prints, per name as the op map spells it, the aten ops PyTorch's profiler saw.
 tests/test_auditor_tables.cpp checks that every op the map names for them is among them."""
 import json
@@ -14,15 +14,23 @@ x3 = torch.randn(1, 2, 4, requires_grad=True)
 x4 = torch.randn(1, 2, 4, 4, requires_grad=True)
 x5 = torch.randn(1, 2, 4, 4, 4, requires_grad=True)
 CASES = {
-    "torch.nn.functional.interpolate(mode=nearest)": lambda: F.interpolate(x4, scale_factor=2),
-    "torch.nn.functional.interpolate(mode=nearest-exact)": lambda: F.interpolate(x4, scale_factor=2, mode="nearest-exact"),
+    "torch.nn.functional.interpolate(mode=nearest, rank=1)": lambda: F.interpolate(x3, scale_factor=2),
+    "torch.nn.functional.interpolate(mode=nearest, rank=2)": lambda: F.interpolate(x4, scale_factor=2),
+    "torch.nn.functional.interpolate(mode=nearest, rank=3)": lambda: F.interpolate(x5, scale_factor=2),
+    "torch.nn.functional.interpolate(mode=nearest-exact, rank=2)": lambda: F.interpolate(x4, scale_factor=2, mode="nearest-exact"),
+    "torch.nn.functional.interpolate(mode=nearest-exact, rank=3)": lambda: F.interpolate(x5, scale_factor=2, mode="nearest-exact"),
     "torch.nn.functional.interpolate(mode=linear)": lambda: F.interpolate(x3, scale_factor=2, mode="linear"),
     "torch.nn.functional.interpolate(mode=bilinear)": lambda: F.interpolate(x4, scale_factor=2, mode="bilinear"),
     "torch.nn.functional.interpolate(mode=bicubic)": lambda: F.interpolate(x4, scale_factor=2, mode="bicubic"),
     "torch.nn.functional.interpolate(mode=trilinear)": lambda: F.interpolate(x5, scale_factor=2, mode="trilinear"),
-    "torch.nn.functional.interpolate(mode=area)": lambda: F.interpolate(x4, scale_factor=2, mode="area"),
+    "torch.nn.functional.interpolate(mode=area, rank=1)": lambda: F.interpolate(x3, scale_factor=2, mode="area"),
+    "torch.nn.functional.interpolate(mode=area, rank=2)": lambda: F.interpolate(x4, scale_factor=2, mode="area"),
+    "torch.nn.functional.interpolate(mode=area, rank=3)": lambda: F.interpolate(x5, scale_factor=2, mode="area"),
+    "torch.nn.functional.interpolate(mode=bilinear, antialias=True)": lambda: F.interpolate(x4, scale_factor=0.5, mode="bilinear", antialias=True),
+    "torch.nn.functional.interpolate(mode=bicubic, antialias=True)": lambda: F.interpolate(x4, scale_factor=0.5, mode="bicubic", antialias=True),
     "torch.nn.functional.upsample(mode=bilinear)": lambda: F.upsample(x4, scale_factor=2, mode="bilinear"),
-    "torch.nn.Upsample(mode=nearest)": lambda: nn.Upsample(scale_factor=2)(x4),
+    "torch.nn.Upsample(mode=nearest, rank=2)": lambda: nn.Upsample(scale_factor=2)(x4),
+    "torch.nn.Upsample(mode=nearest, rank=3)": lambda: nn.Upsample(scale_factor=2)(x5),
     "torch.nn.Upsample(mode=trilinear)": lambda: nn.Upsample(scale_factor=2, mode="trilinear")(x5),
     "torch.nn.UpsamplingNearest2d": lambda: nn.UpsamplingNearest2d(scale_factor=2)(x4),
     "torch.nn.UpsamplingBilinear2d": lambda: nn.UpsamplingBilinear2d(scale_factor=2)(x4),

@@ -273,6 +273,119 @@ TEST(ProgramModel, OpPredictionsInTestsAreInfo) {
     EXPECT_NE(tooling->note.find("tooling op-support"), std::string::npos) << tooling->note;
 }
 
+// F.grid_sample under PyTorch 2.6.0: grid_sampler_2d has an MPS kernel, grid_sampler_2d_backward none. The
+// fallback happens only where gradients flow through the call: a module's forward, a loss, code that calls
+// .backward(), or what they call; not under torch.no_grad(), in an inference function, or where every call
+// of the function (in this file or in the files that import it) runs without gradients.
+TEST(OpSupport, ABackwardOnlyFallbackWeighsByWhetherGradientsFlow) {
+    test::TempDir d;
+    d.write("train.py", R"(import torch
+import torch.nn.functional as F
+from torch import nn
+from pkg.resample import resample, warp
+
+
+class Head(nn.Module):
+    def forward(self, x, grid):
+        return F.grid_sample(x, grid)
+
+    @torch.no_grad()
+    def predict(self, x, grid):
+        return F.grid_sample(x, grid)
+
+    def _inference_one_image(self, x, grid):
+        return F.grid_sample(x, grid)
+
+    def heads(self, x, grid):
+        if not self.training:
+            return F.grid_sample(x, grid)
+        return x
+
+
+def paste(x, grid):
+    with torch.no_grad():
+        return F.grid_sample(x, grid)
+
+
+def loss_fn(x, grid, target):
+    return (warp(x, grid) - target).abs().mean()
+
+
+def step(x, grid):
+    with torch.inference_mode():
+        return resample(x, grid)
+
+
+if __name__ == "__main__":
+    step(torch.ones(1), torch.ones(1))
+)");
+    d.write("pkg/__init__.py", "");
+    d.write("pkg/resample.py", R"(import torch.nn.functional as F
+
+
+def resample(x, grid):
+    return F.grid_sample(x, grid)
+
+
+def warp(x, grid):
+    return F.grid_sample(x, grid)
+
+
+def helper(x, grid):
+    return F.grid_sample(x, grid)
+
+
+from torch import nn
+
+
+def make_norm(c):
+    return nn.GroupNorm(2, c)
+
+
+class Net(nn.Module):
+    def embed(self, x, grid):
+        def sample(t):
+            return F.grid_sample(t, grid)
+        return sample(x)
+
+    def forward(self, x, grid):
+        return self.embed(x, grid)
+)");
+    const Scanner scanner(test::bundled_catalogue(), "2.6.0");
+    const ScanResult r = scanner.scan(d.path(), {d.path()}, {});
+    std::map<std::pair<std::string, int>, const Finding*> at;
+    for (const auto& f : r.findings)
+        if (f.rule_id == "mps-op-fallback-fixed-upstream") at[{f.location.path, f.location.line}] = &f;
+    auto finding_at = [&](const std::string& path, int line) -> const Finding* {
+        auto it = at.find({path, line});
+        return it == at.end() ? nullptr : it->second;
+    };
+    auto guard_at = [&](const std::string& path, int line) {
+        auto it = at.find({path, line});
+        return it == at.end() ? std::string("no finding") : std::string(to_string(it->second->guard));
+    };
+    ASSERT_NE(finding_at("train.py", 9), nullptr);
+    const Finding& forward = *finding_at("train.py", 9);
+    EXPECT_EQ(guard_at("train.py", 9), "none") << "a module's forward trains";
+    EXPECT_EQ(forward.severity, forward.rule_severity);
+    EXPECT_NE(forward.message.find("grid_sampler_2d_backward in its backward pass only"), std::string::npos) << forward.message;
+    EXPECT_NE(forward.fix.find("the backward pass (loss.backward()) raises 'NotImplementedError"), std::string::npos) << forward.fix;
+    EXPECT_NE(forward.fix.find("gradients flow here (in forward())"), std::string::npos) << forward.fix;
+    EXPECT_EQ(guard_at("train.py", 13), "no-grad") << "@torch.no_grad()";
+    EXPECT_EQ(guard_at("train.py", 16), "no-grad") << "an inference function by its name";
+    EXPECT_EQ(guard_at("train.py", 20), "no-grad") << "the not-self.training branch";
+    EXPECT_EQ(guard_at("train.py", 26), "no-grad") << "with torch.no_grad()";
+    EXPECT_EQ(finding_at("train.py", 26)->severity, Severity::info);
+    EXPECT_EQ(finding_at("train.py", 26)->impact, VerdictImpact::none);
+    EXPECT_EQ(guard_at("pkg/resample.py", 5), "no-grad") << "its only use (train.py) runs under torch.inference_mode()";
+    EXPECT_NE(finding_at("pkg/resample.py", 5)->guard_note.find("train.py:"), std::string::npos) << finding_at("pkg/resample.py", 5)->guard_note;
+    EXPECT_EQ(guard_at("pkg/resample.py", 9), "none") << "called from loss_fn: gradients flow";
+    EXPECT_EQ(guard_at("pkg/resample.py", 13), "grad-unknown") << "nothing calls helper()";
+    EXPECT_EQ(finding_at("pkg/resample.py", 13)->severity, Severity::minor) << "nothing says: the rule's weight";
+    EXPECT_EQ(guard_at("pkg/resample.py", 20), "none") << "a layer (native_group_norm_backward) runs in its model's forward";
+    EXPECT_EQ(guard_at("pkg/resample.py", 26), "none") << "a nested function called by a method that forward() calls";
+}
+
 TEST(CommandLine, ExplainPrintsTheChainGuardAndDocs) {
     test::TempDir d;
     d.write("train.py", "import torch\nfrom pkg import ops\n\nif __name__ == \"__main__\":\n    pass\n");

@@ -198,12 +198,27 @@ TEST(OpSupport, FixedUpstreamOpsAreReportedOnlyForTheOlderTarget) {
     const std::string fixture = mpsport::read_file(mpsport::test::rules_dir() / "op-support" / "mps-op-fallback-fixed-upstream.py");
     const mpsport::Scanner old_scanner(mpsport::test::bundled_catalogue(), "2.6.0");
     std::set<int> old_lines, new_lines;
+    std::map<int, mpsport::Finding> old_at;
     for (const auto& f : old_scanner.scan_text("f.py", mpsport::FileKind::python, fixture).findings)
-        if (f.rule_id == "mps-op-fallback-fixed-upstream") old_lines.insert(f.location.line);
+        if (f.rule_id == "mps-op-fallback-fixed-upstream") {
+            old_lines.insert(f.location.line);
+            old_at[f.location.line] = f;
+        }
     for (const auto& f : mpsport::test::bundled_scanner().scan_text("f.py", mpsport::FileKind::python, fixture).findings)
         if (f.rule_id.rfind("mps-op-", 0) == 0 && f.location.line != 18) new_lines.insert(f.location.line);  // 18: torch.take
-    EXPECT_EQ(old_lines, (std::set<int>{10, 12, 14, 16, 23, 25, 27, 29}));
-    EXPECT_TRUE(new_lines.empty()) << "2.14.1 has MPS kernels for avg_pool3d, max_pool3d, nanmedian, linalg_qr, upsample_trilinear3d";
+    EXPECT_EQ(old_lines, (std::set<int>{10, 12, 14, 16, 23, 25, 27, 29, 35, 38, 46, 49, 63, 72}));
+    EXPECT_TRUE(new_lines.empty()) << "2.14.1 has MPS kernels for avg_pool3d, max_pool3d, nanmedian, linalg_qr, upsample_trilinear3d, "
+                                      "upsample_nearest3d, _upsample_bilinear2d_aa";
+    // The input's rank, where the source says it (a size of three values, a .shape[-3:] slice, a tensor
+    // made 5-D, a class of 3-D layers), picks the 3-D op; where it does not, the 5-D case is named at info.
+    EXPECT_NE(old_at[38].message.find("on a 5-D input (size has 3 values) runs aten::upsample_nearest3d"), std::string::npos) << old_at[38].message;
+    EXPECT_NE(old_at[46].message.find("on a 5-D input (size has 3 values)"), std::string::npos) << old_at[46].message;
+    EXPECT_NE(old_at[63].message.find("on a 5-D input (the input is made 5-D on line 61)"), std::string::npos) << old_at[63].message;
+    EXPECT_NE(old_at[72].message.find("builds 3-D layers only (Conv3d on line 69)"), std::string::npos) << old_at[72].message;
+    EXPECT_EQ(old_at[38].severity, mpsport::Severity::minor);
+    EXPECT_EQ(old_at[35].severity, mpsport::Severity::info) << "the rank is not known";
+    EXPECT_NE(old_at[35].note.find("only a 5-D input runs aten::upsample_nearest3d"), std::string::npos) << old_at[35].note;
+    EXPECT_NE(old_at[49].message.find("antialias=True) runs aten::_upsample_bilinear2d_aa"), std::string::npos) << old_at[49].message;
 }
 
 // The fix quotes PyTorch's runtime text (../shared/data/pytorch/SOURCES.md; the one-line message says
@@ -217,8 +232,13 @@ TEST(OpSupport, MessagesQuoteWhatPyTorchSaysAtRuntime) {
     for (const auto& f : old_scanner.scan_text("f.py", mpsport::FileKind::python, code).findings)
         by_call[f.message.substr(0, f.message.find(' '))] = f.fix;
     ASSERT_EQ(by_call.count("torch.take"), 1u);
+    // The whole NotImplementedError, every sentence of it, as Python prints it (SOURCES.md, item 2).
     EXPECT_NE(by_call["torch.take"].find("on MPS it raises 'NotImplementedError: The operator 'aten::take' is not currently implemented "
-                                         "for the MPS device.', or with PYTORCH_ENABLE_MPS_FALLBACK=1 runs on the CPU ('The operator "
+                                         "for the MPS device. If you want this op to be considered for addition please comment on "
+                                         "https://github.com/pytorch/pytorch/issues/141287 and mention use-case, that resulted in missing "
+                                         "op as well as commit hash <COMMIT_SHA>. As a temporary fix, you can set the environment variable "
+                                         "`PYTORCH_ENABLE_MPS_FALLBACK=1` to use the CPU as a fallback for this op. WARNING: this will be "
+                                         "slower than running natively on MPS.', or with PYTORCH_ENABLE_MPS_FALLBACK=1 runs on the CPU ('The operator "
                                          "'aten::take' is not currently supported on the MPS backend and will fall back to run on the "
                                          "CPU. This may have performance implications.')"),
               std::string::npos)

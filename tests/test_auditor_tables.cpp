@@ -8,6 +8,7 @@
 #include "core/paths.hpp"
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <set>
 
 namespace fs = std::filesystem;
@@ -23,6 +24,7 @@ TEST(MpsTables, CommittedTablesAndPythonOpMapsMatchRegeneration) {
     test::TempDir out;
     fs::create_directories(out.path() / "mps");
     fs::copy_file(test::rules_dir() / "mps" / "python-names.yaml", out.path() / "mps" / "python-names.yaml");
+    fs::copy_file(test::rules_dir() / "mps" / "python-names.schema.json", out.path() / "mps" / "python-names.schema.json");
     const auto written = generate_bundled_tables(data_dir(), out.path());
     ASSERT_EQ(written.size(), 2 * bundled_torch_versions().size());
     for (const auto& p : written) {
@@ -120,6 +122,38 @@ TEST(PythonOpMaps, NamesFromPythonModuleVariantsAndTheHandTable) {
     EXPECT_EQ(m.method("mode"), nullptr);
     EXPECT_EQ(m.method("values"), nullptr);
     EXPECT_EQ(m.function("torch.Tensor.take")->front(), "aten::take") << "an explicit Tensor.take is still known";
+    // What only autograd runs, apart from what the call runs: a backward-only fallback is weighed by gradients.
+    EXPECT_EQ(m.autograd_ops("torch.nn.functional.grid_sample"), Ops{"aten::grid_sampler_2d_backward"});
+    EXPECT_EQ(m.autograd_ops("torch.take"), Ops{"aten::put_"});
+    EXPECT_TRUE(m.autograd_ops("torch.Tensor.put_").empty() ||
+                std::find(m.autograd_ops("torch.Tensor.put_").begin(), m.autograd_ops("torch.Tensor.put_").end(), "aten::put_") ==
+                    m.autograd_ops("torch.Tensor.put_").end())
+        << "put_ is what Tensor.put_ runs, not its backward";
+    EXPECT_TRUE(m.autograd_ops("torch.linalg.eig").empty());
+    // Ops by the input's rank and antialias (rules/mps/python-names.yaml by_argument).
+    EXPECT_EQ(m.function("torch.nn.functional.interpolate(mode=nearest, rank=3)")->front(), "aten::upsample_nearest3d");
+    EXPECT_EQ(m.function("torch.nn.functional.interpolate(mode=nearest, rank=1)")->front(), "aten::upsample_nearest1d");
+    EXPECT_EQ(m.function("torch.nn.functional.interpolate(mode=area, rank=3)")->front(), "aten::adaptive_avg_pool3d");
+    EXPECT_EQ(m.function("torch.nn.functional.interpolate(mode=bicubic, antialias=True)")->front(), "aten::_upsample_bicubic2d_aa");
+    EXPECT_EQ(m.function("torch.nn.functional.interpolate(mode=nearest)"), nullptr) << "nearest depends on the rank";
+    EXPECT_NE(m.function("torch.nn.functional.interpolate(mode=bilinear)"), nullptr) << "bilinear does not";
+    EXPECT_EQ(m.rank_suffixes.at("3d"), 3);
+}
+
+// The hand table is data with a schema: a misspelt key is an error naming the file and the key.
+TEST(PythonOpMaps, TheHandTableIsCheckedAgainstItsSchema) {
+    test::TempDir d;
+    fs::copy_file(test::rules_dir() / "mps" / "python-names.schema.json", d.path() / "python-names.schema.json");
+    d.write("python-names.yaml", "by_argument:\n  torch.nn.functional.interpolate:\n    argument: {name: mode, position: 3, default: nearest}\n"
+                                 "    ops: {nearest: [upsample_nearest2d]}\n    rnak: {assumed: 2}\n");
+    try {
+        generate_python_op_map(data_dir() / "native_functions-2.14.1.yaml", d.path() / "python-names.yaml", "2.14.1");
+        ADD_FAILURE() << "a misspelt key was accepted";
+    } catch (const std::exception& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("python-names.yaml"), std::string::npos) << what;
+        EXPECT_NE(what.find("rnak"), std::string::npos) << what;
+    }
 }
 
 TEST(PythonOpMaps, CountOfFallbackOpsReachableFromPython) {

@@ -5,6 +5,7 @@
 
 #include "reports/checklist.hpp"
 #include "reports/op_evidence.hpp"
+#include "analyzer/scanner.hpp"
 #include "reports/render.hpp"
 #include "test_support.hpp"
 
@@ -223,6 +224,32 @@ TEST_F(ReportsTest, EveryFormatShowsWhatTheAuditObservedOfAStaticFinding) {
     EXPECT_NE(html.find("observed: " + seen), std::string::npos);
     EXPECT_NE(html.find("<td><code>aten::take</code></td><td>fallback</td>"), std::string::npos) << "the audited ops table";
     EXPECT_NE(render(r, Format::text).find("observed: " + seen), std::string::npos);
+}
+
+// The NotImplementedError of an op without an MPS kernel has four sentences (SOURCES.md, item 2); a
+// finding quotes all of them, with its op, wherever it shows the runtime text.
+TEST_F(ReportsTest, EveryFormatQuotesTheWholeRuntimeMessage) {
+    const Scanner scanner(test::bundled_catalogue());
+    ScanResult scan;
+    scan.findings = scanner.scan_text("step.py", FileKind::python, "import torch\n\ndef f(x, i):\n    return torch.take(x, i)\n").findings;
+    ASSERT_EQ(scan.findings.size(), 1u);
+    const Report r{scan, test::bundled_catalogue(), nullptr, nullptr, "0"};
+    const std::vector<std::string> sentences = {
+        "The operator 'aten::take' is not currently implemented for the MPS device.",
+        "If you want this op to be considered for addition please comment on https://github.com/pytorch/pytorch/issues/141287",
+        "that resulted in missing op as well as commit hash",
+        "to use the CPU as a fallback for this op. WARNING: this will be slower than running natively on MPS."};
+    const auto json = nlohmann::json::parse(render(r, Format::json));
+    const auto sarif = nlohmann::json::parse(render(r, Format::sarif));
+    const std::map<std::string, std::string> shown = {
+        {"json", json["findings"][0]["fix"].get<std::string>()},
+        {"sarif", sarif["runs"][0]["results"][0]["properties"]["fix"].get<std::string>()},
+        {"text", render(r, Format::text)},
+        {"md", render(r, Format::md)},
+        {"html", render(r, Format::html)}};
+    for (const auto& [format, text] : shown)
+        for (const auto& sentence : sentences) EXPECT_NE(text.find(sentence), std::string::npos) << format << " lacks: " << sentence;
+    EXPECT_LT(scan.findings[0].message.size(), 200u) << "the one-line message stays short: " << scan.findings[0].message;
 }
 
 TEST_F(ReportsTest, StaticFallbacksWarnItemFiveWithTheUpgradeWhatIf) {

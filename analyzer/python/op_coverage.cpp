@@ -6,6 +6,7 @@
 #include <set>
 
 #include "analyzer/python/analyses.hpp"
+#include "analyzer/python/grad_context.hpp"
 
 namespace fs = std::filesystem;
 
@@ -71,8 +72,22 @@ private:
 
 struct ResolvedCall {
     std::string name;  // as reported: "torch.take", "torch.nn.AdaptiveAvgPool3d", "Tensor.nanmedian"
+    std::string key;   // its key in the op map ("torch.Tensor.nanmedian"): autograd ops are looked up by it
     const std::vector<std::string>* ops = nullptr;
+    // A call whose op depends on the input's rank, when the source does not say it: the ops each other
+    // rank runs ("3-D input" -> aten::upsample_nearest3d), reported only where one of them falls back.
+    std::vector<std::pair<std::string, const std::vector<std::string>*>> other_ranks;
+    std::string assumed;        // with other_ranks: " on a 4-D input (assumed: ...)", what `ops` stand for
+    std::string assumed_input;  // "4-D input"
 };
+
+ResolvedCall resolved_as(std::string name, std::string key, const std::vector<std::string>* ops) {
+    ResolvedCall r;
+    r.name = std::move(name);
+    r.key = std::move(key);
+    r.ops = ops;
+    return r;
+}
 
 // Is `expr` known to be a tensor: the result of a torch function that is an aten op (torch.randn,
 // torch.softmax; not torch.load or torch.nn.Linear), a method or an index of one, or a name bound to one
@@ -92,24 +107,184 @@ bool tensor_valued(TSNode expr, const ModuleFacts& facts, const PythonOpMap& nam
     return is_type(fn, "attribute") && tensor_valued(field(fn, "object"), facts, names, bindings, depth + 1);
 }
 
-// A call of a name whose op depends on a string argument (F.interpolate's `mode`): the variant the
-// call selects, or none when the argument is not a string literal.
+// The whole file's tree, parsed on first use: a scan parses only the statements that can match, while a
+// call's callers, decorators and class lie outside its statement.
+class FullTree {
+public:
+    explicit FullTree(std::string_view text) : m_text(text) {}
+    ~FullTree() {
+        if (m_tree) ts_tree_delete(m_tree);
+        if (m_parser) ts_parser_delete(m_parser);
+    }
+    FullTree(const FullTree&) = delete;
+    FullTree& operator=(const FullTree&) = delete;
+
+    TSNode root() const {
+        parse();
+        return m_tree ? ts_tree_root_node(m_tree) : TSNode{};
+    }
+    const ModuleFacts& facts() const {
+        parse();
+        return *m_facts;
+    }
+    // The node of the whole tree with `node`'s bytes and type, or a null node.
+    TSNode node_at(TSNode node) const {
+        TSNode r = root();
+        if (ts_node_is_null(r)) return {};
+        TSNode n = ts_node_descendant_for_byte_range(r, ts_node_start_byte(node), ts_node_end_byte(node));
+        while (!ts_node_is_null(n) && !(node_type(n) == node_type(node) && ts_node_start_byte(n) == ts_node_start_byte(node) &&
+                                         ts_node_end_byte(n) == ts_node_end_byte(node)))
+            n = ts_node_parent(n);
+        return n;
+    }
+
+private:
+    void parse() const {
+        if (m_parser) return;
+        m_parser = ts_parser_new();
+        ts_parser_set_language(m_parser, tree_sitter_python());
+        m_tree = ts_parser_parse_string(m_parser, nullptr, m_text.data(), static_cast<uint32_t>(m_text.size()));
+        m_facts = std::make_unique<ModuleFacts>(m_tree ? ts_tree_root_node(m_tree) : TSNode{}, m_text);
+    }
+    std::string_view m_text;
+    mutable TSParser* m_parser = nullptr;
+    mutable TSTree* m_tree = nullptr;
+    mutable std::unique_ptr<ModuleFacts> m_facts;
+};
+
+// The spatial rank (1, 2, 3) a call runs at, where the source says it, with how it says it; 0 when it does not.
+class RankFinder {
+public:
+    RankFinder(const ModuleFacts& facts, const PythonOpMap& names, const Bindings& bindings, const FullTree& full)
+        : m_facts(facts), m_names(names), m_bindings(bindings), m_full(full) {}
+
+    std::pair<int, std::string> of(TSNode call, const PythonOpMap::Selector& s) const {
+        for (const auto& a : s.rank_arguments) {
+            TSNode arg = keyword_argument(call, a.name, m_facts);
+            if (ts_node_is_null(arg)) arg = positional_argument(call, static_cast<uint32_t>(a.position));
+            if (const int k = values_in(arg); k > 0) return {k, a.name + " has " + std::to_string(k) + " value" + (k > 1 ? "s" : "")};
+        }
+        if (s.input >= 0)
+            if (auto [dims, where] = tensor_dims(positional_argument(call, static_cast<uint32_t>(s.input)), 0); dims >= 3 && dims <= 5)
+                return {dims - 2, "the input is made " + std::to_string(dims) + "-D on " + where};
+        return class_rank(call);
+    }
+
+private:
+    // A tuple or list literal's length (`[size] * 2` too), or k for a `.shape[-k:]` / `.size()[-k:]` slice; 0 otherwise.
+    int values_in(TSNode arg) const {
+        if (ts_node_is_null(arg)) return 0;
+        if (is_type(arg, "binary_operator") && m_facts.text(field(arg, "operator")) == "*") {
+            const std::string_view times = m_facts.text(field(arg, "right"));
+            const int one = values_in(field(arg, "left"));
+            if (one == 1 && times.size() == 1 && times[0] >= '1' && times[0] <= '3') return times[0] - '0';
+            return 0;
+        }
+        if (is_type(arg, "tuple") || is_type(arg, "list")) {
+            int n = 0;
+            for (uint32_t i = 0; i < ts_node_named_child_count(arg); ++i) n += !is_type(ts_node_named_child(arg, i), "comment");
+            return n >= 1 && n <= 3 ? n : 0;
+        }
+        if (is_type(arg, "subscript")) {
+            const std::string_view slice = m_facts.text(field(arg, "subscript"));
+            const std::string_view value = m_facts.text(field(arg, "value"));
+            const bool shape = value.size() > 6 && (value.substr(value.size() - 6) == ".shape" || value.substr(value.size() - 7) == ".size()");
+            if (shape && slice.size() == 3 && slice[0] == '-' && slice[2] == ':' && slice[1] >= '1' && slice[1] <= '3') return slice[1] - '0';
+        }
+        return 0;
+    }
+
+    // Dimensions of a tensor made with an explicit shape in the same function (torch.randn(2, 3, 8, 8, 8),
+    // x.view(b, c, d, h, w)), and where; {0, ""} when not known.
+    std::pair<int, std::string> tensor_dims(TSNode expr, int depth) const {
+        if (ts_node_is_null(expr) || depth > 4) return {0, {}};
+        if (is_type(expr, "identifier")) return tensor_dims(m_bindings.last_before(m_facts.text(expr), expr), depth + 1);
+        if (!is_type(expr, "call")) return {0, {}};
+        TSNode fn = field(expr, "function");
+        const std::string q = m_facts.qualname(fn);
+        static const std::vector<std::string> makers = {"torch.randn", "torch.rand", "torch.zeros", "torch.ones", "torch.empty"};
+        const bool shaped = listed(makers, q) || (is_type(fn, "attribute") && (m_facts.text(field(fn, "attribute")) == "view" ||
+                                                                              m_facts.text(field(fn, "attribute")) == "reshape"));
+        if (!shaped) return {0, {}};
+        TSNode args = field(expr, "arguments");
+        int n = 0;
+        for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
+            TSNode a = ts_node_named_child(args, i);
+            if (is_type(a, "keyword_argument") || is_type(a, "comment")) continue;
+            if (n == 0 && (is_type(a, "tuple") || is_type(a, "list"))) return {static_cast<int>(ts_node_named_child_count(a)), line_of(expr)};
+            ++n;
+        }
+        return {n, line_of(expr)};
+    }
+
+    // The rank every torch.nn layer or function with a rank suffix names in the enclosing function, else
+    // the enclosing class (nn.Upsample beside nn.Conv3d runs the 3-D op), read from the whole file: the
+    // other members of a class may not be parsed.
+    std::pair<int, std::string> class_rank(TSNode call) const {
+        TSNode full_call = m_full.node_at(call);
+        for (TSNode scope = ts_node_is_null(full_call) ? TSNode{} : enclosing(full_call, {"function_definition", "class_definition"});
+             !ts_node_is_null(scope); scope = enclosing(scope, {"class_definition"})) {
+            std::set<int> ranks;
+            std::string example;
+            for_each_node(scope, [&](TSNode n) {
+                if (!is_type(n, "call")) return;
+                const std::string q = m_full.facts().qualname(field(n, "function"));
+                if (q.rfind("torch.nn.", 0) != 0 || q.size() < 2) return;
+                if (auto it = m_names.rank_suffixes.find(q.substr(q.size() - 2)); it != m_names.rank_suffixes.end()) {
+                    ranks.insert(it->second);
+                    if (example.empty()) example = q.substr(q.rfind('.') + 1) + " on " + line_of(n);
+                }
+            });
+            if (ranks.size() > 1) return {0, {}};
+            if (ranks.size() == 1)
+                return {*ranks.begin(), std::string(is_type(scope, "class_definition") ? "its class" : "its function") + " builds " +
+                                            std::to_string(*ranks.begin()) + "-D layers only (" + example + ")"};
+        }
+        return {0, {}};
+    }
+
+    const ModuleFacts& m_facts;
+    const PythonOpMap& m_names;
+    const Bindings& m_bindings;
+    const FullTree& m_full;
+};
+
+// A call of a name whose ops depend on its arguments (F.interpolate's `mode`, the input's rank,
+// `antialias=True`): the variant the call selects, or none when the mode is not a string literal.
 std::optional<ResolvedCall> resolve_selected(TSNode call, const std::string& q, const PythonOpMap::Selector& s, const ModuleFacts& facts,
-                                             const PythonOpMap& names) {
+                                             const PythonOpMap& names, const RankFinder& ranks) {
     TSNode arg = keyword_argument(call, s.argument, facts);
     if (ts_node_is_null(arg) && s.position >= 0) arg = positional_argument(call, static_cast<uint32_t>(s.position));
     const std::optional<std::string> value = ts_node_is_null(arg) ? std::optional<std::string>(s.fallback) : facts.string_value(arg);
     if (!value) return std::nullopt;
-    const std::string name = PythonOpMap::selected_name(q, s, *value);
-    if (const auto* ops = names.function(name)) return ResolvedCall{name, ops};
-    return std::nullopt;
+    const std::string shown = q + "(" + s.argument + "=" + *value;
+    if (!s.flag.name.empty()) {
+        TSNode flag = keyword_argument(call, s.flag.name, facts);
+        if (ts_node_is_null(flag)) flag = positional_argument(call, static_cast<uint32_t>(s.flag.position));
+        const std::string key = PythonOpMap::selected_name(q, s, *value, 0, true);
+        if (!ts_node_is_null(flag) && facts.text(flag) == "True" && names.function(key))
+            return resolved_as(shown + ", " + s.flag.name + "=True)", key, names.function(key));
+    }
+    if (const auto* ops = names.function(PythonOpMap::selected_name(q, s, *value))) return resolved_as(shown + ")", PythonOpMap::selected_name(q, s, *value), ops);
+    if (!s.assumed_rank) return std::nullopt;
+    auto ranked = [&](int rank) { return PythonOpMap::selected_name(q, s, *value, rank); };
+    auto input = [](int rank) { return std::to_string(rank + 2) + "-D input"; };
+    if (const auto [rank, how] = ranks.of(call, s); rank > 0 && names.function(ranked(rank)))
+        return resolved_as(shown + ") on a " + input(rank) + " (" + how + ")", ranked(rank), names.function(ranked(rank)));
+    if (!names.function(ranked(s.assumed_rank))) return std::nullopt;
+    ResolvedCall out = resolved_as(shown + ")", ranked(s.assumed_rank), names.function(ranked(s.assumed_rank)));
+    out.assumed = " on a " + input(s.assumed_rank) + " (assumed: the source does not say the input's rank)";
+    out.assumed_input = input(s.assumed_rank);
+    for (int rank = 1; rank <= 3; ++rank)
+        if (rank != s.assumed_rank && names.function(ranked(rank))) out.other_ranks.emplace_back(input(rank), names.function(ranked(rank)));
+    return out;
 }
 
 // A call of a Python name the op map knows: through the file's imports, or a Tensor method whose name
 // is not also a common Python/NumPy one, on a receiver that is neither a module nor the lab's own object.
 // A common name (`take`, `mode`) is a tensor op only on a receiver known to be a tensor.
 std::optional<ResolvedCall> resolve_call(TSNode call, const ModuleFacts& facts, const PythonOpMap& names,
-                                         const std::set<std::string, std::less<>>& own, const Bindings& bindings) {
+                                         const std::set<std::string, std::less<>>& own, const Bindings& bindings, const RankFinder& ranks) {
     TSNode fn = field(call, "function");
     TSNode head = head_identifier(fn);
     if (ts_node_is_null(head)) return std::nullopt;
@@ -117,16 +292,16 @@ std::optional<ResolvedCall> resolve_call(TSNode call, const ModuleFacts& facts, 
     const std::string q = facts.qualname(fn);  // "" for `torch.randn(3).mode`: a method of a result
     if (!q.empty() && (facts.is_imported(head_name) || head_name == "torch")) {
         if (q.rfind("torch.", 0) != 0) return std::nullopt;
-        if (auto s = names.selectors.find(q); s != names.selectors.end()) return resolve_selected(call, q, s->second, facts, names);
-        if (const auto* ops = names.function(q)) return ResolvedCall{q, ops};
+        if (auto s = names.selectors.find(q); s != names.selectors.end()) return resolve_selected(call, q, s->second, facts, names, ranks);
+        if (const auto* ops = names.function(q)) return resolved_as(q, q, ops);
         return std::nullopt;
     }
     if (!is_type(fn, "attribute")) return std::nullopt;  // a plain call of a name the file did not import
     const std::string method(facts.text(field(fn, "attribute")));
     if (tensor_valued(field(fn, "object"), facts, names, bindings))
-        if (const auto* ops = names.function("torch.Tensor." + method)) return ResolvedCall{"Tensor." + method, ops};
+        if (const auto* ops = names.function("torch.Tensor." + method)) return resolved_as("Tensor." + method, "torch.Tensor." + method, ops);
     if (own.count(method) || head_name == "self" || head_name == "cls") return std::nullopt;
-    if (const auto* ops = names.method(method)) return ResolvedCall{"Tensor." + method, ops};
+    if (const auto* ops = names.method(method)) return resolved_as("Tensor." + method, "torch.Tensor." + method, ops);
     return std::nullopt;
 }
 
@@ -161,14 +336,16 @@ std::vector<std::string> fallbacks(const MpsTable& table, const std::vector<std:
 
 // What happens on MPS, in PyTorch's own words (../shared/data/pytorch/SOURCES.md, MPSFallback.mm): an op
 // PyTorch registers to the CPU fallback itself always runs on the CPU with the warning; any other raises
-// NotImplementedError unless PYTORCH_ENABLE_MPS_FALLBACK=1 sends it to the CPU with the same warning.
-std::string runtime_behaviour(const MpsTable& table, const std::vector<std::string>& missing) {
+// NotImplementedError unless PYTORCH_ENABLE_MPS_FALLBACK=1 sends it to the CPU with the same warning. A
+// backward op does so in loss.backward(), not at the call.
+std::string runtime_behaviour(const MpsTable& table, const std::vector<std::string>& missing, bool backward) {
+    const std::string where = backward ? "on MPS, the backward pass (loss.backward()) " : "on MPS it ";
     for (const auto& op : missing)
         if (table.forced_fallback.count(op))
-            return "PyTorch " + table.torch_version + " registers " + op + " to the CPU fallback, so on MPS it always runs on the CPU ('" +
-                   mps_fallback_warning(op) + "')";
-    return "on MPS it raises '" + mps_not_implemented_error(missing.front()) + "', or with PYTORCH_ENABLE_MPS_FALLBACK=1 runs on the CPU ('" +
-           mps_fallback_warning(missing.front()) + "')";
+            return "PyTorch " + table.torch_version + " registers " + op + " to the CPU fallback, so " + where + "always runs " +
+                   (backward ? "it " : "") + "on the CPU ('" + mps_fallback_warning(op) + "')";
+    return where + "raises '" + mps_not_implemented_error(missing.front()) + "', or with PYTORCH_ENABLE_MPS_FALLBACK=1 runs " +
+           (backward ? "it " : "") + "on the CPU ('" + mps_fallback_warning(missing.front()) + "')";
 }
 
 // The same in a few words, for the one-line message (the full text goes in the fix).
@@ -176,6 +353,36 @@ std::string runtime_summary(const MpsTable& table, const std::vector<std::string
     for (const auto& op : missing)
         if (table.forced_fallback.count(op)) return "on MPS it always runs on the CPU";
     return "NotImplementedError on MPS, or a slow CPU fallback";
+}
+
+// Every op of `missing` is one only autograd runs for the call (F.grid_sample on 2.6.0: its forward
+// has an MPS kernel, grid_sampler_2d_backward none).
+bool backward_only(const PythonOpMap& names, const std::string& key, const std::vector<std::string>& missing) {
+    const auto& autograd = names.autograd_ops(key);
+    return !missing.empty() && std::all_of(missing.begin(), missing.end(),
+                                           [&](const std::string& op) { return std::find(autograd.begin(), autograd.end(), op) != autograd.end(); });
+}
+
+// A backward-only fallback matters where gradients flow through the call: the guard weigh() reads
+// (rules/program.yaml: no-grad, grad-unknown). Training code keeps the rule's weight.
+void guard_by_gradients(Match& m, TSNode call, bool layer, const GradContextFinder& grads, const FullTree& full) {
+    TSNode at = full.node_at(call);
+    GradContext g = ts_node_is_null(at) ? GradContext{} : layer ? grads.around(at) : grads.of(at);
+    // A layer (nn.GroupNorm(...)) runs in its model's forward, wherever it is built: training, unless
+    // the code around it says otherwise.
+    if (layer && g.grad == Grad::unknown) g = {Grad::training, "a layer, run by its model's forward", {}};
+    if (g.grad == Grad::training) {
+        m.captures["gradients"] = "; gradients flow here (" + g.why + ")";
+        return;
+    }
+    m.guard = g.grad == Grad::none ? GuardKind::no_grad : GuardKind::grad_unknown;
+    m.guard_note = g.grad == Grad::none ? g.why : "nothing around this call says whether gradients flow through it";
+    if (g.grad == Grad::unknown && !g.frontier.empty()) {
+        std::string frontier;
+        for (const auto& f : g.frontier) frontier += (frontier.empty() ? "" : ",") + f;
+        m.subject = frontier;  // the functions whose callers in other files decide (Scanner)
+        m.guard_note = "nothing in this file says whether gradients flow through " + frontier + "()";
+    }
 }
 
 Match match_at(TSNode node, const Rule& rule) {
@@ -212,6 +419,33 @@ std::vector<std::string> fallback_trigger_literals(const OpTables& tables, const
 }
 
 // ---- mps-op-support: calls that reach an op with no MPS kernel in the target version ---------------
+
+namespace {
+
+// The ops of a resolved call that have no MPS kernel in the target. For a call whose op depends on an
+// input rank the source does not say, the assumed rank's ops; if those all have kernels, the other ranks'
+// that do not, and `maybe` says which input would run them.
+struct Missing {
+    std::vector<std::string> ops;
+    std::string maybe;  // "a 5-D input runs aten::upsample_nearest3d"
+    std::string maybe_inputs;  // "5-D input"
+};
+
+Missing missing_ops(const MpsTable& target, const ResolvedCall& r) {
+    Missing m{fallbacks(target, *r.ops), {}, {}};
+    if (!m.ops.empty() || r.other_ranks.empty()) return m;
+    for (const auto& [input, ops] : r.other_ranks) {
+        const std::vector<std::string> missing = fallbacks(target, *ops);
+        if (missing.empty()) continue;
+        m.maybe += (m.maybe.empty() ? "a " : ", a ") + input + " runs " + join(missing);
+        m.maybe_inputs += (m.maybe_inputs.empty() ? "" : " or ") + input;
+        for (const auto& op : missing) m.ops.push_back(op);
+    }
+    return m;
+}
+
+}  // namespace
+
 // params.kind: `fallback` (no kernel in the target, nor in the newest version) or `newer-torch` (no
 // kernel in the target, but every op has one in the newest version: an upgrade removes the fallback).
 void mps_op_support(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out) {
@@ -222,27 +456,45 @@ void mps_op_support(const AnalysisInput& in, const Rule& rule, std::vector<Match
     if (want_newer && target_is_newest) return;
     const auto own = own_definitions(in.root, in.facts);
     const Bindings bindings(in.root, in.facts);
+    const FullTree full(in.facts.source());
+    const RankFinder ranks(in.facts, t.names, bindings, full);
+    std::unique_ptr<GradContextFinder> grads;  // made for the first backward-only fallback
     for_each_node(in.root, [&](TSNode call) {
         if (!is_type(call, "call")) return;
-        const auto resolved = resolve_call(call, in.facts, t.names, own, bindings);
+        const auto resolved = resolve_call(call, in.facts, t.names, own, bindings, ranks);
         if (!resolved || listed(rule_param(rule, "skip_names"), resolved->name.substr(resolved->name.rfind('.') + 1))) return;
         if (moved_to_cpu(operand(call, resolved->name), in.facts)) return;
-        const std::vector<std::string> missing = fallbacks(t.target, *resolved->ops);
-        if (missing.empty()) return;
-        const bool fixed_in_newest = !target_is_newest && fallbacks(t.newest, missing).empty();
+        const Missing missing = missing_ops(t.target, *resolved);
+        if (missing.ops.empty()) return;
+        const bool fixed_in_newest = !target_is_newest && fallbacks(t.newest, missing.ops).empty();
         if (fixed_in_newest != want_newer) return;
+        const bool backward = backward_only(t.names, resolved->key, missing.ops);
         Match m = match_at(field(call, "function"), rule);
-        m.captures = {{"call", resolved->name},
-                      {"ops", join(missing)},
+        m.captures = {{"call", resolved->name + (missing.maybe.empty() ? resolved->assumed : std::string())},
+                      {"ops", join(missing.ops)},
                       // A message names the first op; the finding's `ops` lists them all.
-                      {"op", missing.front() + (missing.size() > 1 ? " and " + std::to_string(missing.size() - 1) + " more op" +
-                                                                          (missing.size() > 2 ? "s" : "") : std::string())},
+                      {"op", missing.ops.front() + (missing.ops.size() > 1 ? " and " + std::to_string(missing.ops.size() - 1) + " more op" +
+                                                                                  (missing.ops.size() > 2 ? "s" : "") : std::string())},
+                      {"when", backward ? " in its backward pass only (its forward has an MPS kernel)" : ""},
                       {"torch", t.target.torch_version},
                       {"newest", t.newest.torch_version},
                       {"also", target_is_newest ? std::string() : " (nor in " + t.newest.torch_version + ")"},
-                      {"runtime", runtime_behaviour(t.target, missing)},
-                      {"runtime_summary", runtime_summary(t.target, missing)}};
-        m.ops = missing;
+                      {"runtime", runtime_behaviour(t.target, missing.ops, backward)},
+                      {"runtime_summary", runtime_summary(t.target, missing.ops)},
+                      {"gradients", ""}};
+        if (!missing.maybe.empty()) {
+            m.captures["call"] = resolved->name + " on a " + missing.maybe_inputs + " (the source does not say the input's rank)";
+            m.severity = Severity::info;
+            m.impact = VerdictImpact::none;
+            m.note = "the source does not say the input's rank: only " + missing.maybe + "; a " + resolved->assumed_input + " runs ops with MPS kernels";
+        }
+        if (backward) {
+            if (!grads) grads = std::make_unique<GradContextFinder>(in.catalogue.program().guards, full.facts(), full.root());
+            const std::string tail = resolved->key.substr(std::min(resolved->key.size(), std::string("torch.nn.").size()));
+            const bool layer = resolved->key.rfind("torch.nn.", 0) == 0 && !tail.empty() && std::isupper(static_cast<unsigned char>(tail[0]));
+            guard_by_gradients(m, call, layer, *grads, full);
+        }
+        m.ops = missing.ops;
         out.push_back(std::move(m));
     });
 }

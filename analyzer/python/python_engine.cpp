@@ -5,6 +5,7 @@
 
 #include "analyzer/python/analyses.hpp"
 #include "analyzer/python/float64_flow.hpp"
+#include "analyzer/python/grad_context.hpp"
 #include "analyzer/python/guards.hpp"
 #include "analyzer/python/op_coverage.hpp"
 #include "analyzer/python/program_facts.hpp"
@@ -196,6 +197,19 @@ PythonEngine::Result PythonEngine::analyze(std::string_view text, bool full_pars
         find_analysis(rule.analysis)(input, rule, result.matches);
     }
     return result;
+}
+
+std::vector<PythonEngine::CallGrad> PythonEngine::gradients_at_calls(std::string_view text, const std::set<std::string, std::less<>>& names) const {
+    TSParser* parser = thread_parser();
+    std::unique_ptr<TSTree, TreeDeleter> tree(ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size())));
+    if (!tree) return {};
+    const TSNode root = ts_tree_root_node(tree.get());
+    const ModuleFacts facts(root, text);
+    const GradContextFinder finder(m_catalogue.program().guards, facts, root);
+    std::vector<CallGrad> out;
+    for (const auto& [use, ctx] : finder.uses_of(names))
+        out.push_back({std::string(facts.text(use)), static_cast<int>(ts_node_start_point(use).row) + 1, static_cast<int>(ctx.grad), ctx.why});
+    return out;
 }
 
 std::vector<ImportedCall> PythonEngine::calls_through_imports(std::string_view text, const std::set<int>& import_lines) const {

@@ -36,6 +36,15 @@ public:
     Result analyze(std::string_view text, bool full_parse = false) const;
     // The calls through the names the imports on `import_lines` bind (the whole file is parsed).
     std::vector<ImportedCall> calls_through_imports(std::string_view text, const std::set<int>& import_lines) const;
+    // Whether gradients flow through each use of one of `names` (`f(x)`, `mod.f(x)`, `retry(f)`) in
+    // `text` (the whole file is parsed): for the functions that hold a backward-only fallback.
+    struct CallGrad {
+        std::string name;
+        int line = 0;
+        int grad = 0;  // python::Grad
+        std::string why;
+    };
+    std::vector<CallGrad> gradients_at_calls(std::string_view text, const std::set<std::string, std::less<>>& names) const;
 
 private:
     const RuleCatalogue& m_catalogue;

@@ -29,10 +29,58 @@ def block(x, size):
     lrn = nn.LocalResponseNorm(5)
     # ok: mps-op-fallback-fixed-upstream
     up2 = F.interpolate(x, scale_factor=2, mode="bilinear")
-    # ok: mps-op-fallback-fixed-upstream
+    # The input's rank is not known: a 4-D input runs upsample_nearest2d (MPS kernel), a 5-D one
+    # upsample_nearest3d (none in 2.6.0). Reported at info, naming the 5-D case.
+    # ruleid: mps-op-fallback-fixed-upstream
     up_default = nn.Upsample(scale_factor=2)
+    # A size of three values: a 5-D input, upsample_nearest3d.
+    # ruleid: mps-op-fallback-fixed-upstream
+    up_volume = F.interpolate(x, size=(4, 8, 8))
+    # ok: mps-op-fallback-fixed-upstream
+    up_image = F.interpolate(x, size=(8, 8))
+    # ok: mps-op-fallback-fixed-upstream
+    up_square = F.interpolate(x, [8] * 2)
+    # ok: mps-op-fallback-fixed-upstream
+    up_like = F.interpolate(x, size=size.shape[-2:], mode="nearest")
+    # ruleid: mps-op-fallback-fixed-upstream
+    up_like_volume = F.interpolate(x, size=size.shape[-3:], mode="nearest")
+    # antialias=True runs _upsample_bilinear2d_aa, which has an MPS kernel from 2.14.1 only.
+    # ruleid: mps-op-fallback-fixed-upstream
+    down_aa = F.interpolate(x, scale_factor=0.5, mode="bilinear", antialias=True)
+    # ok: mps-op-fallback-fixed-upstream
+    down = F.interpolate(x, scale_factor=0.5, mode="bilinear", antialias=False)
     # ok: mps-op-fallback-fixed-upstream
     up_unknown = F.interpolate(x, scale_factor=2, mode=size)
     # ok: mps-op-fallback-fixed-upstream
     nearest_2d = nn.UpsamplingNearest2d(scale_factor=2)
-    return pool, y, m, q, t, z, up3, up3_positional, upsample, lrn, up2, up_default, up_unknown, nearest_2d
+    return pool, y, m, q, t, z, up3, up3_positional, upsample, lrn, up2, up_default, up_unknown, nearest_2d, up_volume, up_image, up_square, up_like, up_like_volume, down_aa, down
+
+
+def volume(size):
+    # The input is made 5-D in the same function.
+    vol = torch.randn(1, 2, 4, 8, 8)
+    # ruleid: mps-op-fallback-fixed-upstream
+    return F.interpolate(vol, scale_factor=2)
+
+
+class Decoder3d(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv3d(4, 4, 3)
+        # In a class whose layers are all 3-D: a 5-D input.
+        # ruleid: mps-op-fallback-fixed-upstream
+        self.up = nn.Upsample(scale_factor=2, mode="nearest")
+
+
+class Decoder2d(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(4, 4, 3)
+        # ok: mps-op-fallback-fixed-upstream
+        self.up = nn.Upsample(scale_factor=2, mode="nearest")
+
+
+def upsample_block(dim):
+    # In a function that builds 1-D layers only: a 3-D input, upsample_nearest1d (MPS kernel).
+    # ok: mps-op-fallback-fixed-upstream
+    return nn.Sequential(nn.Upsample(scale_factor=2, mode="nearest"), nn.Conv1d(dim, dim, 3))

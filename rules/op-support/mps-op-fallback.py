@@ -63,7 +63,12 @@ def step(x, logits, target, idx, table, cfg):
     soft = F.softmax(logits, dim=-1)
     # ok: mps-op-fallback
     pool2 = nn.AdaptiveAvgPool2d(1)
-    return picked, loss, loss2, spectrum, spectrum2, spectrum_cpu, picked_cpu, pool, values, q, deq, top, most, common, first, entry, reg, own, vals, sym, soft, pool2
+    # mode="area" of a 5-D input runs adaptive_avg_pool3d, whose _adaptive_avg_pool3d has no MPS kernel.
+    # ruleid: mps-op-fallback
+    area3 = F.interpolate(x, size=(2, 4, 4), mode="area")
+    # ok: mps-op-fallback
+    area2 = F.interpolate(x, size=(4, 4), mode="area")
+    return picked, loss, loss2, spectrum, spectrum2, spectrum_cpu, picked_cpu, pool, values, q, deq, top, most, common, first, entry, reg, own, vals, sym, soft, pool2, area3, area2
 
 
 class Model(nn.Module):

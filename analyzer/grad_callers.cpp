@@ -1,0 +1,115 @@
+// The cross-file half of "do gradients flow through this backward-only fallback?". The per-file half
+// (analyzer/python/grad_context.cpp) decides what a file shows; a fallback inside a module-level function
+// whose callers in its own file do not decide (detectron2's resample_data, called under torch.no_grad()
+// from losses/segm.py) is decided by its uses in the files that import it: one where gradients flow
+// keeps the finding, all without gradients make it info. Such findings are few, so the importing files
+// are parsed again, whole, here.
+#include <algorithm>
+
+#include "analyzer/program/program_model.hpp"
+#include "analyzer/python/grad_context.hpp"
+#include "analyzer/python/python_engine.hpp"
+#include "analyzer/scanner.hpp"
+#include "core/paths.hpp"
+
+namespace fs = std::filesystem;
+
+namespace mpsport {
+namespace {
+
+std::string dotted(std::string path) {
+    if (path.size() > 3 && path.compare(path.size() - 3, 3, ".py") == 0) path.resize(path.size() - 3);
+    if (path == "__init__" || (path.size() > 9 && path.compare(path.size() - 9, 9, "/__init__") == 0))
+        path.resize(path.size() == 8 ? 0 : path.size() - 9);
+    std::replace(path.begin(), path.end(), '/', '.');
+    return path;
+}
+
+std::string parent(const std::string& dotted_name) {
+    const auto dot = dotted_name.rfind('.');
+    return dot == std::string::npos ? std::string() : dotted_name.substr(0, dot);
+}
+
+bool ends_with_module(const std::string& full, const std::string& module) {
+    if (module.empty() || module.size() > full.size()) return false;
+    return full.compare(full.size() - module.size(), module.size(), module) == 0 &&
+           (full.size() == module.size() || full[full.size() - module.size() - 1] == '.');
+}
+
+// Does `imp` in `importer` take one of `names` from the module at `defined_in` (or from its package,
+// which re-exports it: `from detectron2.layers import paste_masks_in_image`)?
+bool imports_from(const ImportFact& imp, const std::string& importer, const std::string& defined_in, const std::vector<std::string>& names) {
+    if (std::none_of(imp.names.begin(), imp.names.end(), [&](const std::string& n) { return std::count(names.begin(), names.end(), n) > 0; }))
+        return false;
+    const std::string module = dotted(defined_in), package = parent(module);
+    if (imp.level > 0) {
+        std::string base = parent(dotted(importer));
+        for (int i = 1; i < imp.level; ++i) base = parent(base);
+        const std::string target = imp.module.empty() ? base : (base.empty() ? imp.module : base + "." + imp.module);
+        return target == module || target == package;
+    }
+    return ends_with_module(module, imp.module) || ends_with_module(package, imp.module);
+}
+
+std::vector<std::string> split_commas(const std::string& s) {
+    std::vector<std::string> out;
+    for (std::size_t pos = 0; pos <= s.size();) {
+        std::size_t comma = s.find(',', pos);
+        if (comma == std::string::npos) comma = s.size();
+        if (comma > pos) out.push_back(s.substr(pos, comma - pos));
+        pos = comma + 1;
+    }
+    return out;
+}
+
+RelatedLocation call_site(const std::string& path, int line, const std::string& label) {
+    RelatedLocation rel;
+    rel.location.path = path;
+    rel.location.line = rel.location.end_line = line;
+    rel.label = label;
+    return rel;
+}
+
+}  // namespace
+
+void Scanner::weigh_backward_only_by_callers(const std::vector<program::FileRecord>& records, const fs::path& base,
+                                             std::vector<Finding>& findings) const {
+    for (auto& f : findings) {
+        if (f.guard != GuardKind::grad_unknown || f.subject.empty() || f.category != "op-support") continue;
+        const std::vector<std::string> names = split_commas(f.subject);
+        const std::set<std::string, std::less<>> wanted(names.begin(), names.end());
+        std::vector<std::pair<std::string, python::PythonEngine::CallGrad>> calls;
+        for (const auto& r : records) {
+            if (!r.facts || r.path == f.location.path || r.kind != FileKind::python) continue;
+            const bool imports = std::any_of(r.facts->imports.begin(), r.facts->imports.end(),
+                                             [&](const ImportFact& imp) { return imports_from(imp, r.path, f.location.path, names); });
+            if (!imports) continue;
+            build_engines();
+            try {
+                for (auto& c : m_python->gradients_at_calls(read_file(base / r.path), wanted)) calls.emplace_back(r.path, std::move(c));
+            } catch (const std::exception&) {
+                // read a moment ago: if it is gone now, its calls are not known
+            }
+        }
+        const auto training = std::find_if(calls.begin(), calls.end(), [](const auto& c) { return c.second.grad == static_cast<int>(python::Grad::training); });
+        const bool all_none = !calls.empty() && std::all_of(calls.begin(), calls.end(), [](const auto& c) { return c.second.grad == static_cast<int>(python::Grad::none); });
+        if (training != calls.end()) {
+            f.guard = GuardKind::none;
+            f.guard_note.clear();
+            f.related.push_back(call_site(training->first, training->second.line,
+                                          "uses " + training->second.name + "() where gradients flow (" + training->second.why + ")"));
+        } else if (all_none) {
+            const auto& first = calls.front();
+            f.guard = GuardKind::no_grad;
+            f.guard_note = "every use of " + f.subject + "() runs without gradients (" + first.first + ":" + std::to_string(first.second.line) +
+                           ": " + first.second.why + ")";
+            for (const auto& [path, c] : calls) f.related.push_back(call_site(path, c.line, "uses " + c.name + "() without gradients (" + c.why + ")"));
+        } else {
+            for (const auto& [path, c] : calls)
+                if (c.grad == static_cast<int>(python::Grad::unknown))
+                    f.related.push_back(call_site(path, c.line, "uses " + c.name + "(); nothing there says whether gradients flow"));
+        }
+    }
+}
+
+}  // namespace mpsport
