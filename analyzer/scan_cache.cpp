@@ -215,6 +215,7 @@ void write_facts(Writer& w, const FileFacts& facts) {
         w.u64(e.cuda ? 1 : 0);
         write_strings(w, e.sources);
         w.u64(e.conditional ? 1 : 0);
+        w.u64(e.cuda_optional ? 1 : 0);
         w.i64(e.line);
     }
     w.u64(facts.ops_calls.size());
@@ -255,6 +256,7 @@ FileFacts read_facts(Reader& r) {
         e.cuda = r.u64() != 0;
         e.sources = read_strings(r);
         e.conditional = r.u64() != 0;
+        e.cuda_optional = r.u64() != 0;
         e.line = static_cast<int>(r.i64());
     }
     facts.ops_calls.resize(r.count());

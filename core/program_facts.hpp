@@ -26,6 +26,9 @@ struct ExtensionFact {
     bool cuda = false;                 // CUDAExtension, load(...) of .cu sources, load_inline(cuda_sources=)
     std::vector<std::string> sources;  // as written, relative to the defining file's folder
     bool conditional = false;          // built only under an if / try (e.g. `if CUDA_HOME:`)
+    // CUDA only under a condition, a C++ (CPU) build otherwise: detectron2's `extension = CppExtension`,
+    // then `if torch.cuda.is_available() ...: extension = CUDAExtension`.
+    bool cuda_optional = false;
     int line = 0;
 };
 
