@@ -194,3 +194,25 @@ TEST(ConfigFacts, GlobsAndCheckpointLoads) {
     for (const auto& c : f.checkpoints) named.push_back(c.path);
     EXPECT_EQ(named, (std::vector<std::string>{"weights/model.pt", "weights/best.ckpt", "weights/other.pt"}));
 }
+
+// A config's findings come from the cache on a warm scan; its readers do not (they decide its reach),
+// and a changed launch script is a changed reader.
+TEST(ConfigReach, WarmScanKeepsTheReachAndFollowsTheLaunchScript) {
+    test::TempDir d;
+    test::TempDir cache;
+    d.write("configs/exp.yaml", "device: cuda\n");
+    d.write("run.sh", "python train.py --config configs/exp.yaml\n");
+    d.write("train.py", "import yaml, sys\ncfg = yaml.safe_load(open(sys.argv[2]))\nprint(cfg['device'])\n");
+    ScanOptions o;
+    o.cache_dir = cache.path();
+    const auto reach_of_config = [&](const ScanResult& r) {
+        const auto got = findings_in(r, "configs/exp.yaml");
+        return got.size() == 1 ? std::string(to_string(got[0].reach)) : std::to_string(got.size()) + " findings";
+    };
+    EXPECT_EQ(reach_of_config(test::bundled_scanner().scan(d.path(), {d.path()}, o)), "core");
+    const ScanResult warm = test::bundled_scanner().scan(d.path(), {d.path()}, o);
+    EXPECT_EQ(warm.files_cached, warm.files_scanned);
+    EXPECT_EQ(reach_of_config(warm), "core");
+    d.write("run.sh", "python train.py --epochs 3\n");  // no longer passes the config
+    EXPECT_EQ(reach_of_config(test::bundled_scanner().scan(d.path(), {d.path()}, o)), "0 findings");
+}
