@@ -64,7 +64,7 @@ void remove_old_files(const fs::path& dir, std::uint64_t key) {
 }
 
 constexpr std::uint32_t kMagic = 0x4d505343;  // "MPSC"
-constexpr std::uint32_t kFormat = 8;
+constexpr std::uint32_t kFormat = 9;
 
 // A flat little binary format: loading it is most of a warm scan, and a JSON/msgpack DOM of every
 // finding costs several times more than reading the fields straight into place.
@@ -215,6 +215,7 @@ void write_facts(Writer& w, const FileFacts& facts) {
         w.u64(e.cuda ? 1 : 0);
         write_strings(w, e.sources);
         w.u64(e.conditional ? 1 : 0);
+        w.u64(e.cuda_optional ? 1 : 0);
         w.i64(e.line);
     }
     w.u64(facts.ops_calls.size());
@@ -230,6 +231,7 @@ void write_facts(Writer& w, const FileFacts& facts) {
         w.str(e.target);
         w.u64(e.module ? 1 : 0);
         w.i64(e.line);
+        write_strings(w, e.path_args);
     }
     write_strings(w, facts.project_names);
 }
@@ -255,6 +257,7 @@ FileFacts read_facts(Reader& r) {
         e.cuda = r.u64() != 0;
         e.sources = read_strings(r);
         e.conditional = r.u64() != 0;
+        e.cuda_optional = r.u64() != 0;
         e.line = static_cast<int>(r.i64());
     }
     facts.ops_calls.resize(r.count());
@@ -270,6 +273,7 @@ FileFacts read_facts(Reader& r) {
         e.target = r.str();
         e.module = r.u64() != 0;
         e.line = static_cast<int>(r.i64());
+        e.path_args = read_strings(r);
     }
     facts.project_names = read_strings(r);
     return facts;
@@ -305,9 +309,12 @@ void read_extension_calls(Reader& r, FileOutcome& o) {
 }
 
 void write_config_facts(Writer& w, const configs::PythonConfigFacts& c) {
-    for (const auto* list : {&c.files, &c.directories}) {
+    for (const auto* list : {&c.files, &c.directories, &c.checkpoints}) {
         w.u64(list->size());
-        for (const auto& s : *list) w.str(s);
+        for (const auto& s : *list) {
+            w.str(s.path);
+            w.i64(s.line);
+        }
     }
     w.u64(c.reads.size());
     for (const auto& r : c.reads) {
@@ -315,17 +322,42 @@ void write_config_facts(Writer& w, const configs::PythonConfigFacts& c) {
         w.i64(r.line);
         w.str(r.text);
     }
+    w.u64(c.loads.size());
+    for (const auto& l : c.loads) {
+        w.str(l.call);
+        w.str(l.path);
+        w.i64(l.line);
+        w.u64(l.remap ? 1 : 0);
+        w.str(l.remap.value_or(""));
+        w.u64(l.folder ? 1 : 0);
+    }
 }
 
 void read_config_facts(Reader& r, configs::PythonConfigFacts& c) {
-    for (auto* list : {&c.files, &c.directories})
-        for (std::uint64_t n = r.u64(); n > 0; --n) list->push_back(r.str());
+    for (auto* list : {&c.files, &c.directories, &c.checkpoints})
+        for (std::uint64_t n = r.u64(); n > 0; --n) {
+            configs::PathRef p;
+            p.path = r.str();
+            p.line = static_cast<int>(r.i64());
+            list->push_back(std::move(p));
+        }
     for (std::uint64_t n = r.u64(); n > 0; --n) {
         configs::KeyRead k;
         k.key = r.str();
         k.line = static_cast<int>(r.i64());
         k.text = r.str();
         c.reads.push_back(std::move(k));
+    }
+    for (std::uint64_t n = r.u64(); n > 0; --n) {
+        configs::CheckpointLoad l;
+        l.call = r.str();
+        l.path = r.str();
+        l.line = static_cast<int>(r.i64());
+        const bool remap = r.u64() != 0;
+        std::string value = r.str();
+        if (remap) l.remap = std::move(value);
+        l.folder = r.u64() != 0;
+        c.loads.push_back(std::move(l));
     }
 }
 

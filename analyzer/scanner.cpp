@@ -14,6 +14,7 @@
 #include "analyzer/manifests/manifest_engine.hpp"
 #include "analyzer/match.hpp"
 #include "analyzer/notebooks/notebook.hpp"
+#include "analyzer/program/data_reach.hpp"
 #include "analyzer/program/entry_refs.hpp"
 #include "analyzer/program/program_model.hpp"
 #include "analyzer/program/project_config.hpp"
@@ -26,6 +27,21 @@
 namespace fs = std::filesystem;
 
 namespace mpsport {
+namespace {
+
+// The command lines of shell, Slurm, Docker and Make files that run a Python script of this scan
+// with file paths as arguments (`python train.py --config configs/x.yaml`).
+std::vector<configs::Launch> data_launches(const WalkResult& walked, const std::vector<ScanCache::Entry>& entries) {
+    std::vector<configs::FileWithFacts> files;
+    std::set<std::string> python;
+    for (std::size_t i = 0; i < walked.files.size(); ++i) {
+        if (walked.files[i].kind == FileKind::python) python.insert(walked.files[i].path);
+        if (!entries[i].outcome.facts.entry_refs.empty()) files.push_back({&walked.files[i].path, &entries[i].outcome.facts});
+    }
+    return configs::launches_with_paths(files, python);
+}
+
+}  // namespace
 
 Scanner::Scanner(const RuleCatalogue& catalogue, std::string target_torch)
     : m_catalogue(catalogue), m_target_torch(std::move(target_torch)) {
@@ -103,7 +119,7 @@ FileOutcome Scanner::analyze_file(const FileEntry& file, std::string text, const
             auto analysed = m_python->analyze(source.text(), full_parse);
             append_findings(analysed.matches, source, path, Suppressions::parse(source), out.findings, &nb.cell_lines);
             out.facts = std::move(analysed.facts);
-            if (!m_config_keys.empty()) out.config_facts = configs::python_config_facts(source.text(), m_config_keys);
+            out.config_facts = configs::python_config_facts(source.text(), m_config_keys, m_catalogue.program().readers);
             return out;
         }
         const SourceText source(std::move(text));
@@ -113,7 +129,7 @@ FileOutcome Scanner::analyze_file(const FileEntry& file, std::string text, const
             auto analysed = m_python->analyze(source.text(), full_parse);
             append_findings(analysed.matches, source, path, suppressions, out.findings);
             out.facts = std::move(analysed.facts);
-            if (!m_config_keys.empty()) out.config_facts = configs::python_config_facts(source.text(), m_config_keys);
+            out.config_facts = configs::python_config_facts(source.text(), m_config_keys, m_catalogue.program().readers);
         }
         const FileKind manifest = manifests::manifest_kind(path, kind);
         if (m_manifests->reads(manifest))
@@ -277,8 +293,10 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
 
     phase("on-demand parse");
     std::map<std::string, cuda::TuFacts> native;
-    // Phase 3: config files that some Python file names. A config's outcome depends on the Python
-    // files that name configs too: the cache reuses it while the config and all of those are unchanged.
+    // Phase 3: config files that some Python file names, or that a launch script passes to one. A
+    // config's outcome depends on those files too: the cache reuses it while the config and all of
+    // them are unchanged. Who reads a config or a checkpoint is found on every scan (it is cheap, and
+    // decides the reach of cached findings too).
     std::vector<configs::PythonFile> python_files;
     std::string readers_key;
     for (std::size_t i = 0; i < n; ++i)
@@ -286,11 +304,21 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
             python_files.push_back({&walked.files[i].path, &entries[i].outcome.config_facts});
             readers_key += walked.files[i].path + ":" + std::to_string(entries[i].hash) + "|";
         }
+    const std::vector<configs::Launch> launches = data_launches(walked, entries);
+    for (const auto& l : launches)
+        for (const auto& arg : l.args) readers_key += l.via + ">" + l.script + ":" + arg + "|";
     const std::uint64_t readers_hash = fnv1a64(readers_key);
+    std::vector<std::vector<DataReader>> data_readers(n);
     in_parallel([&](std::size_t i) {
         const FileEntry& file = walked.files[i];
         ScanCache::Entry& entry = entries[i];
-        if (file.kind != FileKind::config || entry.outcome.skip_reason) return;
+        if (entry.outcome.skip_reason) return;
+        if (file.kind == FileKind::checkpoint) {
+            data_readers[i] = configs::checkpoint_readers(file.path, python_files, launches);
+            return;
+        }
+        if (file.kind != FileKind::config) return;
+        data_readers[i] = configs::config_readers(file.path, python_files, launches);
         entry.hash = fnv1a64(std::to_string(readers_hash) + ":" + std::to_string(file.size) + ":" + std::to_string(file.mtime_ns));
         const ScanCache::Entry* cached = options.cache_dir ? cache.find(file.path) : nullptr;
         if (cached && cached->hash == entry.hash && cached->size == file.size && cached->mtime_ns == file.mtime_ns && file.mtime_ns != 0) {
@@ -298,13 +326,16 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
             from_cache[i] = 1;
             return;
         }
-        configs::ConfigOutcome c = configs::analyze_config(file, python_files, m_catalogue, options.walk.max_file_size);
+        configs::ConfigOutcome c = configs::analyze_config(file, python_files, launches, m_catalogue, options.walk.max_file_size);
         FileOutcome& o = entry.outcome;
         o.unread = !c.referenced;
         o.findings = std::move(c.findings);
         o.skip_reason = std::move(c.skip_reason);
         o.lines = c.lines;
     });
+    program::DataReaders readers_of;
+    for (std::size_t i = 0; i < n; ++i)
+        if (!data_readers[i].empty()) readers_of[walked.files[i].path] = std::move(data_readers[i]);
 
     phase("configs");
     ScanCache fresh(cache_key);
@@ -399,7 +430,18 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     }
     phase("extension calls");
     weigh_backward_only_by_callers(records, base, result.findings);
+    // Configs and checkpoints take the reach of the code that reads them; the rest that of their file.
+    std::vector<Finding> data_findings;
+    const auto in_data_file = [&](const Finding& f) {
+        const Rule* rule = m_catalogue.find(f.rule_id);
+        return rule && (rule->engine == "config" || rule->engine == "checkpoint");
+    };
+    std::vector<Finding> code_findings;
+    for (auto& f : result.findings) (in_data_file(f) ? data_findings : code_findings).push_back(std::move(f));
+    result.findings = std::move(code_findings);
     program::apply_program_model(model, m_catalogue.program(), result.findings);
+    program::apply_data_reach(model, readers_of, m_catalogue.program(), data_findings);
+    result.findings.insert(result.findings.end(), data_findings.begin(), data_findings.end());
     result.program = model.summary();
     phase("weigh");
     for (auto& [path, entry] : memos) fresh.put(path, std::move(entry));

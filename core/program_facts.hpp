@@ -4,6 +4,7 @@
 // analyzer/program/ joins the facts of every file into reach, chains and extension linkage.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct ExtensionFact {
     bool cuda = false;                 // CUDAExtension, load(...) of .cu sources, load_inline(cuda_sources=)
     std::vector<std::string> sources;  // as written, relative to the defining file's folder
     bool conditional = false;          // built only under an if / try (e.g. `if CUDA_HOME:`)
+    // CUDA only under a condition, a C++ (CPU) build otherwise: detectron2's `extension = CppExtension`,
+    // then `if torch.cuda.is_available() ...: extension = CUDAExtension`.
+    bool cuda_optional = false;
     int line = 0;
 };
 
@@ -58,6 +62,19 @@ struct EntryRef {
     std::string target;  // a path ("train.py", "scripts/eval.py") or a dotted module ("pkg.train")
     bool module = false;  // `python -m`, console scripts
     int line = 0;
+    // Arguments after the script that look like file paths (`--config configs/x.yaml`,
+    // `--resume=ckpt/last.pt`): the script reads those data files.
+    std::vector<std::string> path_args = {};
+};
+
+// A place in the code that reads a data file (a run config, a checkpoint): the data file takes the
+// reach of its readers (analyzer/program/data_reach.cpp).
+struct DataReader {
+    std::string path;  // the Python file that reads it
+    int line = 0;      // where it names or loads it; 0 when a launch script passes it on the command line
+    std::string how;   // for the related location: "names configs/x.yaml", "run by train.sh:3 with --config ..."
+    bool load = false;                 // a checkpoint load call, whose `remap` is known
+    std::optional<std::string> remap;  // that call's map_location as written; nullopt: not given
 };
 
 struct FileFacts {

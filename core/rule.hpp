@@ -101,6 +101,25 @@ struct WeightRule {
     std::string why;                                       // said in the finding's note
 };
 
+// A call that loads a checkpoint (rules/program.yaml data_readers.checkpoint_loads).
+struct CheckpointLoadCall {
+    std::string call;     // "torch.load" (written as such), or a bare name matched on any receiver
+    std::string remap;    // the keyword that moves storages to another device on load: map_location
+    int remap_position = 0;  // its positional index when not passed by keyword (torch.load(f, "cpu")); 0: none
+    bool folder = false;  // the path argument is a folder that holds the weights (from_pretrained)
+    bool on_cpu = false;  // without `remap`, the call loads onto the CPU anyway
+};
+
+// How code names the data files it reads: a run config or a checkpoint takes the reach of its readers.
+struct DataReaderVocabulary {
+    std::vector<std::string> config_extensions;       // yaml, yml, json, toml
+    std::vector<std::string> config_folder_keywords;  // config_path=: a Hydra folder of configs
+    std::vector<std::string> checkpoint_extensions;   // pt, pth, ckpt, bin, safetensors
+    std::vector<CheckpointLoadCall> checkpoint_loads;
+    std::optional<WeightRule> unread;    // a data file no code reads
+    std::optional<WeightRule> remapped;  // a CUDA-saved checkpoint every load remaps off CUDA
+};
+
 struct ProgramVocabulary {
     GuardVocabulary guards;
     std::vector<std::string> tooling_dirs;   // a path with one of these folders is tooling
@@ -109,6 +128,7 @@ struct ProgramVocabulary {
     std::map<Reach, WeightRule> reach_weights;
     // Per rule category ("op-support", "dtype"): taken on top of reach_weights.
     std::map<std::string, std::map<Reach, WeightRule>> reach_weights_for;
+    DataReaderVocabulary readers;
 };
 
 enum class MpsStatus { none, partial, native };

@@ -195,6 +195,28 @@ WeightRule parse_weight(const YAML::Node& node, const std::string& where, const 
     return w;
 }
 
+DataReaderVocabulary parse_data_readers(const YAML::Node& node, const fs::path& file) {
+    DataReaderVocabulary d;
+    d.config_extensions = string_list(node, "config_extensions", file);
+    d.config_folder_keywords = string_list(node, "config_folder_keywords", file);
+    d.checkpoint_extensions = string_list(node, "checkpoint_extensions", file);
+    if (const YAML::Node loads = node["checkpoint_loads"]) {
+        if (!loads.IsSequence()) fail(file, "data_readers.checkpoint_loads must be a list of {call, remap, folder}");
+        for (const auto& l : loads) {
+            CheckpointLoadCall c;
+            c.call = required_string(l, "call", file);
+            c.remap = optional_string(l, "remap");
+            c.folder = l["folder"] && l["folder"].as<bool>();
+            c.on_cpu = l["on_cpu"] && l["on_cpu"].as<bool>();
+            c.remap_position = l["remap_position"] ? l["remap_position"].as<int>() : 0;
+            d.checkpoint_loads.push_back(std::move(c));
+        }
+    }
+    if (node["unread"]) d.unread = parse_weight(node["unread"], "data_readers.unread", file);
+    if (node["remapped"]) d.remapped = parse_weight(node["remapped"], "data_readers.remapped", file);
+    return d;
+}
+
 ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
     ProgramVocabulary p;
     const YAML::Node g = doc["guards"];
@@ -245,9 +267,11 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
             }
         }
     }
+    if (const YAML::Node dr = doc["data_readers"]) p.readers = parse_data_readers(dr, file);
     for (const auto& kv : doc) {
         const std::string key = kv.first.as<std::string>();
-        if (key != "guards" && key != "tooling" && key != "guard_weights" && key != "reach_weights" && key != "reach_weights_for")
+        if (key != "guards" && key != "tooling" && key != "guard_weights" && key != "reach_weights" && key != "reach_weights_for" &&
+            key != "data_readers")
             fail(file, "unknown top-level key '" + key + "'");
     }
     return p;

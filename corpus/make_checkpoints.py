@@ -29,3 +29,14 @@ save_as_cuda({"model": PointNet(), "epoch": 10}, "pointops_epoch10.pt")
 os.makedirs(os.path.join(here, "physics-sim", "checkpoints"), exist_ok=True)
 torch.save({"field": torch.zeros(8, 8, dtype=torch.float64), "spectrum": torch.zeros(8, dtype=torch.complex128), "step": 1200},
            os.path.join(here, "physics-sim", "checkpoints", "sim_state.pt"))
+
+# segkit-weights: three checkpoints from the GPU box (one resumed, one remapped on load, one unused).
+os.makedirs(os.path.join(here, "segkit-weights", "weights"), exist_ok=True)
+sys.argv[1:] = [os.path.join(here, "segkit-weights", "weights")]
+for name in ("last.pt", "backbone.pt", "old_run.pt"):
+    save_as_cuda({"w": torch.zeros(4, 4), "b": torch.zeros(4)}, name)
+# ... and one cut off in the copy from the cluster: named under Skipped, never guessed at.
+with open(os.path.join(here, "segkit-weights", "weights", "last.pt"), "rb") as f:
+    data = f.read()
+with open(os.path.join(here, "segkit-weights", "weights", "partial.pt"), "wb") as f:
+    f.write(data[: len(data) // 2])

@@ -161,3 +161,94 @@ TEST(Checkpoints, ExplicitFifoRootIsSkippedNotOpened) {
     ASSERT_EQ(r.skipped.size(), 1u);
     EXPECT_EQ(r.skipped[0].reason, "not a regular file; not opened");
 }
+
+namespace {
+
+const Finding* cuda_storage_in(const ScanResult& r, const std::string& path) {
+    for (const auto& f : r.findings)
+        if (f.rule_id == "checkpoint-cuda-storage" && f.location.path == path) return &f;
+    ADD_FAILURE() << "no checkpoint-cuda-storage in " << path;
+    return nullptr;
+}
+
+}  // namespace
+
+// A checkpoint takes the reach of the code that loads it, and map_location at the load decides
+// whether CUDA-saved storages are a problem: no map_location is, map_location="cpu" or a device
+// variable is not, map_location="cuda:0" still is.
+TEST(CheckpointReach, LoadersGiveReachAndMapLocationDecides) {
+    test::TempDir d;
+    run_python(d.path(), "import sys, os\nsys.argv[1:] = ['{dir}']\n"
+                         "sys.path.insert(0, '" + (test::rules_dir() / "checkpoint").string() + "')\n"
+                         "from _make_checkpoints import save_as_cuda\nimport torch\n"
+                         "for name in ['plain', 'remapped', 'to_gpu', 'argdefault', 'resumed', 'tested', 'orphan', 'hf/pytorch_model']:\n"
+                         "    os.makedirs(os.path.dirname(os.path.join('{dir}', 'weights', name)), exist_ok=True)\n"
+                         "    save_as_cuda({'w': torch.zeros(4)}, os.path.join('weights', name + ('.bin' if 'hf' in name else '.pt')))\n");
+    d.write("train.py", "import argparse\nimport torch\nfrom transformers import AutoModel\n\n"
+                        "p = argparse.ArgumentParser()\np.add_argument('--ckpt', default='weights/argdefault.pt')\np.add_argument('--resume')\n"
+                        "args = p.parse_args()\n"
+                        "if __name__ == '__main__':\n"
+                        "    model.load_state_dict(torch.load('weights/plain.pt'))\n"
+                        "    model.load_state_dict(torch.load('weights/remapped.pt', map_location='cpu'))\n"
+                        "    extra = torch.load('weights/to_gpu.pt', map_location='cuda:0')\n"
+                        "    other = torch.load(args.ckpt, map_location=device)\n"
+                        "    enc = AutoModel.from_pretrained('weights/hf', device_map=device)\n");
+    d.write("resume.py", "import sys\nimport torch\nif __name__ == '__main__':\n    state = torch.load(sys.argv[2])\n");
+    d.write("scripts/resume.sh", "python resume.py --from weights/resumed.pt\n");
+    d.write("tests/test_ckpt.py", "import torch\n\n\ndef test_load():\n    torch.load('weights/tested.pt')\n");
+    ScanOptions o;
+    o.jobs = 2;
+    const ScanResult r = test::bundled_scanner().scan(d.path(), {d.path()}, o);
+    for (const auto& s : r.skipped) ADD_FAILURE() << s.path << ": " << s.reason;
+
+    const Finding* plain = cuda_storage_in(r, "weights/plain.pt");
+    ASSERT_NE(plain, nullptr);
+    EXPECT_EQ(plain->reach, Reach::core);
+    EXPECT_EQ(plain->severity, Severity::major) << plain->note;
+    EXPECT_EQ(plain->chain, (std::vector<std::string>{"train.py:10", "weights/plain.pt"}));
+    ASSERT_EQ(plain->related.size(), 1u);
+    EXPECT_EQ(plain->related[0].location.path, "train.py");
+    EXPECT_EQ(plain->related[0].location.line, 10);
+    EXPECT_NE(plain->related[0].label.find("no map_location"), std::string::npos) << plain->related[0].label;
+
+    for (const char* remapped : {"weights/remapped.pt", "weights/argdefault.pt", "weights/hf/pytorch_model.bin"}) {
+        const Finding* f = cuda_storage_in(r, remapped);
+        ASSERT_NE(f, nullptr);
+        EXPECT_EQ(f->reach, Reach::core) << remapped;
+        EXPECT_EQ(f->severity, Severity::info) << remapped << ": " << f->note;
+        EXPECT_NE(f->note.find("map_location"), std::string::npos) << f->note;
+    }
+    const Finding* to_gpu = cuda_storage_in(r, "weights/to_gpu.pt");
+    ASSERT_NE(to_gpu, nullptr);
+    EXPECT_EQ(to_gpu->severity, Severity::major) << "map_location='cuda:0' still needs CUDA";
+
+    const Finding* resumed = cuda_storage_in(r, "weights/resumed.pt");
+    ASSERT_NE(resumed, nullptr);
+    EXPECT_EQ(resumed->reach, Reach::core);
+    EXPECT_EQ(resumed->severity, Severity::major);
+    ASSERT_EQ(resumed->related.size(), 1u);
+    EXPECT_EQ(resumed->related[0].location.line, 4);
+    EXPECT_NE(resumed->related[0].label.find("run by scripts/resume.sh:1 with weights/resumed.pt"), std::string::npos)
+        << resumed->related[0].label;
+
+    const Finding* tested = cuda_storage_in(r, "weights/tested.pt");
+    ASSERT_NE(tested, nullptr);
+    EXPECT_EQ(tested->reach, Reach::tooling);
+    EXPECT_LE(tested->severity, Severity::minor);
+
+    const Finding* orphan = cuda_storage_in(r, "weights/orphan.pt");
+    ASSERT_NE(orphan, nullptr);
+    EXPECT_EQ(orphan->reach, Reach::unreached);
+    EXPECT_EQ(orphan->severity, Severity::info) << orphan->note;
+    EXPECT_EQ(orphan->impact, VerdictImpact::none);
+}
+
+// A garbage checkpoint that the training run loads is still named under Skipped, and the loads of
+// the other checkpoints are linked as before.
+TEST(CheckpointReach, GarbageLoadedCheckpointIsNamedAsSkipped) {
+    test::TempDir d;
+    d.write("weights/broken.pt", "not a checkpoint, just text\n");
+    d.write("train.py", "import torch\nif __name__ == '__main__':\n    torch.load('weights/broken.pt')\n");
+    const ScanResult r = test::bundled_scanner().scan(d.path(), {d.path()}, ScanOptions{});
+    EXPECT_NE(reason_for(r, "weights/broken.pt").find("not a checkpoint"), std::string::npos) << reason_for(r, "weights/broken.pt");
+}

@@ -33,18 +33,23 @@ TEST(ConfigFacts, FilesFoldersAndKeyReads) {
         "exp = OmegaConf.load(f\"configs/{name}.yml\")\n"
         "@hydra.main(config_path=\"conf\", config_name=\"config\")\n"
         "d = cfg['device']; b = cfg.get(\"backend\", 'gloo'); p = cfg.trainer.precision; x = other.device\n",
-        {"device", "backend", "precision"});
-    EXPECT_EQ(f.files, (std::vector<std::string>{"configs/base.yaml", "configs/{name}.yml"}));
-    EXPECT_EQ(f.directories, (std::vector<std::string>{"conf"}));
+        {"device", "backend", "precision"}, test::bundled_catalogue().program().readers);
+    std::vector<std::string> files, dirs;
+    for (const auto& p : f.files) files.push_back(p.path + "@" + std::to_string(p.line));
+    for (const auto& p : f.directories) dirs.push_back(p.path + "@" + std::to_string(p.line));
+    EXPECT_EQ(files, (std::vector<std::string>{"configs/base.yaml@2", "configs/{name}.yml@3"}));
+    EXPECT_EQ(dirs, (std::vector<std::string>{"conf@4"}));
     std::vector<std::string> reads;
     for (const auto& r : f.reads) reads.push_back(r.key + "@" + std::to_string(r.line) + ":" + r.text);
     EXPECT_EQ(reads, (std::vector<std::string>{"device@5:cfg['device']", "backend@5:cfg.get(\"backend\"", "precision@5:cfg.trainer.precision"}));
-    EXPECT_TRUE(refers_to(f, "train.py", "configs/base.yaml"));
-    EXPECT_TRUE(refers_to(f, "train.py", "configs/exp1.yml"));
-    EXPECT_FALSE(refers_to(f, "train.py", "configs/sub/exp1.yml"));  // an f-string hole is one segment
-    EXPECT_TRUE(refers_to(f, "tools/train.py", "tools/conf/db/mysql.yaml"));
-    EXPECT_FALSE(refers_to(f, "train.py", "ignored.yaml"));
-    EXPECT_FALSE(refers_to(python_config_facts("p = root / f\"{split}.json\"\n", {}), "data.py", "any/file.json"));
+    EXPECT_EQ(refers_to(f, "train.py", "configs/base.yaml"), 2);
+    EXPECT_EQ(refers_to(f, "train.py", "configs/exp1.yml"), 3);
+    EXPECT_FALSE(refers_to(f, "train.py", "configs/sub/exp1.yml").has_value());  // an f-string hole is one segment
+    EXPECT_EQ(refers_to(f, "tools/train.py", "tools/conf/db/mysql.yaml"), 4);
+    EXPECT_FALSE(refers_to(f, "train.py", "ignored.yaml").has_value());
+    EXPECT_FALSE(refers_to(python_config_facts("p = root / f\"{split}.json\"\n", {}, test::bundled_catalogue().program().readers),
+                           "data.py", "any/file.json")
+                     .has_value());
 }
 
 TEST(Configs, JsonConfigWithConsumerSiteInTheMessage) {
@@ -63,9 +68,12 @@ TEST(Configs, JsonConfigWithConsumerSiteInTheMessage) {
     EXPECT_NE(by_rule["config-nccl-backend"].find("no read of `backend` found"), std::string::npos) << by_rule["config-nccl-backend"];
     for (const auto& f : got) {
         if (f.rule_id != "config-cuda-device") continue;
-        ASSERT_EQ(f.related.size(), 1u);
+        // the site that reads the key, then the reader that loads the file
+        ASSERT_EQ(f.related.size(), 2u);
         EXPECT_EQ(f.related[0].location.path, "train.py");
         EXPECT_EQ(f.related[0].location.line, 4);
+        EXPECT_EQ(f.related[1].location.line, 2);
+        EXPECT_EQ(f.related[1].label, "names experiments/run.json");
     }
     EXPECT_TRUE(findings_in(r, "unused/other.json").empty());
     for (const auto& s : r.skipped) EXPECT_NE(s.path, "unused/other.json");
@@ -83,4 +91,128 @@ TEST(Configs, MalformedLoadedConfigIsSkippedUnloadedOneIsNotRead) {
     EXPECT_NE(skipped["conf/broken.yaml"].find("invalid YAML/JSON at line 2"), std::string::npos) << skipped["conf/broken.yaml"];
     EXPECT_NE(skipped["conf/broken.toml"].find("invalid TOML at line 1"), std::string::npos) << skipped["conf/broken.toml"];
     EXPECT_EQ(skipped.count("notes/also-broken.yaml"), 0u);
+}
+
+namespace {
+
+const Finding* only(const ScanResult& r, const std::string& rule, const std::string& path) {
+    const Finding* found = nullptr;
+    for (const auto& f : r.findings)
+        if (f.rule_id == rule && f.location.path == path) {
+            EXPECT_EQ(found, nullptr) << "more than one " << rule << " in " << path;
+            found = &f;
+        }
+    EXPECT_NE(found, nullptr) << "no " << rule << " in " << path;
+    return found;
+}
+
+bool has_related(const Finding& f, const std::string& path, int line, const std::string& label_part) {
+    return std::any_of(f.related.begin(), f.related.end(), [&](const RelatedLocation& r) {
+        return r.location.path == path && r.location.line == line && r.label.find(label_part) != std::string::npos;
+    });
+}
+
+}  // namespace
+
+// A config is as needed as the code that reads it: the training entry's config is core (chain
+// through the reader), one only a test reads is tooling, one only dead code reads is unreached.
+TEST(ConfigReach, FindingsTakeTheReachOfTheirReader) {
+    test::TempDir d;
+    d.write("configs/train.yaml", "device: cuda:0\n");
+    d.write("configs/test.yaml", "device: cuda\n");
+    d.write("configs/legacy.yaml", "device: cuda\n");
+    d.write("train.py", "import yaml\nfrom lab import loader\n\nif __name__ == \"__main__\":\n    cfg = loader.load()\n    run(cfg['device'])\n");
+    d.write("lab/__init__.py", "");
+    d.write("lab/loader.py", "import yaml\n\n\ndef load():\n    return yaml.safe_load(open('configs/train.yaml'))\n");
+    d.write("lab/legacy.py", "import yaml\nCFG = yaml.safe_load(open('configs/legacy.yaml'))\n");
+    d.write("tests/test_device.py", "import yaml\n\n\ndef test_device():\n    assert yaml.safe_load(open('configs/test.yaml'))['device']\n");
+    const ScanResult r = scan_dir(d);
+
+    const Finding* core = only(r, "config-cuda-device", "configs/train.yaml");
+    ASSERT_NE(core, nullptr);
+    EXPECT_EQ(core->reach, Reach::core);
+    EXPECT_EQ(core->severity, Severity::major);
+    EXPECT_EQ(core->chain, (std::vector<std::string>{"train.py:2", "lab/loader.py:5", "configs/train.yaml"}));
+    EXPECT_TRUE(has_related(*core, "lab/loader.py", 5, "names configs/train.yaml"));
+    EXPECT_TRUE(has_related(*core, "train.py", 6, "reads cfg['device']"));
+
+    const Finding* tooling = only(r, "config-cuda-device", "configs/test.yaml");
+    ASSERT_NE(tooling, nullptr);
+    EXPECT_EQ(tooling->reach, Reach::tooling);
+    EXPECT_LE(tooling->severity, Severity::minor) << tooling->note;
+
+    const Finding* dead = only(r, "config-cuda-device", "configs/legacy.yaml");
+    ASSERT_NE(dead, nullptr);
+    EXPECT_EQ(dead->reach, Reach::unreached);
+    EXPECT_LT(dead->severity, Severity::major) << dead->note;
+    EXPECT_TRUE(dead->chain.empty());
+}
+
+// `python train.py --config configs/exp.yaml` in a launch script makes train.py the config's reader,
+// though train.py names no config file itself (argparse).
+TEST(ConfigReach, LaunchScriptArgumentMakesTheScriptTheReader) {
+    test::TempDir d;
+    d.write("configs/exp.yaml", "trainer:\n  device: cuda\n");
+    d.write("configs/unused.yaml", "device: cuda\n");
+    d.write("scripts/run.sh", "#!/bin/bash\nset -e\npython train.py \\\n  --config configs/exp.yaml --epochs 3\n");
+    d.write("train.py", "import argparse\nimport yaml\n\np = argparse.ArgumentParser()\np.add_argument('--config')\n"
+                        "args = p.parse_args()\ncfg = yaml.safe_load(open(args.config))\ndevice = cfg['trainer']['device']\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* f = only(r, "config-cuda-device", "configs/exp.yaml");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->reach, Reach::core);
+    EXPECT_TRUE(has_related(*f, "train.py", 1, "run by scripts/run.sh:3 with configs/exp.yaml")) << f->related.size();
+    EXPECT_TRUE(has_related(*f, "train.py", 8, "reads cfg['trainer']['device']"));
+    EXPECT_NE(f->message.find("read at train.py:8"), std::string::npos) << f->message;
+    EXPECT_TRUE(findings_in(r, "configs/unused.yaml").empty());
+}
+
+// The reader vocabulary is data: a glob literal names every config it matches, a literal made only
+// of holes names none, and a call of a variable names nothing.
+TEST(ConfigFacts, GlobsAndCheckpointLoads) {
+    const auto& vocabulary = test::bundled_catalogue().program().readers;
+    const auto f = python_config_facts(
+        "import glob, torch\n"
+        "for path in glob.glob('configs/sweeps/*.yaml'):\n    run(path)\n"
+        "sd = torch.load(\n    'weights/model.pt',\n    map_location='cpu')\n"
+        "CKPT = \"weights/best.ckpt\"\n"
+        "m = Net.load_from_checkpoint(CKPT)\n"
+        "# torch.load('weights/commented.pt')\n"
+        "x = mytorch.load('weights/other.pt')\n"
+        "enc = AutoModel.from_pretrained('./weights/hf', device_map=device)\n"
+        "torch.save(sd, 'weights/saved.pt')\n"
+        "opt = torch.load(opt_path, device, weights_only=True)\n",
+        {}, vocabulary);
+    EXPECT_EQ(refers_to(f, "sweep.py", "configs/sweeps/lr.yaml"), 2);
+    EXPECT_FALSE(refers_to(f, "sweep.py", "configs/base.yaml").has_value());
+    std::vector<std::string> loads;
+    for (const auto& l : f.loads) loads.push_back(l.call + "@" + std::to_string(l.line) + ":" + l.path + "|" + l.remap.value_or("-") + (l.folder ? "|dir" : ""));
+    std::sort(loads.begin(), loads.end());
+    EXPECT_EQ(loads, (std::vector<std::string>{"from_pretrained@11:./weights/hf|device_map=device|dir", "load_from_checkpoint@8:weights/best.ckpt|-",
+                                               "torch.load@13:|device", "torch.load@4:weights/model.pt|map_location='cpu'"}));
+    std::vector<std::string> named;  // what a save writes is not a read
+    for (const auto& c : f.checkpoints) named.push_back(c.path);
+    EXPECT_EQ(named, (std::vector<std::string>{"weights/model.pt", "weights/best.ckpt", "weights/other.pt"}));
+}
+
+// A config's findings come from the cache on a warm scan; its readers do not (they decide its reach),
+// and a changed launch script is a changed reader.
+TEST(ConfigReach, WarmScanKeepsTheReachAndFollowsTheLaunchScript) {
+    test::TempDir d;
+    test::TempDir cache;
+    d.write("configs/exp.yaml", "device: cuda\n");
+    d.write("run.sh", "python train.py --config configs/exp.yaml\n");
+    d.write("train.py", "import yaml, sys\ncfg = yaml.safe_load(open(sys.argv[2]))\nprint(cfg['device'])\n");
+    ScanOptions o;
+    o.cache_dir = cache.path();
+    const auto reach_of_config = [&](const ScanResult& r) {
+        const auto got = findings_in(r, "configs/exp.yaml");
+        return got.size() == 1 ? std::string(to_string(got[0].reach)) : std::to_string(got.size()) + " findings";
+    };
+    EXPECT_EQ(reach_of_config(test::bundled_scanner().scan(d.path(), {d.path()}, o)), "core");
+    const ScanResult warm = test::bundled_scanner().scan(d.path(), {d.path()}, o);
+    EXPECT_EQ(warm.files_cached, warm.files_scanned);
+    EXPECT_EQ(reach_of_config(warm), "core");
+    d.write("run.sh", "python train.py --epochs 3\n");  // no longer passes the config
+    EXPECT_EQ(reach_of_config(test::bundled_scanner().scan(d.path(), {d.path()}, o)), "0 findings");
 }

@@ -254,6 +254,54 @@ TEST(ProgramModel, CallsThroughExtensionsAreCachedWithTheirImporter) {
     EXPECT_EQ(call_lines(edited).size(), call_lines(cold).size() + 1);
 }
 
+// detectron2's setup.py: the extension is built through a variable, CppExtension unless the machine
+// has CUDA. The build is found and linked to its imports, and weighs as optional (a C++ build of the
+// same module exists on a Mac); a variable that is only ever CUDAExtension keeps the full weight.
+TEST(ProgramModel, ExtensionBuiltThroughAVariableIsLinkedAndOptional) {
+    test::TempDir d;
+    d.write("setup.py",
+            "import torch\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import CUDA_HOME, CppExtension, CUDAExtension\n\n\n"
+            "def get_extensions():\n"
+            "    sources = ['csrc/vision.cpp']\n"
+            "    extension = CppExtension\n"
+            "    if torch.cuda.is_available() and CUDA_HOME is not None:\n"
+            "        extension = CUDAExtension\n"
+            "        sources += ['csrc/nms.cu']\n"
+            "    ext_modules = [\n"
+            "        extension(\n"
+            "            'det._C',\n"
+            "            sources,\n"
+            "        )\n"
+            "    ]\n"
+            "    return ext_modules\n\n\n"
+            "setup(name='det', packages=['det'], ext_modules=get_extensions())\n");
+    d.write("det/__init__.py", "from det import _C\n");
+    d.write("train.py", "import det\n\nif __name__ == '__main__':\n    det._C.nms(1)\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* build = find(r, "cuda-extension-build", "setup.py");
+    ASSERT_NE(build, nullptr);
+    EXPECT_EQ(build->location.line, 13);
+    EXPECT_EQ(build->subject, "det._C");
+    EXPECT_EQ(build->reach, Reach::optional) << build->note;
+    EXPECT_EQ(build->impact, VerdictImpact::dual) << build->note;
+    EXPECT_NE(build->note.find("CUDAExtension only under a condition in setup.py"), std::string::npos) << build->note;
+    EXPECT_TRUE(std::any_of(build->related.begin(), build->related.end(),
+                            [](const RelatedLocation& rel) { return rel.location.path == "det/__init__.py" && rel.label == "imports det._C"; }));
+
+    // CUDA on every path: the extension is as required as its import.
+    d.write("setup.py",
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n\n\n"
+            "def get_extensions():\n"
+            "    extension = CUDAExtension\n"
+            "    return [extension('det._C', ['csrc/nms.cu'])]\n\n\n"
+            "setup(name='det', packages=['det'], ext_modules=get_extensions())\n");
+    const ScanResult required = scan_dir(d);
+    const Finding* core = find(required, "cuda-extension-build", "setup.py");
+    ASSERT_NE(core, nullptr);
+    EXPECT_EQ(core->reach, Reach::core) << core->note;
+    EXPECT_EQ(core->impact, VerdictImpact::stay) << core->note;
+}
+
 // An MPS op prediction in test code is info (rules/program.yaml reach_weights_for), the same call in
 // the training step keeps its rule's weight.
 TEST(ProgramModel, OpPredictionsInTestsAreInfo) {

@@ -1,12 +1,16 @@
-// Run configurations (YAML, JSON, TOML) as the Python code uses them: which config files and
-// Hydra config folders a Python file names, and where it reads keys such as `device`. Computed per
-// Python file (cached with its outcome); joined with the config files after the scan (config_link).
+// The data files a Python file reads, as the code names them: run configurations (YAML, JSON,
+// TOML; Hydra config folders) with the keys it reads from them, and checkpoints with the calls that
+// load them. Computed per Python file (cached with its outcome); joined with the config and
+// checkpoint files after the scan (config_link, data_readers).
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "core/rule.hpp"
 
 namespace mpsport::configs {
 
@@ -16,20 +20,42 @@ struct KeyRead {
     std::string text;  // the expression as written, for the message
 };
 
-struct PythonConfigFacts {
-    std::vector<std::string> files;        // "configs/base.yaml", "configs/{name}.yaml" (f-string holes kept)
-    std::vector<std::string> directories;  // Hydra config_path="conf"
-    std::vector<KeyRead> reads;            // only of the keys some config rule looks at
-    bool empty() const { return files.empty() && directories.empty() && reads.empty(); }
+// A path as the code writes it, and the line that writes it.
+struct PathRef {
+    std::string path;  // "configs/base.yaml", "configs/{name}.yaml" (f-string holes kept), "conf" (a folder)
+    int line = 0;
 };
 
-// Reads Python source text line by line (comment lines skipped); `keys` are the config keys the rules
-// care about (every config rule's `keys`).
-PythonConfigFacts python_config_facts(std::string_view text, const std::set<std::string>& keys);
+// A call that loads a checkpoint (rules/program.yaml data_readers.checkpoint_loads).
+struct CheckpointLoad {
+    std::string call;                  // the vocabulary's name of the call: "torch.load"
+    std::string path;                  // the path argument when it is a literal (or a constant bound to one); "" otherwise
+    int line = 0;
+    std::optional<std::string> remap;  // the remap argument as written (map_location="cpu"); nullopt: not given
+    bool folder = false;               // `path` is a folder holding the weights (from_pretrained)
+};
 
-// Whether a Python file at `python_path` naming `facts` refers to the config file `config_path`
-// (both relative to the scanned root). A literal path matches the end of the config's path; an
-// f-string hole matches one path segment; a Hydra folder matches any config below it.
-bool refers_to(const PythonConfigFacts& facts, const std::string& python_path, const std::string& config_path);
+struct PythonConfigFacts {
+    std::vector<PathRef> files;        // config files named by a literal
+    std::vector<PathRef> directories;  // Hydra config_path="conf"
+    std::vector<KeyRead> reads;        // only of the keys some config rule looks at
+    std::vector<PathRef> checkpoints;  // checkpoint files named by a literal (a load's argument, an argparse default)
+    std::vector<CheckpointLoad> loads;
+    bool empty() const { return files.empty() && directories.empty() && reads.empty() && checkpoints.empty() && loads.empty(); }
+};
+
+// Reads Python source text (comment lines skipped); `keys` are the config keys the rules care about
+// (every config rule's `keys`), `vocabulary` how files are named and loaded.
+PythonConfigFacts python_config_facts(std::string_view text, const std::set<std::string>& keys, const DataReaderVocabulary& vocabulary);
+
+// The line at which a Python file at `python_path` naming `facts` refers to the config file
+// `config_path` (both relative to the scanned root); nullopt if it does not. A literal path matches
+// the end of the config's path; an f-string hole matches one path segment; a Hydra folder matches
+// any config below it.
+std::optional<int> refers_to(const PythonConfigFacts& facts, const std::string& python_path, const std::string& config_path);
+
+// Whether a path as code writes it (a literal, an f-string with holes, a glob) names `path`, a file
+// of the repository: the whole path, or its tail after a '/'.
+bool names_path(const std::string& written, const std::string& path);
 
 }  // namespace mpsport::configs

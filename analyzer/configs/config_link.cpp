@@ -122,6 +122,21 @@ std::string describe_sites(const std::string& key, const std::vector<std::pair<s
 
 }  // namespace
 
+std::vector<DataReader> config_readers(const std::string& config_path, const std::vector<PythonFile>& python,
+                                       const std::vector<Launch>& launches) {
+    std::vector<DataReader> out;
+    for (const auto& p : python)
+        if (auto line = refers_to(*p.facts, *p.path, config_path)) {
+            DataReader r;
+            r.path = *p.path;
+            r.line = *line;
+            r.how = "names " + config_path;
+            out.push_back(std::move(r));
+        }
+    for (DataReader& r : launch_readers(config_path, launches)) out.push_back(std::move(r));
+    return out;
+}
+
 std::set<std::string> rule_keys(const RuleCatalogue& catalogue) {
     std::set<std::string> keys;
     for (const auto& r : catalogue.rules())
@@ -130,13 +145,18 @@ std::set<std::string> rule_keys(const RuleCatalogue& catalogue) {
     return keys;
 }
 
-ConfigOutcome analyze_config(const FileEntry& file, const std::vector<PythonFile>& python, const RuleCatalogue& catalogue,
-                             std::uintmax_t max_file_size) {
+ConfigOutcome analyze_config(const FileEntry& file, const std::vector<PythonFile>& python, const std::vector<Launch>& launches,
+                             const RuleCatalogue& catalogue, std::uintmax_t max_file_size) {
     ConfigOutcome out;
+    out.readers = config_readers(file.path, python, launches);
+    // the files that name it, then the scripts launched with it: where the keys are read
     std::vector<PythonFile> loaders;
-    for (const auto& p : python)
-        if (refers_to(*p.facts, *p.path, file.path)) loaders.push_back(p);
-    if (loaders.empty()) return out;
+    for (const auto& r : out.readers) {
+        const auto p = std::find_if(python.begin(), python.end(), [&](const PythonFile& f) { return *f.path == r.path; });
+        if (p != python.end() && std::none_of(loaders.begin(), loaders.end(), [&](const PythonFile& f) { return f.path == p->path; }))
+            loaders.push_back(*p);
+    }
+    if (out.readers.empty()) return out;
     out.referenced = true;
     if (file.size > max_file_size) {
         out.skip_reason = "oversized: " + std::to_string(file.size) + " bytes (limit " + std::to_string(max_file_size) + "; raise --max-file-size)";
@@ -173,7 +193,7 @@ ConfigOutcome analyze_config(const FileEntry& file, const std::vector<PythonFile
                 m.captures["key"] = v.path;
                 m.captures["value"] = v.value;
                 m.captures["finding"] = v.path + ": " + v.value;
-                m.captures["loaders"] = *loaders.front().path;
+                m.captures["loaders"] = out.readers.front().path;
                 const auto sites = consumer_sites(v.key, loaders, python);
                 m.captures["consumers"] = describe_sites(v.key, sites);
                 m.subject = v.path;

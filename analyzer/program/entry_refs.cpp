@@ -39,6 +39,24 @@ std::vector<std::string> tokens_of(std::string_view command) {
     return out;
 }
 
+// The arguments from `from` on that look like paths of files (a name with an extension, not a
+// number), up to the next command: `--config configs/x.yaml`, `--resume=ckpt/last.pt`.
+std::vector<std::string> path_args(const std::vector<std::string>& tokens, std::size_t from) {
+    std::vector<std::string> out;
+    for (std::size_t k = from; k < tokens.size(); ++k) {
+        std::string t = tokens[k];
+        if (is_python(t) || is_launcher(t)) break;
+        if (t.rfind("--", 0) == 0 && t.find('=') != std::string::npos) t = t.substr(t.find('=') + 1);
+        else if (t.front() == '-') continue;
+        const auto dot = t.rfind('.');
+        if (dot == std::string::npos || dot + 1 == t.size() || t.find('$') != std::string::npos) continue;
+        const std::string ext = t.substr(dot + 1);
+        if (std::all_of(ext.begin(), ext.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); }) && !ends_with(t, ".py"))
+            out.push_back(t);
+    }
+    return out;
+}
+
 // The scripts and modules one command line runs.
 void commands(std::string_view line, int line_no, FileFacts& out) {
     const auto tokens = tokens_of(line);
@@ -52,7 +70,7 @@ void commands(std::string_view line, int line_no, FileFacts& out) {
                 continue;  // `python -m torch.distributed.run … train.py` also runs train.py
             }
             if (ends_with(t, ".py")) {
-                out.entry_refs.push_back({t.compare(0, 2, "./") == 0 ? t.substr(2) : t, false, line_no});
+                out.entry_refs.push_back({t.compare(0, 2, "./") == 0 ? t.substr(2) : t, false, line_no, path_args(tokens, k + 1)});
                 i = k;
                 break;
             }

@@ -90,6 +90,13 @@ ProgramModel::ProgramModel(const std::vector<FileRecord>& files, const ProgramVo
             best.level = Level::core;  // imported from nowhere we can see: assume it is needed
             best.guard_note = "no import of " + ext.fact.name + " was found";
         }
+        // Where the condition for CUDA fails, setup.py builds the same module as a C++ extension: on a
+        // Mac it exists, without its CUDA kernels (which ops lack a CPU path is the op-level findings' say).
+        if (ext.fact.cuda_optional && best.level > Level::optional_fallback) {
+            best.level = Level::optional_fallback;
+            best.guard = GuardKind::import_fallback;
+            best.guard_note = "CUDAExtension only under a condition in " + ext.defined_in + ", a CppExtension otherwise";
+        }
         ext.reach = best;
     }
     for (const auto& own : m_own) m_summary.own_packages.push_back(own);

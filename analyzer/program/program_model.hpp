@@ -146,7 +146,9 @@ private:
 void apply_program_model(const ProgramModel& model, const ProgramVocabulary& vocabulary, std::vector<Finding>& findings);
 
 // The one place a finding's final severity and verdict impact are decided, from the rule's weight,
-// the guard around it and its reach; `note` says what changed and why.
-void weigh(Finding& f, Level level, const FileReach& reach, const ProgramVocabulary& vocabulary);
+// the guard around it, its reach and any `context` weights (a data file no code reads, a checkpoint
+// every load remaps), each with its reason; `note` says what changed and why.
+void weigh(Finding& f, Level level, const FileReach& reach, const ProgramVocabulary& vocabulary,
+           const std::vector<std::pair<const WeightRule*, std::string>>& context = {});
 
 }  // namespace mpsport::program

@@ -64,7 +64,8 @@ bool is_python_source(const std::string& path) {
 
 }  // namespace
 
-void weigh(Finding& f, Level level, const FileReach& reach, const ProgramVocabulary& vocabulary) {
+void weigh(Finding& f, Level level, const FileReach& reach, const ProgramVocabulary& vocabulary,
+           const std::vector<std::pair<const WeightRule*, std::string>>& context) {
     int drop = 0;
     int impact_drop = 0;
     std::optional<Severity> max_severity;
@@ -105,6 +106,7 @@ void weigh(Finding& f, Level level, const FileReach& reach, const ProgramVocabul
         if (auto by = vocabulary.reach_weights_for.find(f.category); by != vocabulary.reach_weights_for.end())
             if (auto it = by->second.find(r); it != by->second.end()) take(&it->second, std::string(to_string(r)) + " " + f.category);
     }
+    for (const auto& [weight, reason] : context) take(weight, reason);
     Severity severity = static_cast<Severity>(std::max(0, static_cast<int>(f.rule_severity) - drop));
     if (max_severity) severity = std::min(severity, *max_severity);
     VerdictImpact impact = static_cast<VerdictImpact>(std::max(0, static_cast<int>(f.rule_impact) - impact_drop));

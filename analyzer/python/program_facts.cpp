@@ -1,5 +1,7 @@
 #include "analyzer/python/program_facts.hpp"
 
+#include "analyzer/python/local_bindings.hpp"
+
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -107,8 +109,27 @@ void add_import(TSNode imp, const ModuleFacts& facts, const GuardFinder& guards,
     out.imports.push_back(std::move(f));
 }
 
+// `extension = CppExtension; if CUDA_HOME: extension = CUDAExtension; extension("pkg._C", ...)`: the
+// cpp_extension kind a local name holds, CUDA if any assignment makes it so; `cuda_optional` when every
+// CUDA assignment is conditional and a C++ one stands otherwise.
+std::string extension_through_variable(TSNode function, const ModuleFacts& facts, bool& cuda_optional) {
+    bool cuda = false, cuda_always = false, cpp = false;
+    for (const auto& b : bindings_of(function, facts)) {
+        if (b.qualname.compare(0, kCppExtension.size(), kCppExtension) != 0) continue;
+        const std::string kind = b.qualname.substr(kCppExtension.size());
+        if (kind == "CUDAExtension") (b.conditional ? cuda : cuda_always) = true;
+        if (kind == "CppExtension") cpp = true;
+    }
+    cuda_optional = cuda && !cuda_always && cpp;
+    if (cuda || cuda_always) return std::string(kCppExtension) + "CUDAExtension";
+    return cpp ? std::string(kCppExtension) + "CppExtension" : std::string();
+}
+
 void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, FileFacts& out) {
-    const std::string q = facts.qualname(field(call, "function"));
+    std::string q = facts.qualname(field(call, "function"));
+    bool cuda_optional = false;
+    if (is_type(field(call, "function"), "identifier") && q.compare(0, kCppExtension.size(), kCppExtension) != 0)
+        if (std::string through = extension_through_variable(field(call, "function"), facts, cuda_optional); !through.empty()) q = through;
     if (q == "importlib.import_module") {
         if (auto name = facts.string_value(positional_argument(call, 0)); name && !name->empty()) {
             ImportFact f;
@@ -141,6 +162,7 @@ void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, 
                  });
         e.conditional = guards.guard_of(call).kind != GuardKind::none ||
                         !ts_node_is_null(enclosing(call, {"if_statement", "try_statement", "conditional_expression"}));
+        e.cuda_optional = cuda_optional;
         e.line = line_of(call);
         out.extensions.push_back(std::move(e));
         if (kind == "load" || kind == "load_inline") {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "analyzer/python/local_bindings.hpp"
 #include "core/rule_catalogue.hpp"
 
 namespace mpsport::python {
@@ -27,11 +28,12 @@ int line_at(const std::string& text, uint32_t offset) {
 bool known_predicate(const std::string& op) {
     static const std::set<std::string> ops = {"eq", "not-eq", "any-of", "not-any-of", "match", "not-match",
                                               "qualname-eq", "qualname-any-of", "qualname-match", "value-match",
-                                              "not-in-call", "in-function", "not-beside-call"};
+                                              "not-in-call", "in-function", "not-beside-call", "assigned-qualname-match"};
     return ops.count(op) > 0;
 }
 bool takes_regex(const std::string& op) {
-    static const std::set<std::string> ops = {"match", "not-match", "qualname-match", "value-match", "not-in-call", "not-beside-call"};
+    static const std::set<std::string> ops = {"match",       "not-match",       "qualname-match",         "value-match",
+                                              "not-in-call", "not-beside-call", "assigned-qualname-match"};
     return ops.count(op) > 0;
 }
 
@@ -196,6 +198,11 @@ bool QuerySet::holds(const Predicate& p, const TSQueryMatch& match, const Module
             scope = field(scope, "body");
         }
         return !has_call(scope, *p.regex, facts);
+    }
+    if (op == "assigned-qualname-match") {  // a local name some assignment in its scope binds to a matching name
+        for (const auto& b : bindings_of(node, facts))
+            if (!b.qualname.empty() && std::regex_search(b.qualname, *p.regex)) return true;
+        return false;
     }
     if (op == "not-in-call") {
         TSNode call = enclosing(node, {"call"});

@@ -1,5 +1,6 @@
 from setuptools import setup
-from torch.utils.cpp_extension import BuildExtension, CUDAExtension, load, load_inline
+import torch
+from torch.utils.cpp_extension import CUDA_HOME, BuildExtension, CppExtension, CUDAExtension, load, load_inline
 
 setup(
     name="fused_ops",
@@ -14,3 +15,24 @@ jit = load(name="jit_ops", sources=["csrc/jit.cpp", "csrc/jit_kernel.cu"])
 inline = load_inline(name="inline_ops", cpp_sources=["int f();"], cuda_sources=["__global__ void k() {}"])
 # ok: cuda-extension-build
 cpu_only = load(name="cpu_ops", sources=["csrc/cpu_ops.cpp"])
+
+
+def get_extensions():
+    # detectron2's layout: a C++ build, CUDA when the machine has it
+    extension = CppExtension
+    if torch.cuda.is_available() and CUDA_HOME is not None:
+        extension = CUDAExtension
+    # ruleid: cuda-extension-build
+    return [extension("detected._C", ["csrc/vision.cpp"])]
+
+
+def cpu_extensions():
+    builder = CppExtension
+    # ok: cuda-extension-build
+    return [builder("cpu_only._C", ["csrc/cpu.cpp"])]
+
+
+def other_scope():
+    # `extension` is bound in get_extensions, not here
+    # ok: cuda-extension-build
+    return [extension("elsewhere._C", [])]

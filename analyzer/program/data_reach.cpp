@@ -1,0 +1,79 @@
+#include "analyzer/program/data_reach.hpp"
+
+#include <algorithm>
+
+namespace mpsport::program {
+namespace {
+
+Reach reach_for(Level level) {
+    switch (level) {
+        case Level::core: return Reach::core;
+        case Level::optional_fallback:
+        case Level::optional_dead: return Reach::optional;
+        case Level::tooling: return Reach::tooling;
+        case Level::unreached: return Reach::unreached;
+    }
+    return Reach::core;
+}
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+}
+
+// A load that moves the storages off CUDA: map_location="cpu", a device variable, a function; not
+// map_location="cuda:0".
+bool remaps_off_cuda(const DataReader& r) { return r.load && r.remap && lower(*r.remap).find("cuda") == std::string::npos; }
+
+FileReach strongest_reader(const ProgramModel& model, const std::vector<DataReader>& readers) {
+    FileReach best;
+    bool first = true;
+    for (const auto& site : readers) {
+        FileReach r = model.reach_of(site.path);
+        if (!r.chain.empty() && site.line > 0) r.chain.back() += ":" + std::to_string(site.line);
+        if (first || r.level > best.level) best = std::move(r);
+        first = false;
+    }
+    return best;
+}
+
+RelatedLocation reader_location(const DataReader& site) {
+    RelatedLocation rel;
+    rel.location.path = site.path;
+    rel.location.line = rel.location.end_line = std::max(1, site.line);
+    rel.label = site.how + (site.load && !site.remap ? " (no map_location)" : "");
+    return rel;
+}
+
+}  // namespace
+
+void apply_data_reach(const ProgramModel& model, const DataReaders& readers, const ProgramVocabulary& vocabulary,
+                      std::vector<Finding>& findings) {
+    const DataReaderVocabulary& v = vocabulary.readers;
+    for (auto& f : findings) {
+        const auto it = readers.find(f.location.path);
+        std::vector<std::pair<const WeightRule*, std::string>> context;
+        FileReach r;
+        if (it == readers.end() || it->second.empty()) {
+            // with no entry point found, nothing counts as unreached (a lone checkpoint asked about)
+            const bool tooling = model.is_tooling_path(f.location.path);
+            r.level = tooling ? Level::tooling : model.summary().complete ? Level::unreached : Level::core;
+            if (v.unread && r.level != Level::core) context.emplace_back(&*v.unread, "read by no code found");
+        } else {
+            const auto& sites = it->second;
+            r = strongest_reader(model, sites);
+            for (const auto& site : sites) f.related.push_back(reader_location(site));
+            // map_location remaps devices, nothing else: only a device finding goes away with it
+            if (f.category == "device" && v.remapped && std::all_of(sites.begin(), sites.end(), remaps_off_cuda))
+                context.emplace_back(&*v.remapped, "every load remaps it: " + *sites.front().remap);
+        }
+        f.reach = reach_for(r.level);
+        if (f.reach == Reach::core || f.reach == Reach::optional) {
+            f.chain = r.chain;
+            f.chain.push_back(f.location.path);
+        }
+        weigh(f, r.level, r, vocabulary, context);
+    }
+}
+
+}  // namespace mpsport::program

@@ -1,0 +1,4 @@
+from . import _C
+from .model import SegNet
+
+__all__ = ["SegNet", "_C"]
