@@ -100,6 +100,30 @@ TEST(ClangEngine, OpsAreJoinedAcrossFilesAndBindingsFollowTheirLaunchers) {
         }
 }
 
+// A bound function defined in another file, with a device test on the tensor's type and a CPU side
+// that copies with the C library (pytorch3d's pulsar sphere_ids_from_result_info_nograd): both devices.
+TEST(ClangEngine, AFunctionInAnotherFileWithACpuSideGivesItsBindingBothDevices) {
+    if (!cuda::ClangEngine::available()) return;
+    test::TempDir d;
+    d.write("csrc/util.cpp", "#include <torch/extension.h>\nnamespace lab {\n"
+                             "at::Tensor ids(const at::Tensor& info) {\n  auto out = torch::empty_like(info);\n"
+                             "  if (info.device().type() == c10::DeviceType::CUDA) {\n"
+                             "    cudaMemcpyAsync(out.data_ptr<int>(), info.data_ptr<int>(), 4, cudaMemcpyDeviceToDevice, 0);\n"
+                             "  } else {\n    memcpy(out.data_ptr<int>(), info.data_ptr<int>(), 4);\n  }\n  return out;\n}\n}\n");
+    d.write("csrc/only.cpp", "#include <torch/extension.h>\nnamespace lab {\n"
+                             "at::Tensor gpu_ids(const at::Tensor& info) {\n  auto out = torch::empty_like(info);\n"
+                             "  cudaMemcpyAsync(out.data_ptr<int>(), info.data_ptr<int>(), 4, cudaMemcpyDeviceToDevice, 0);\n"
+                             "  return out;\n}\n}\n");
+    d.write("csrc/bind.cpp", "#include <torch/extension.h>\nnamespace lab { at::Tensor ids(const at::Tensor&); at::Tensor gpu_ids(const at::Tensor&); }\n"
+                             "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n  m.def(\"ids\", &lab::ids);\n  m.def(\"gpu_ids\", &lab::gpu_ids);\n}\n");
+    const ScanResult r = scan_tree(d.path());
+    const NativeOp* ids = find_op(r, "ids");
+    const NativeOp* gpu_ids = find_op(r, "gpu_ids");
+    ASSERT_TRUE(ids && gpu_ids);
+    EXPECT_EQ(ids->devices, (std::vector<NativeDevice>{NativeDevice::CUDA, NativeDevice::CPU}));
+    EXPECT_EQ(gpu_ids->devices, std::vector<NativeDevice>{NativeDevice::CUDA});
+}
+
 TEST(ClangEngine, CompileCommandsRepositoryHeadersAndMacroLocations) {
     if (!cuda::ClangEngine::available()) return;
     test::TempDir d;

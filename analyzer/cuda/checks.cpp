@@ -72,16 +72,24 @@ bool mentions_method(const clang::Stmt* s, llvm::StringRef method) {
     if (!s) return false;
     if (const auto* call = llvm::dyn_cast<clang::CXXMemberCallExpr>(s))
         if (const auto* m = call->getMethodDecl(); m && m->getName() == method) return true;
-    if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(s))
+    if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(s)) {
         if (ref->getDecl()->getName() == (method == "is_cuda" ? "kCUDA" : "kCPU")) return true;
+        // `x.device().type() == c10::DeviceType::CUDA`
+        if (const auto* e = llvm::dyn_cast<clang::EnumConstantDecl>(ref->getDecl()))
+            if (const auto* en = llvm::dyn_cast<clang::EnumDecl>(e->getDeclContext()); en && en->getName() == "DeviceType")
+                if (e->getName() == (method == "is_cuda" ? "CUDA" : "CPU")) return true;
+    }
     for (const clang::Stmt* child : s->children())
         if (mentions_method(child, method)) return true;
     return false;
 }
 
 bool negated(const clang::Expr* cond) {
-    const auto* u = llvm::dyn_cast<clang::UnaryOperator>(cond->IgnoreParenImpCasts());
-    return u && u->getOpcode() == clang::UO_LNot;
+    const clang::Expr* e = cond->IgnoreParenImpCasts();
+    if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(e)) return u->getOpcode() == clang::UO_LNot;
+    if (const auto* b = llvm::dyn_cast<clang::BinaryOperator>(e)) return b->getOpcode() == clang::BO_NE;
+    if (const auto* o = llvm::dyn_cast<clang::CXXOperatorCallExpr>(e)) return o->getOperator() == clang::OO_ExclaimEqual;
+    return false;
 }
 
 // Which side of a device test each branch is on; nullopt when the condition tests no device.
@@ -186,6 +194,10 @@ private:
             m_out.cuda = true;
             return false;
         }
+        // The C library and the standard library do real work on the CPU side (pytorch3d's pulsar
+        // copies with memcpy where CUDA copies with cudaMemcpyAsync).
+        if (branch == Branch::cpu && !user && !fn->isNoReturn() && !in_namespace(fn, {"at::", "torch::", "c10::", "pybind11::"}))
+            m_out.cpu = true;
         if (in_namespace(fn, {"at::", "torch::", "c10::"})) {
             m_out.aten = true;
             if (branch == Branch::cpu) m_out.cpu = true;
@@ -256,7 +268,7 @@ public:
                        !(fn->hasAttr<clang::CUDADeviceAttr>() && !fn->hasAttr<clang::CUDAHostAttr>())) {
                 BodyFacts b;
                 BodyWalker(sm, b).function(fn, Branch::any, 0);
-                out.facts.functions.push_back({fn->getQualifiedNameAsString(), b.cuda, b.indirect && !b.cuda});
+                out.facts.functions.push_back({fn->getQualifiedNameAsString(), b.cuda, b.indirect && !b.cuda, b.cuda && b.cpu});
             }
         }
     }

@@ -112,7 +112,7 @@ Registration registration_from_json(const json& j) {
 json facts_json(const TuFacts& facts) {
     json regs = json::array(), fns = json::array();
     for (const auto& r : facts.registrations) regs.push_back(to_json(r));
-    for (const auto& f : facts.functions) fns.push_back({f.name, f.cuda, f.indirect});
+    for (const auto& f : facts.functions) fns.push_back({f.name, f.cuda, f.indirect, f.cpu});
     json out = {{"registrations", regs}, {"functions", fns}};
     if (facts.unparsed) out["unparsed"] = true;
     if (facts.includes_truncated) out["includes_truncated"] = true;
@@ -122,7 +122,8 @@ json facts_json(const TuFacts& facts) {
 TuFacts facts_of(const json& j) {
     TuFacts facts;
     for (const auto& r : j.at("registrations")) facts.registrations.push_back(registration_from_json(r));
-    for (const auto& f : j.at("functions")) facts.functions.push_back({f.at(0).get<std::string>(), f.at(1).get<bool>(), f.at(2).get<bool>()});
+    for (const auto& f : j.at("functions"))
+        facts.functions.push_back({f.at(0).get<std::string>(), f.at(1).get<bool>(), f.at(2).get<bool>(), f.size() > 3 && f.at(3).get<bool>()});
     facts.unparsed = j.value("unparsed", false);
     facts.includes_truncated = j.value("includes_truncated", false);
     return facts;

@@ -53,6 +53,9 @@ struct DefinedFunction {
     // Calls through a function pointer or a registry (mmcv's DISPATCH_DEVICE_IMPL): without CUDA
     // evidence its devices are unknown, not "CPU".
     bool indirect = false;
+    // Has a CPU side besides (`if (x.is_cuda()) { launch } else { memcpy(...) }`): a caller in
+    // another file gets both devices from it.
+    bool cpu = false;
 };
 
 struct TuFacts {

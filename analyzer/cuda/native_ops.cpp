@@ -43,14 +43,22 @@ public:
         return std::nullopt;
     }
 
+    // Whether the function also has a CPU side, besides its CUDA one.
+    bool cpu_too(const std::string& name) const {
+        if (auto it = m_full.find(name); it != m_full.end()) return it->second.cpu;
+        if (auto it = m_short.find(short_name(name)); it != m_short.end()) return it->second.cpu;
+        return false;
+    }
+
 private:
     struct Known {
-        bool cuda = false, indirect = false;
+        bool cuda = false, indirect = false, cpu = false;
         std::optional<bool> value() const { return cuda ? std::optional<bool>(true) : indirect ? std::nullopt : std::optional<bool>(false); }
     };
     static void add(Known& k, const DefinedFunction& fn) {
         k.cuda = k.cuda || fn.cuda;
         k.indirect = k.indirect || fn.indirect;
+        k.cpu = k.cpu || fn.cpu;
     }
     std::map<std::string, Known> m_full, m_short;
 };
@@ -68,6 +76,7 @@ std::set<NativeDevice> binding_devices(const Registration& r, const FunctionInde
                 if (cuda) devices.insert(*cuda ? NativeDevice::CUDA : NativeDevice::CPU);
                 break;
         }
+        if (c.branch != Branch::cuda && index.cpu_too(c.name)) devices.insert(NativeDevice::CPU);
     }
     // Plain C++ on host data, unless it calls what no scanned file explains (then: unknown, empty).
     if (devices.empty() && !unknown) devices.insert(NativeDevice::CPU);

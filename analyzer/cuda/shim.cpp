@@ -15,6 +15,7 @@ std::string_view shim_header() {
 #pragma clang system_header
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>  /* memcpy & co.: torch's headers bring them, and CPU branches copy with them */
 #include <initializer_list>
 
 /* ---- CUDA language ---- */

@@ -25,6 +25,23 @@ at::Tensor sample(const at::Tensor& points, int64_t n) {
     return sample_cuda(points, n);
 }
 
+// A device test on the type, with a CPU side that calls the C library (declared by torch's headers).
+void copy_ids(const at::Tensor& from, at::Tensor& to, size_t bytes) {
+    if (from.device().type() == c10::DeviceType::CUDA) {
+        cudaMemcpyAsync(to.data_ptr<int>(), from.data_ptr<int>(), bytes, cudaMemcpyDeviceToDevice, 0);
+    } else {
+        memcpy(to.data_ptr<int>(), from.data_ptr<int>(), bytes);
+    }
+}
+
+void copy_back(const at::Tensor& from, at::Tensor& to, size_t bytes) {
+    if (from.device().type() != at::kCUDA) {
+        memcpy(to.data_ptr<int>(), from.data_ptr<int>(), bytes);
+        return;
+    }
+    cudaMemcpy(to.data_ptr<int>(), from.data_ptr<int>(), bytes, cudaMemcpyDeviceToDevice);
+}
+
 at::Tensor fused_add_cuda(const at::Tensor& a, const at::Tensor& b);
 at::Tensor fused_add_composite(const at::Tensor& a, const at::Tensor& b) { return a + b; }
 
@@ -42,4 +59,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
     m.def("voxelize", &voxelize);
     // ok: extension-op-with-cpu-path
     m.def("sample", &sample);
+    // ruleid: extension-op-with-cpu-path
+    m.def("copy_ids", &copy_ids);
+    // ruleid: extension-op-with-cpu-path
+    m.def("copy_back", &copy_back);
 }
