@@ -9,6 +9,9 @@ namespace mpsport {
 
 // Reads a whole file; throws std::runtime_error naming the file when it cannot.
 std::string read_file(const std::filesystem::path& path);
+// A path relative to the repository with "." and ".." resolved ("a/./b/../c" -> "a/c"); empty when
+// it leaves the repository.
+std::string normalise_relative(const std::string& path);
 // Writes through a temporary file and a rename, so a reader never sees half a report.
 void write_file_atomically(const std::filesystem::path& path, std::string_view data);
 // What identifies the running build beyond its version string: the executable's GNU build id

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/paths.hpp"
+
 namespace mpsport::configs {
 namespace {
 
@@ -10,26 +12,6 @@ std::string dir_of(const std::string& path) {
     return slash == std::string::npos ? std::string() : path.substr(0, slash);
 }
 
-// "a/./b/../c" -> "a/c"; empty when it leaves the repository.
-std::string normalise(const std::string& path) {
-    std::vector<std::string> parts;
-    std::size_t pos = 0;
-    while (pos <= path.size()) {
-        std::size_t next = path.find('/', pos);
-        if (next == std::string::npos) next = path.size();
-        const std::string part = path.substr(pos, next - pos);
-        if (part == "..") {
-            if (parts.empty()) return {};
-            parts.pop_back();
-        } else if (!part.empty() && part != ".") {
-            parts.push_back(part);
-        }
-        pos = next + 1;
-    }
-    std::string out;
-    for (const auto& p : parts) out += (out.empty() ? "" : "/") + p;
-    return out;
-}
 
 std::string describe_load(const CheckpointLoad& l) {
     return l.call + "(" + (l.path.empty() ? "..." : "\"" + l.path + "\"") + (l.remap ? ", " + *l.remap : std::string()) + ")";
@@ -50,7 +32,7 @@ bool in_folder(const std::string& folder, const std::string& path) {
     std::string f = folder;
     while (!f.empty() && f.back() == '/') f.pop_back();
     const std::string dir = dir_of(path);
-    return !f.empty() && (names_path(f, dir) || normalise(f) == dir);
+    return !f.empty() && (names_path(f, dir) || normalise_relative(f) == dir);
 }
 
 }  // namespace
@@ -60,7 +42,7 @@ std::vector<Launch> launches_with_paths(const std::vector<FileWithFacts>& files,
     for (const auto& f : files) {
         for (const auto& ref : f.facts->entry_refs) {
             if (ref.module || ref.path_args.empty()) continue;
-            for (const std::string& candidate : {normalise(ref.target), normalise(dir_of(*f.path) + "/" + ref.target)}) {
+            for (const std::string& candidate : {normalise_relative(ref.target), normalise_relative(dir_of(*f.path) + "/" + ref.target)}) {
                 if (candidate.empty() || !python_paths.count(candidate)) continue;
                 out.push_back({candidate, *f.path + ":" + std::to_string(ref.line), ref.path_args});
                 break;

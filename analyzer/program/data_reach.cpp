@@ -5,17 +5,6 @@
 namespace mpsport::program {
 namespace {
 
-Reach reach_for(Level level) {
-    switch (level) {
-        case Level::core: return Reach::core;
-        case Level::optional_fallback:
-        case Level::optional_dead: return Reach::optional;
-        case Level::tooling: return Reach::tooling;
-        case Level::unreached: return Reach::unreached;
-    }
-    return Reach::core;
-}
-
 std::string lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return s;

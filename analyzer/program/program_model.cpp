@@ -4,6 +4,8 @@
 #include <deque>
 #include <fnmatch.h>
 
+#include "core/paths.hpp"
+
 namespace mpsport::program {
 namespace {
 
@@ -20,26 +22,6 @@ std::string dotted_to_path(const std::string& dotted) {
     return p;
 }
 
-// "a/./b/../c" -> "a/c"; empty when it leaves the repository.
-std::string normalise(const std::string& path) {
-    std::vector<std::string> parts;
-    std::size_t pos = 0;
-    while (pos <= path.size()) {
-        std::size_t next = path.find('/', pos);
-        if (next == std::string::npos) next = path.size();
-        const std::string part = path.substr(pos, next - pos);
-        if (part == "..") {
-            if (parts.empty()) return {};
-            parts.pop_back();
-        } else if (!part.empty() && part != ".") {
-            parts.push_back(part);
-        }
-        pos = next + 1;
-    }
-    std::string out;
-    for (const auto& p : parts) out += (out.empty() ? "" : "/") + p;
-    return out;
-}
 
 bool ends_with(const std::string& s, std::string_view suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -57,6 +39,17 @@ std::string normalise_package(std::string name) {
 }
 
 }  // namespace
+
+Reach reach_for(Level level) {
+    switch (level) {
+        case Level::core: return Reach::core;
+        case Level::optional_fallback:
+        case Level::optional_dead: return Reach::optional;
+        case Level::tooling: return Reach::tooling;
+        case Level::unreached: return Reach::unreached;
+    }
+    return Reach::core;
+}
 
 ProgramModel::ProgramModel(const std::vector<FileRecord>& files, const ProgramVocabulary& vocabulary, const ModelOptions& options)
     : m_vocab(vocabulary) {
@@ -389,10 +382,10 @@ void ProgramModel::link_extensions(const std::vector<FileRecord>& files) {
             link.fact = e;
             link.defined_in = f.path;
             for (const auto& s : e.sources) {
-                const std::string p = normalise(join(dir_of(f.path), s));
+                const std::string p = normalise_relative(join(dir_of(f.path), s));
                 if (!p.empty()) link.sources.push_back(p);
                 // setup.py often lists sources relative to the repository, where it also lives
-                const std::string from_root = normalise(s);
+                const std::string from_root = normalise_relative(s);
                 if (!from_root.empty() && from_root != p) link.sources.push_back(from_root);
             }
             m_any_sources = m_any_sources || !link.sources.empty();
@@ -444,7 +437,7 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
     };
     if (!options.entries.empty()) {
         for (const auto& e : options.entries) {
-            const std::string p = normalise(e);
+            const std::string p = normalise_relative(e);
             if (m_python.count(p) || std::any_of(files.begin(), files.end(), [&](const FileRecord& f) { return f.path == p; }))
                 add(p, "--entry");
             else
@@ -470,7 +463,7 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
                     if ((target = find_module(root, ref.target))) break;
                 if (!target) target = find_module(dir_of(f.path), ref.target);
             } else {
-                for (const std::string& candidate : {normalise(ref.target), normalise(join(dir_of(f.path), ref.target))})
+                for (const std::string& candidate : {normalise_relative(ref.target), normalise_relative(join(dir_of(f.path), ref.target))})
                     if (!candidate.empty() && m_python.count(candidate)) {
                         target = candidate;
                         break;

@@ -26,6 +26,9 @@ struct FileRecord {
 // How strongly a file is reached. Higher is stronger: an unconditional chain beats a guarded one.
 enum class Level { unreached = -1, tooling = 0, optional_dead = 1, optional_fallback = 2, core = 3 };
 
+// The reach a finding reports for a model level.
+Reach reach_for(Level level);
+
 struct FileReach {
     Level level = Level::unreached;
     GuardKind guard = GuardKind::none;  // for optional: the guard on the chain

@@ -5,17 +5,6 @@
 namespace mpsport::program {
 namespace {
 
-Reach reach_for(Level level) {
-    switch (level) {
-        case Level::core: return Reach::core;
-        case Level::optional_fallback:
-        case Level::optional_dead: return Reach::optional;
-        case Level::tooling: return Reach::tooling;
-        case Level::unreached: return Reach::unreached;
-    }
-    return Reach::core;
-}
-
 bool is_native_source(const std::string& path) {
     for (std::string_view ext : {".cu", ".cuh", ".cpp", ".cc", ".cxx", ".h", ".hpp"})
         if (path.size() > ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0) return true;
