@@ -73,33 +73,42 @@ void join_op_evidence(std::vector<Finding>& findings, Evidence& evidence) {
     }
 }
 
+namespace {
+// A finding that only the audit saw (no rule file: the runtime is its source).
+Finding runtime_finding(std::string rule, Severity severity, std::string category, std::string matched, std::string message,
+                        std::string fix) {
+    Finding f;
+    f.rule_id = std::move(rule);
+    f.severity = f.rule_severity = severity;
+    f.category = std::move(category);
+    f.matched = std::move(matched);
+    f.message = std::move(message);
+    f.fix = std::move(fix);
+    return f;
+}
+}  // namespace
+
 void join_remap_evidence(std::vector<Finding>& findings, Evidence& evidence) {
     if (evidence.remap_target.empty()) return;
     std::vector<std::size_t> added;
     std::vector<std::pair<Redirect*, std::size_t>> joined;  // indexes: push_back may move the findings
     for (Redirect& r : evidence.redirects) {
         if (r.first_frame.empty()) continue;
-        Finding fresh;
-        fresh.rule_id = "runtime-remap-redirect";
-        fresh.severity = fresh.rule_severity = Severity::info;
-        fresh.category = "device";
-        fresh.matched = r.api;
-        fresh.message = "CUDA API " + r.api + " ran on " + evidence.remap_target + " under the audit's remap";
-        fresh.fix = "Choose the device once (cuda, mps or cpu) and pass it, instead of naming CUDA";
-        Finding& f = finding_at(findings, r.first_frame, std::move(fresh), added);
+        Finding& f = finding_at(findings, r.first_frame,
+                                runtime_finding("runtime-remap-redirect", Severity::info, "device", r.api,
+                                                "CUDA API " + r.api + " ran on " + evidence.remap_target + " under the audit's remap",
+                                                "Choose the device once (cuda, mps or cpu) and pass it, instead of naming CUDA"),
+                                added);
         f.observed.push_back("audit --remap: " + r.api + " x" + std::to_string(r.count) + " became " + r.to);
         joined.push_back({&r, static_cast<std::size_t>(&f - findings.data())});
     }
     for (const RemapBlocked& b : evidence.blocked) {
         if (b.frame.empty()) continue;
-        Finding fresh;
-        fresh.rule_id = "runtime-remap-blocked";
-        fresh.severity = fresh.rule_severity = Severity::major;
-        fresh.category = "extension";
-        fresh.matched = b.api;
-        fresh.message = b.api + " cannot run on " + evidence.remap_target + " (" + b.kind + "): " + b.exception;
-        fresh.fix = "Give it a CPU/MPS path (a PyTorch fallback) or keep this part on CUDA";
-        finding_at(findings, b.frame, std::move(fresh), added).observed.push_back("audit --remap: not redirectable (" + b.kind + "): " + b.exception);
+        finding_at(findings, b.frame,
+                   runtime_finding("runtime-remap-blocked", Severity::major, "extension", b.api,
+                                   b.api + " cannot run on " + evidence.remap_target + " (" + b.kind + "): " + b.exception,
+                                   "Give it a CPU/MPS path (a PyTorch fallback) or keep this part on CUDA"),
+                   added).observed.push_back("audit --remap: not redirectable (" + b.kind + "): " + b.exception);
     }
     if (!added.empty()) {
         assign_fingerprints(findings);

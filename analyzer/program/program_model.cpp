@@ -323,6 +323,23 @@ std::vector<CallSite> ProgramModel::ops_calls(const std::string& ns, const std::
     return out;
 }
 
+const std::map<std::string, std::vector<ImportSite>>& ProgramModel::name_imports() const {
+    if (m_name_imports) return *m_name_imports;
+    m_name_imports.emplace();
+    for (const auto& [path, facts] : m_facts)
+        for (const auto& imp : facts->imports) {
+            std::string from = imp.module;
+            if (imp.level > 0) {
+                const std::string base = relative_base(path, imp.level);
+                from = imp.module.empty() ? base : (base.empty() ? imp.module : base + "." + imp.module);
+            }
+            const ImportSite site{path, imp.line, imp.guard, imp.guard_note};
+            if (imp.names.empty()) (*m_name_imports)[from + '\0'].push_back(site);
+            for (const auto& n : imp.names) (*m_name_imports)[from + '\0' + n].push_back(site);
+        }
+    return *m_name_imports;
+}
+
 FileReach ProgramModel::reach_of_call(const CallSite& call) const {
     FileReach here = reach_at(call.path, call.line, call.guard, call.guard_note);
     // Test files' functions are run by the test runner, not imported: their file decides.
@@ -331,25 +348,24 @@ FileReach ProgramModel::reach_of_call(const CallSite& call) const {
     // a file that imports the whole module (`import geo.ops`, `from geo import ops`) may call it
     // through the module: then the call's own file decides, as before.
     const std::string module = module_name_of(call.path);
-    const std::string parent = module.substr(0, module.rfind('.') == std::string::npos ? 0 : module.rfind('.'));
-    const std::string leaf = module.substr(module.rfind('.') == std::string::npos ? 0 : module.rfind('.') + 1);
+    const auto dot = module.rfind('.');
+    const std::string parent = dot == std::string::npos ? std::string() : module.substr(0, dot);
+    const std::string leaf = dot == std::string::npos ? module : module.substr(dot + 1);
+    auto importers = [&](const std::string& from, const std::string& name) -> const std::vector<ImportSite>& {
+        static const std::vector<ImportSite> none;
+        const auto it = name_imports().find(from + '\0' + name);
+        return it == name_imports().end() ? none : it->second;
+    };
+    auto from_elsewhere = [&](const std::vector<ImportSite>& sites) {
+        return std::any_of(sites.begin(), sites.end(), [&](const ImportSite& s) { return s.path != call.path; });
+    };
+    if (from_elsewhere(importers(module, "")) || from_elsewhere(importers(parent, leaf)) || from_elsewhere(importers(module, "*")))
+        return here;
     std::optional<FileReach> best;
-    for (const auto& [path, facts] : m_facts) {
-        if (path == call.path) continue;
-        for (const auto& imp : facts->imports) {
-            std::string from = imp.module;
-            if (imp.level > 0) {
-                const std::string base = relative_base(path, imp.level);
-                from = imp.module.empty() ? base : (base.empty() ? imp.module : base + "." + imp.module);
-            }
-            const bool whole = (from == module && imp.names.empty()) ||
-                               (from == parent && std::find(imp.names.begin(), imp.names.end(), leaf) != imp.names.end()) ||
-                               (from == module && std::find(imp.names.begin(), imp.names.end(), "*") != imp.names.end());
-            if (whole) return here;
-            if (from != module || std::find(imp.names.begin(), imp.names.end(), call.function) == imp.names.end()) continue;
-            FileReach r = reach_at(path, imp.line, imp.guard, imp.guard_note);
-            if (!best || r.level > best->level) best = r;
-        }
+    for (const auto& site : importers(module, call.function)) {
+        if (site.path == call.path) continue;
+        FileReach r = reach_at(site.path, site.line, site.guard, site.guard_note);
+        if (!best || r.level > best->level) best = r;
     }
     if (!best) {
         FileReach none;

@@ -131,6 +131,10 @@ private:
     // (a tree of many repositories has hundreds of roots; an import asks only those with its name).
     std::map<std::string, std::vector<std::string>, std::less<>> m_root_heads;
     const std::vector<std::string>& roots_holding(std::string_view dotted) const;
+    // "module\0name" -> the imports of `name` from `module` ("module\0": `import module`), with
+    // relative imports made absolute; built on the first reach_of_call (most scans never ask).
+    mutable std::optional<std::map<std::string, std::vector<ImportSite>>> m_name_imports;
+    const std::map<std::string, std::vector<ImportSite>>& name_imports() const;
     std::map<std::string, std::vector<Edge>> m_edges;
     std::map<std::string, std::vector<ImportSite>> m_external;  // dotted name -> import sites
     std::vector<std::pair<std::string, FileReach>> m_reach_list;

@@ -29,21 +29,7 @@ GuardFinder::GuardFinder(const GuardVocabulary& vocabulary, const ModuleFacts& f
     find_file_guard(root);
 }
 
-std::string GuardFinder::one_line(TSNode node) const {
-    std::string out;
-    bool space = false;
-    for (char c : m_facts.text(node)) {
-        if (c == '\n' || c == '\r' || c == ' ' || c == '\t') {
-            space = !out.empty();
-            continue;
-        }
-        if (space) out.push_back(' ');
-        space = false;
-        out.push_back(c);
-        if (out.size() > 120) return out + "...";
-    }
-    return out;
-}
+std::string GuardFinder::one_line(TSNode node) const { return python::one_line(m_facts.text(node), 121); }
 
 void GuardFinder::classify_node(TSNode n, Test& t) const {
     const std::string_view type = node_type(n);

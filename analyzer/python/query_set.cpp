@@ -132,22 +132,6 @@ TSNode capture_node(const TSQueryMatch& match, uint32_t id) {
     return TSNode{};
 }
 
-// Source text as one line for a message: whitespace runs become one space, at most `max` bytes.
-std::string one_line(std::string_view text, std::size_t max = 80) {
-    std::string out;
-    bool space = false;
-    for (char c : text) {
-        if (c == '\n' || c == '\r' || c == ' ' || c == '\t') {
-            space = !out.empty();
-            continue;
-        }
-        if (space) out.push_back(' ');
-        space = false;
-        out.push_back(c);
-        if (out.size() >= max) return out + "...";
-    }
-    return out;
-}
 
 // What a message calls a captured node: a variable by its name and where its value comes from,
 // anything else as one short line of its source (the snippet holds the code itself).

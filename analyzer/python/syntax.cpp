@@ -205,4 +205,20 @@ void for_each_node(TSNode root, const std::function<void(TSNode)>& fn) {
     ts_tree_cursor_delete(&cursor);
 }
 
+std::string one_line(std::string_view text, std::size_t max) {
+    std::string out;
+    bool space = false;
+    for (char c : text) {
+        if (c == '\n' || c == '\r' || c == ' ' || c == '\t') {
+            space = !out.empty();
+            continue;
+        }
+        if (space) out.push_back(' ');
+        space = false;
+        out.push_back(c);
+        if (out.size() >= max) return out + "...";
+    }
+    return out;
+}
+
 }  // namespace mpsport::python

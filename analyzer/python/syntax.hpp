@@ -58,6 +58,9 @@ TSNode enclosing(TSNode node, std::initializer_list<std::string_view> types);
 bool contains(TSNode outer, TSNode inner);
 // Whether `value` is one of `list` (vocabulary and rule-parameter look-ups).
 bool listed(const std::vector<std::string>& list, std::string_view value);
+// Source text as one line for a message: whitespace runs become one space; past `max` bytes it
+// stops with "...".
+std::string one_line(std::string_view text, std::size_t max = 80);
 
 // The value of a call's keyword argument `name`, or a null node.
 TSNode keyword_argument(TSNode call, std::string_view name, const ModuleFacts& facts);
