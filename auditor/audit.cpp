@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <regex>
 #include <fmt/format.h>
 
@@ -34,6 +35,7 @@ nlohmann::json merge_rank_traces(const fs::path& out_dir) {
     if (ranks.empty()) return nullptr;
     nlohmann::json merged;
     std::map<std::string, nlohmann::json> collectives;
+    std::set<std::string> uncounted_hooks;
     int complete = 0, traced = 0, ddp = 0;
     std::string reasons;
     std::error_code ec;
@@ -50,6 +52,8 @@ nlohmann::json merge_rank_traces(const fs::path& out_dir) {
         else reasons += fmt::format("{}rank {}: {}", reasons.empty() ? "" : "; ", rank, t.value("reason", ""));
         const auto d = t.value("distributed", nlohmann::json::object());
         ddp = std::max(ddp, d.value("ddp_wraps", 0));
+        for (const auto& h : d.value("uncounted_comm_hooks", nlohmann::json::array()))
+            if (h.is_string()) uncounted_hooks.insert(h.get<std::string>());
         for (const auto& c : d.value("collectives", nlohmann::json::array())) {
             auto& sum = collectives[c.value("op", "")];
             if (sum.is_null()) sum = c;
@@ -64,6 +68,7 @@ nlohmann::json merge_rank_traces(const fs::path& out_dir) {
     d["ranks_traced"] = traced;
     d["ranks_complete"] = complete;
     d["ddp_wraps"] = ddp;
+    if (!uncounted_hooks.empty()) d["uncounted_comm_hooks"] = uncounted_hooks;
     d.erase("rank");
     if (complete < traced) {
         merged["status"] = "incomplete";

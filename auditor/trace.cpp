@@ -166,6 +166,8 @@ void read_distributed(const nlohmann::json& t, Evidence& ev) {
     out.ranks_traced = d.value("ranks_traced", 1);
     out.ranks_complete = d.value("ranks_complete", ev.complete ? 1 : 0);
     out.ddp_wraps = d.value("ddp_wraps", 0);
+    for (const auto& h : d.value("uncounted_comm_hooks", nlohmann::json::array()))
+        if (h.is_string()) out.uncounted_comm_hooks.push_back(h.get<std::string>());
     for (const auto& c : d.value("collectives", nlohmann::json::array()))
         out.collectives.push_back({c.value("op", ""), c.value("count", 0L), c.value("first_frame", "")});
     ev.distributed = std::move(out);

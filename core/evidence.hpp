@@ -73,6 +73,8 @@ struct Distributed {
     int ranks_complete = 0;
     int ddp_wraps = 0;
     std::vector<Collective> collectives;
+    // Builtin C++ DDP comm hooks the probe could not replace with a counted Python twin.
+    std::vector<std::string> uncounted_comm_hooks;
 };
 
 // `--sweep 8,16,32`: one audited run per batch size.

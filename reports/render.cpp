@@ -103,6 +103,7 @@ void add_runtime_json(const Evidence& ev, json& j) {
         for (const auto& c : ev.distributed->collectives) collectives[c.op] = c.count;
         j["distributed"] = {{"world_size", ev.distributed->world_size}, {"backend", ev.distributed->backend},
                             {"ranks_traced", ev.distributed->ranks_traced}, {"collectives", collectives}};
+        if (!ev.distributed->uncounted_comm_hooks.empty()) j["distributed"]["uncounted_comm_hooks"] = ev.distributed->uncounted_comm_hooks;
     }
     if (!ev.sweep.empty()) {
         json sweep = json::array();

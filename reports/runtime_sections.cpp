@@ -89,6 +89,8 @@ Section distributed_section(const Evidence& ev) {
                                   d.ranks_traced, d.ranks_complete,
                                   d.ddp_wraps ? "; DistributedDataParallel (its gradient reductions: one all_reduce per bucket per backward)" : ""));
     for (const auto& c : d.collectives) s.rows.push_back({c.op, std::to_string(c.count), c.first_frame});
+    for (const auto& h : d.uncounted_comm_hooks)
+        s.notes.push_back(fmt::format("DDP builtin comm hook {}: it reduces the gradients in C++, so its all_reduce calls are not counted above", h));
     return s;
 }
 

@@ -304,6 +304,31 @@ TEST_F(RuntimeTest, TorchrunGivesEveryRankTheProbeAndMergesTheirTraces) {
     EXPECT_TRUE(contains(runtime_sections_text(a.evidence), "world size 2, backend gloo, 2 rank trace(s), 2 complete"));
 }
 
+TEST_F(RuntimeTest, ABuiltinDdpCommHookIsCountedThroughItsPythonTwin) {
+    AuditOptions o = options("ddp_builtin_hook.py", 2);
+    o.command = {"/usr/bin/torchrun", "--standalone", "--redirects", "2", "--tee", "2", "--nproc_per_node", "2", (cases() / "ddp_builtin_hook.py").string()};
+    o.timeout_s = 120;
+    const Audited a = run(o);
+    const auto& t = a.run.trace;
+    ASSERT_EQ(t["status"], "complete") << t["reason"] << "\n" << t["process"]["output_tail"];
+    ASSERT_TRUE(a.evidence.distributed.has_value());
+    const Distributed& d = *a.evidence.distributed;
+    std::map<std::string, long> counts;
+    for (const auto& c : d.collectives) counts[c.op] = c.count;
+    // FP16_COMPRESS runs as torch's fp16_compress_hook: one bucket per backward, three backwards per rank
+    EXPECT_EQ(counts["all_reduce (DDP gradient buckets, builtin FP16_COMPRESS hook)"], 6);
+    EXPECT_EQ(counts.count("all_reduce (DDP gradient buckets)"), 0u) << "the probe's default hook must not be added beside the user's";
+    EXPECT_TRUE(d.uncounted_comm_hooks.empty());
+
+    // A hook type a newer torch may add has no twin: the probe lets it run and names it, uncounted.
+    nlohmann::json newer = t;
+    newer["distributed"]["uncounted_comm_hooks"] = {"BF16_COMPRESS"};
+    const Evidence ev = evidence_from_trace(newer, load_mps_table(test::rules_dir(), "2.14.1"), "t");
+    ASSERT_TRUE(ev.distributed.has_value());
+    EXPECT_EQ(ev.distributed->uncounted_comm_hooks, std::vector<std::string>{"BF16_COMPRESS"});
+    EXPECT_TRUE(contains(runtime_sections_text(ev), "DDP builtin comm hook BF16_COMPRESS: it reduces the gradients in C++"));
+}
+
 // ---- performance acceptance ---------------------------------------------------------------------------
 
 TEST_F(RuntimeTest, MemoryGrowingStepAfterStepIsASuspectedLeak) {

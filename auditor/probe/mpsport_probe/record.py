@@ -72,6 +72,7 @@ class Recorder:
         self.backend = ""
         self.world_size = 0
         self.ddp_wraps = 0
+        self.uncounted_hooks = []  # builtin DDP comm hooks without a Python twin: their reductions go uncounted
         self.deterministic = None
 
     def install(self, torch, backend_of=None):
@@ -167,13 +168,17 @@ class Recorder:
 
     def _patch_ddp(self, torch, dist, real_all_reduce):
         """DDP reduces gradients from C++, out of reach of the patched dist.all_reduce: a comm hook counts them,
-        one all_reduce per gradient bucket. The user's own hook is wrapped instead; a builtin C++ hook is not seen."""
+        one all_reduce per gradient bucket. The user's own hook is wrapped instead. A builtin C++ hook
+        (_register_builtin_comm_hook) is replaced by torch's Python reference of the same reduction
+        (default_hooks.allreduce_hook / fp16_compress_hook), counted; one without a Python twin runs as is,
+        uncounted, and the trace says so."""
         ddp = getattr(getattr(torch.nn, "parallel", None), "DistributedDataParallel", None)
         if ddp is None:
             return
         recorder = self
         real_init, real_forward, real_register = ddp.__init__, ddp.forward, ddp.register_comm_hook
-        real_builtin = getattr(ddp, "register_builtin_comm_hook", None)
+        builtin_name = next((n for n in ("_register_builtin_comm_hook", "register_builtin_comm_hook") if hasattr(ddp, n)), None)
+        real_builtin = getattr(ddp, builtin_name) if builtin_name else None
 
         def allreduce_hook(process_group, bucket):
             """DDP's default reduction (torch's default_hooks.allreduce_hook), with the all_reduce the user's
@@ -201,9 +206,26 @@ class Recorder:
             op = "DDP comm hook %s (gradient buckets)" % getattr(hook, "__name__", "hook")
             return real_register(wrapper, state, counting(hook, op, getattr(wrapper, "_mpsport_frame", "")))
 
-        def register_builtin_comm_hook(wrapper, *args, **kwargs):
+        def python_twin(kind):
+            """torch's Python hook doing what the builtin C++ hook `kind` does, or None."""
+            name = getattr(kind, "name", str(kind)).rsplit(".", 1)[-1]
+            if name == "ALLREDUCE":
+                return allreduce_hook, DDP_BUCKETS
+            try:
+                from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+            except ImportError:
+                return None
+            hook = {"FP16_COMPRESS": getattr(default_hooks, "fp16_compress_hook", None)}.get(name)
+            return (hook, "all_reduce (DDP gradient buckets, builtin %s hook)" % name) if hook else None
+
+        def register_builtin_comm_hook(wrapper, comm_hook_type, *args, **kwargs):
             wrapper._mpsport_hooked = True
-            return real_builtin(wrapper, *args, **kwargs)
+            twin = python_twin(comm_hook_type)
+            if twin is None or args or kwargs:
+                recorder.uncounted_hooks.append(getattr(comm_hook_type, "name", str(comm_hook_type)))
+                return real_builtin(wrapper, comm_hook_type, *args, **kwargs)
+            hook, op = twin
+            return real_register(wrapper, wrapper.process_group, counting(hook, op, getattr(wrapper, "_mpsport_frame", "")))
 
         def forward(wrapper, *args, **kwargs):
             if getattr(wrapper, "_mpsport_hooked", True) is False:
@@ -216,10 +238,12 @@ class Recorder:
 
         ddp.__init__, ddp.forward, ddp.register_comm_hook = ddp_init, forward, register_comm_hook
         if real_builtin is not None:
-            ddp.register_builtin_comm_hook = register_builtin_comm_hook
+            setattr(ddp, builtin_name, register_builtin_comm_hook)
 
     def distributed(self, torch, rank_info):
         out = {"collectives": sorted(self.collectives.values(), key=lambda c: c["op"]), "ddp_wraps": self.ddp_wraps}
+        if self.uncounted_hooks:
+            out["uncounted_comm_hooks"] = sorted(set(self.uncounted_hooks))
         if self.backend:
             out["backend"], out["world_size"] = self.backend, self.world_size
         if rank_info is not None:
