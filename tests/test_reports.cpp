@@ -160,6 +160,29 @@ TEST_F(ReportsTest, RenderersCarryTheSameDecision) {
     EXPECT_EQ(sarif["runs"][0]["properties"]["verdict"], "stay-on-CUDA");
 }
 
+// The findings array is written in parallel parts and spliced into the report: the result must be
+// what one nlohmann dump of the whole report writes, byte for byte, at any count of findings.
+TEST_F(ReportsTest, JsonReportIsOneDumpWhateverTheNumberOfFindings) {
+    for (const int count : {0, 1, 255, 1500}) {
+        ScanResult scan;
+        scan.root = "repo";
+        for (int i = 0; i < count; ++i) {
+            Finding f = finding(i % 2 ? "cuda-method-call" : "hardcoded-cuda-device", cat, "pkg/m" + std::to_string(i % 7) + ".py", i + 1);
+            f.snippet = "x.cuda()  # \"quoted\"\n\tand a tab";
+            f.chain = {"train.py:3", "pkg/m.py:" + std::to_string(i + 1)};
+            f.related.push_back({{"pkg/use.py", i + 2, 1, i + 2, 4, 0}, "used here"});
+            scan.findings.push_back(std::move(f));
+        }
+        assign_fingerprints(scan.findings);
+        const Assessment a = assess(scan.findings, nullptr, cat, {});
+        const Report r{scan, cat, &a, nullptr, "0"};
+        const std::string text = render(r, Format::json);
+        const auto j = nlohmann::json::parse(text);
+        EXPECT_EQ(j["findings"].size(), static_cast<std::size_t>(count));
+        EXPECT_EQ(j.dump(2) + "\n", text) << count << " findings";
+    }
+}
+
 TEST_F(ReportsTest, HtmlEscapesSource) {
     ScanResult scan;
     scan.root = "<repo>";
