@@ -71,7 +71,7 @@ TEST_F(PythonEngineTest, AliasesResolveThroughImports) {
         "C.empty_cache()\n"
         "m = Wrapper(model)\n");
     EXPECT_EQ(of(fs, "torch-cuda-synchronize").size(), 1u);
-    EXPECT_EQ(of(fs, "torch-cuda-memory").size(), 1u);
+    EXPECT_EQ(of(fs, "torch-cuda-memory-stats").size(), 1u);
     EXPECT_EQ(of(fs, "distributed-data-parallel").size(), 1u);
 }
 

@@ -28,7 +28,8 @@ int line_at(const std::string& text, uint32_t offset) {
 bool known_predicate(const std::string& op) {
     static const std::set<std::string> ops = {"eq", "not-eq", "any-of", "not-any-of", "match", "not-match",
                                               "qualname-eq", "qualname-any-of", "qualname-match", "value-match",
-                                              "not-in-call", "in-function", "not-beside-call", "assigned-qualname-match"};
+                                              "not-in-call", "in-function", "not-beside-call", "assigned-qualname-match",
+                                              "not-keyword-eq", "not-parent-type"};
     return ops.count(op) > 0;
 }
 bool takes_regex(const std::string& op) {
@@ -113,6 +114,8 @@ QuerySet::QuerySet(const std::vector<const Rule*>& rules) : m_rules(rules) {
                 } catch (const std::regex_error& e) {
                     throw RuleError(rule.source.generic_string() + ": #" + op + " pattern '" + pred.values[0] + "': " + e.what());
                 }
+            } else if (pred.op == "not-keyword-eq" && pred.values.size() != 2) {
+                throw RuleError(rule.source.generic_string() + ": #" + op + " takes a keyword and the argument's text");
             } else if (pred.op != "in-function" && pred.values.empty()) {
                 throw RuleError(rule.source.generic_string() + ": #" + op + " needs at least one string");
             }
@@ -174,6 +177,14 @@ bool QuerySet::holds(const Predicate& p, const TSQueryMatch& match, const Module
     if (ts_node_is_null(node)) return false;
     const std::string_view op = p.op;
     if (op == "in-function") return !ts_node_is_null(enclosing(node, {"function_definition"}));
+    if (op == "not-parent-type") {  // (#not-parent-type? @call "comparison_operator"): not an operand of that
+        const TSNode parent = ts_node_parent(node);
+        return ts_node_is_null(parent) || std::find(p.values.begin(), p.values.end(), node_type(parent)) == p.values.end();
+    }
+    if (op == "not-keyword-eq") {  // a call without `KEYWORD=TEXT`: (#not-keyword-eq? @call "enabled" "False")
+        const TSNode arg = keyword_argument(node, p.values[0], facts);
+        return ts_node_is_null(arg) || facts.text(arg) != p.values[1];
+    }
     if (op == "not-beside-call") {  // no matching call in the same function body (or module)
         TSNode scope = enclosing(node, {"function_definition"});
         if (ts_node_is_null(scope)) {

@@ -20,6 +20,7 @@ def train(epochs: int, lr: float) -> None:
     loader = synthetic_loader()
     for epoch in range(epochs):
         torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
         start = time.time()
         for images, labels in loader:
             images, labels = images.cuda(non_blocking=True), labels.cuda(non_blocking=True)

@@ -63,3 +63,11 @@ def docs():
 def amp_scaler():
     # ok: hardcoded-cuda-device
     return torch.amp.GradScaler(device="cuda")
+
+
+def on_gpu(x):
+    # ok: hardcoded-cuda-device
+    if x.device == torch.device("cuda", 0):  # a check of where x is, not a placement
+        return True
+    # ruleid: hardcoded-cuda-device
+    return x.to(torch.device("cuda")).is_cuda
