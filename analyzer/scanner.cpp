@@ -332,6 +332,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         o.findings = std::move(c.findings);
         o.skip_reason = std::move(c.skip_reason);
         o.lines = c.lines;
+        o.facts.imports = std::move(c.targets);
     });
     program::DataReaders readers_of;
     for (std::size_t i = 0; i < n; ++i)
@@ -401,6 +402,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
                          std::move(config.not_tooling_dirs)};
     }
     if (!options.entries.empty()) model_options.entries = options.entries;  // the command line wins
+    model_options.data_readers = &readers_of;
     phase("native links");
     program::ProgramModel model(records, m_catalogue.program(), model_options);
     phase("program model");

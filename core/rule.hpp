@@ -81,9 +81,14 @@ struct GuardVocabulary {
     std::vector<std::string> distributed_env;    // RANK, WORLD_SIZE read from os.environ
     std::vector<std::string> distributed_calls;  // torch.distributed.is_initialized
     std::vector<std::string> distributed_names;  // ddp, world_size, distributed (names or attributes)
+    // Functions, by their own name wherever they are defined (a repository's comm.get_world_size()),
+    // whose result says the run is multi-process: get_world_size() > 1, is_dist_avail_and_initialized()
+    std::vector<std::string> distributed_functions;
     std::vector<std::string> platform_names;     // sys.platform, platform.system, torch.version.hip
     std::vector<std::string> mac_strings;        // "darwin": the branch that names macOS is not a guard
     std::vector<std::string> skip_decorators;    // unittest.skipIf, pytest.mark.skipif
+    // Skip decorators a repository's test helpers define and its tests import (@requires_cuda), by name
+    std::vector<std::string> skip_decorator_names;
     std::vector<std::string> skip_calls;         // pytest.skip, pytest.importorskip, skipTest
     std::vector<std::string> import_errors;      // exceptions an import fallback catches
     // Where gradients flow, for ops whose only fallback is their backward op:
@@ -114,6 +119,9 @@ struct CheckpointLoadCall {
 struct DataReaderVocabulary {
     std::vector<std::string> config_extensions;       // yaml, yml, json, toml
     std::vector<std::string> config_folder_keywords;  // config_path=: a Hydra folder of configs
+    // Keys whose value names a class or function the code instantiates from the config
+    // (`target: ldm.models.ddpm.DDPM`, Hydra's `_target_`): the reader imports that module.
+    std::vector<std::string> config_target_keys;
     std::vector<std::string> checkpoint_extensions;   // pt, pth, ckpt, bin, safetensors
     std::vector<CheckpointLoadCall> checkpoint_loads;
     std::optional<WeightRule> unread;    // a data file no code reads

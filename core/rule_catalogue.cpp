@@ -198,6 +198,7 @@ WeightRule parse_weight(const YAML::Node& node, const std::string& where, const 
 DataReaderVocabulary parse_data_readers(const YAML::Node& node, const fs::path& file) {
     DataReaderVocabulary d;
     d.config_extensions = string_list(node, "config_extensions", file);
+    if (node["config_target_keys"]) d.config_target_keys = string_list(node, "config_target_keys", file);
     d.config_folder_keywords = string_list(node, "config_folder_keywords", file);
     d.checkpoint_extensions = string_list(node, "checkpoint_extensions", file);
     if (const YAML::Node loads = node["checkpoint_loads"]) {
@@ -231,7 +232,8 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
         {"skip_decorators", &v.skip_decorators},     {"skip_calls", &v.skip_calls},
         {"import_errors", &v.import_errors},         {"no_grad_contexts", &v.no_grad_contexts},
         {"inference_words", &v.inference_words},     {"training_words", &v.training_words},
-        {"training_methods", &v.training_methods}};
+        {"training_methods", &v.training_methods},   {"distributed_functions", &v.distributed_functions},
+        {"skip_decorator_names", &v.skip_decorator_names}};
     for (const auto& kv : g) {
         const std::string key = kv.first.as<std::string>();
         auto it = std::find_if(std::begin(lists), std::end(lists), [&](const auto& l) { return key == l.first; });

@@ -147,3 +147,58 @@ class KernelTest(unittest.TestCase):
 def test_pytest():
     # guard: test-skip
     torch.ones(2).cuda()
+
+
+requires_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+not_a_skip = pytest.mark.slow
+
+
+@requires_cuda
+def test_aliased_skip():
+    # guard: test-skip
+    torch.ones(2).cuda()
+
+
+@not_a_skip
+def test_marked_slow():
+    # guard: none
+    torch.ones(2).cuda()
+
+
+def pick_dtype():
+    bf16 = torch.cuda.is_available() and (
+        # guard: device-check
+        torch.cuda.is_bf16_supported()
+    )
+    mps_bf16 = torch.backends.mps.is_available() and (
+        # guard: mps-aware
+        torch.ones(1, device="mps").bfloat16()
+    )
+    either = torch.cuda.is_available() or (
+        # guard: none
+        torch.cuda.is_bf16_supported()
+    )
+    return bf16, mps_bf16, either
+
+
+from tests.helpers import requires_gpu  # a repository's own skip decorator, imported by name
+from utils import comm
+
+
+@requires_gpu
+def test_imported_skip():
+    # guard: test-skip
+    torch.ones(2).cuda()
+
+
+def reduce_loss(loss):
+    if comm.get_world_size() > 1:
+        # guard: distributed-gate
+        dist.all_reduce(loss)
+    if comm.get_world_size() == 1:
+        # guard: none
+        return loss.cuda()
+    else:
+        # guard: distributed-gate
+        dist.all_reduce(loss)
+    return loss

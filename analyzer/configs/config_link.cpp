@@ -19,6 +19,7 @@ struct ConfigValue {
     std::string key;   // leaf key
     std::string path;  // dotted key path, e.g. trainer.device
     std::string value;  // lower-cased scalar text
+    std::string raw;    // the scalar as written
     std::size_t begin = 0;
     std::size_t end = 0;
 };
@@ -38,7 +39,7 @@ void yaml_values(const YAML::Node& node, const std::string& prefix, std::vector<
             const std::string value = kv.second.as<std::string>();
             const std::size_t begin = static_cast<std::size_t>(std::max(0, kv.first.Mark().pos));
             const std::size_t value_pos = static_cast<std::size_t>(std::max(0, kv.second.Mark().pos));
-            out.push_back({key, path, lower(value), begin, std::max(value_pos + value.size(), begin + key.size())});
+            out.push_back({key, path, lower(value), value, begin, std::max(value_pos + value.size(), begin + key.size())});
         } else {
             yaml_values(kv.second, path, out);
         }
@@ -68,7 +69,7 @@ void toml_values(const toml::table& t, const std::string& prefix, const SourceTe
         const std::size_t begin = offset_of(source, static_cast<int>(r.begin.line), static_cast<int>(r.begin.column));
         const auto& vr = node.source();
         const std::size_t end = offset_of(source, static_cast<int>(vr.end.line), static_cast<int>(vr.end.column));
-        out.push_back({key, path, lower(value), begin, std::max(end, begin + key.size())});
+        out.push_back({key, path, lower(value), value, begin, std::max(end, begin + key.size())});
     }
 }
 
@@ -117,6 +118,25 @@ std::string describe_sites(const std::string& key, const std::vector<std::pair<s
     for (std::size_t i = 0; i < sites.size() && i < 3; ++i)
         out += (i ? ", " : "") + sites[i].first + ":" + std::to_string(sites[i].second.line) + " (`" + sites[i].second.text + "`)";
     if (sites.size() > 3) out += " and " + std::to_string(sites.size() - 3) + " more";
+    return out;
+}
+
+// `target: ldm.models.diffusion.ddpm.LatentDiffusion`: an import of the module that holds the name,
+// written as `from ldm.models.diffusion.ddpm import LatentDiffusion` (the program model resolves
+// either reading: a module named in full, or a name inside one).
+std::vector<ImportFact> config_targets(const std::vector<ConfigValue>& values, const SourceText& source,
+                                       const std::vector<std::string>& keys) {
+    static const std::regex dotted(R"([A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+)");
+    std::vector<ImportFact> out;
+    for (const auto& v : values) {
+        if (std::find(keys.begin(), keys.end(), v.key) == keys.end() || !std::regex_match(v.raw, dotted)) continue;
+        ImportFact imp;
+        const std::size_t dot = v.raw.rfind('.');
+        imp.module = v.raw.substr(0, dot);
+        imp.names = {v.raw.substr(dot + 1)};
+        imp.line = source.line_of(v.begin);
+        out.push_back(std::move(imp));
+    }
     return out;
 }
 
@@ -171,6 +191,7 @@ ConfigOutcome analyze_config(const FileEntry& file, const std::vector<PythonFile
         const SourceText source(std::move(text));
         out.lines = source.line_count();
         const auto values = read_values(file.path, source);
+        out.targets = config_targets(values, source, catalogue.program().readers.config_target_keys);
         std::vector<Match> matches;
         std::vector<std::vector<std::pair<std::string, KeyRead>>> related;  // per match: the reading sites
         std::set<std::string> fired;

@@ -12,6 +12,7 @@
 #include "analyzer/configs/config_facts.hpp"
 #include "analyzer/configs/data_readers.hpp"
 #include "core/finding.hpp"
+#include "core/program_facts.hpp"
 #include "core/rule_catalogue.hpp"
 #include "core/walker.hpp"
 
@@ -26,6 +27,8 @@ struct ConfigOutcome {
     std::optional<std::string> skip_reason;
     std::size_t lines = 0;
     std::vector<DataReader> readers;  // the Python files that name it, and the scripts launched with it
+    // The repository code it names for instantiation (`target:`, `_target_:`), as imports of its readers.
+    std::vector<ImportFact> targets;
 };
 
 // The Python files that name the config at `config_path`, and the scripts launched with it.

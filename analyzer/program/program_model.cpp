@@ -60,7 +60,16 @@ ProgramModel::ProgramModel(const std::vector<FileRecord>& files, const ProgramVo
     m_tooling_files.insert(m_tooling_files.end(), options.tooling_files.begin(), options.tooling_files.end());
     index_files(files);
     for (const auto& f : files)
-        if (f.kind == FileKind::python && f.facts) add_edges(f);
+        if ((f.kind == FileKind::python || f.kind == FileKind::config) && f.facts) add_edges(f);
+    // A config that names repository code for instantiation (`target: ldm.models.ddpm.DDPM`) is a
+    // step of the chain: its readers import it, and it imports what it names.
+    if (options.data_readers)
+        for (const auto& f : files) {
+            if (f.kind != FileKind::config || !f.facts || f.facts->imports.empty()) continue;
+            auto it = options.data_readers->find(f.path);
+            if (it == options.data_readers->end()) continue;
+            for (const auto& r : it->second) m_edges[r.path].push_back({f.path, r.line, GuardKind::none, ""});
+        }
     link_extensions(files);
     find_entry_points(files, options);
     compute_reach();
@@ -236,6 +245,7 @@ void ProgramModel::add_edges(const FileRecord& file) {
                 break;
             }
         }
+        if (file.kind != FileKind::python) continue;  // a config's names are no imports of outside packages
         for (const auto& name : dotted_names)
             if (!name.empty()) m_external[name].push_back({file.path, imp.line, imp.guard, imp.guard_note});
         if (!imp.module.empty() && imp.level == 0)
@@ -522,7 +532,8 @@ std::vector<std::string> ProgramModel::chain_to(const std::string& path, const s
         auto it = pred.find(cur);
         if (it == pred.end() || it->second.first.empty()) break;
         chain.back() = chain.back();
-        chain.push_back(it->second.first + ":" + std::to_string(it->second.second));
+        // line 0: a launch script passes a config to this script on its command line
+        chain.push_back(it->second.second > 0 ? it->second.first + ":" + std::to_string(it->second.second) : it->second.first);
         cur = it->second.first;
     }
     std::reverse(chain.begin(), chain.end());
@@ -586,6 +597,7 @@ void ProgramModel::compute_reach() {
         m_reach[path] = r;
     }
     for (const auto& [path, r] : m_reach) {
+        if (!m_python.count(path)) continue;  // a config on a chain
         const int i = r.level == Level::core ? 0 : r.level == Level::tooling ? 2 : r.level == Level::unreached ? 3 : 1;
         ++m_summary.files[i];
     }

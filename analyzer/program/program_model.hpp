@@ -68,6 +68,9 @@ struct ModelOptions {
     std::vector<std::string> tooling_dirs;      // .mpsport.toml: added to the vocabulary's
     std::vector<std::string> tooling_files;
     std::vector<std::string> not_tooling_dirs;  // .mpsport.toml: removed from the vocabulary's
+    // Who reads each data file: a config that names repository modules (`target:`) links its readers
+    // to them. Not owned; may be null.
+    const std::map<std::string, std::vector<DataReader>>* data_readers = nullptr;
 };
 
 class ProgramModel {

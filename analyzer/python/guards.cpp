@@ -5,6 +5,12 @@
 namespace mpsport::python {
 namespace {
 
+// `detectron2.utils.comm.get_world_size` -> `get_world_size`
+std::string_view last_segment(std::string_view dotted) {
+    const auto dot = dotted.rfind('.');
+    return dot == std::string_view::npos ? dotted : dotted.substr(dot + 1);
+}
+
 // `torch.mps.synchronize` is under `torch.mps`.
 bool under_any(const std::vector<std::string>& prefixes, std::string_view name) {
     for (const auto& p : prefixes)
@@ -41,9 +47,18 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
     if (type == "call") {
         const std::string q = m_facts.qualname(field(n, "function"));
         if (listed(m_vocab.device_calls, q)) take(GuardKind::device_check);
-        if (listed(m_vocab.distributed_calls, q)) take(GuardKind::distributed_gate);
+        if (listed(m_vocab.distributed_calls, q) || listed(m_vocab.distributed_functions, last_segment(q)))
+            take(GuardKind::distributed_gate);
         if (listed(m_vocab.platform_names, q)) take(GuardKind::platform);
         if (under_any(m_vocab.mps_names, q)) t.mps = true;
+    } else if (type == "comparison_operator" && ts_node_named_child_count(n) == 2) {
+        // `world_size == 1`, `get_world_size() <= 1`, `< 2`: the single-process branch
+        Test inner;
+        classify_node(ts_node_named_child(n, 0), inner);
+        const std::string_view op = m_facts.text(ts_node_child(n, 1));
+        const std::string_view bound = m_facts.text(ts_node_named_child(n, 1));
+        if (inner.kind == GuardKind::distributed_gate && ((op == "==" && bound == "1") || (op == "<=" && bound == "1") || (op == "<" && bound == "2")))
+            t.negated = !t.negated;
     } else if (type == "attribute") {
         const std::string q = m_facts.qualname(n);
         const std::string attr(m_facts.text(field(n, "attribute")));
@@ -124,6 +139,12 @@ void GuardFinder::bind_names(TSNode root) {
             if (is_type(left, "identifier")) name = std::string(m_facts.text(left));
             else if (is_type(left, "attribute")) name = std::string(m_facts.text(field(left, "attribute")));
             if (name.empty() || ts_node_is_null(right) || is_type(right, "conditional_expression") || m_bound.count(name)) continue;
+            // A skip decorator kept under a name of its own: @requires_cuda on each test.
+            if (pass == 0 && is_type(left, "identifier") && is_type(right, "call") &&
+                listed(m_vocab.skip_decorators, m_facts.qualname(field(right, "function")))) {
+                m_skip_aliases.insert(name);
+                continue;
+            }
             const Test t = classify(right);
             if (t.kind != GuardKind::none && !t.negated) m_bound.emplace(name, t.kind);
         }
@@ -344,7 +365,9 @@ Guard GuardFinder::from_decorators(TSNode decorated) const {
         if (!is_type(d, "decorator")) continue;
         TSNode e = ts_node_named_child(d, 0);
         const std::string q = m_facts.qualname(is_type(e, "call") ? field(e, "function") : e);
-        if (listed(m_vocab.skip_decorators, q)) return {GuardKind::test_skip, false, one_line(d)};
+        if (listed(m_vocab.skip_decorators, q) || listed(m_vocab.skip_decorator_names, last_segment(q)) ||
+            (is_type(e, "identifier") && m_skip_aliases.count(m_facts.text(e))))
+            return {GuardKind::test_skip, false, one_line(d)};
     }
     return {};
 }
@@ -376,6 +399,15 @@ Guard GuardFinder::guard_of(TSNode node) const {
                 return {GuardKind::availability_select, false, one_line(parent)};
             }
             if (t.kind != GuardKind::none && !t.negated) g = {t.kind, false, one_line(condition)};
+        } else if (type == "boolean_operator") {
+            // `torch.cuda.is_available() and torch.cuda.is_bf16_supported()`: the right operand is
+            // evaluated only where the left one holds.
+            const TSNode left = field(parent, "left");
+            if (!contains(left, node) && m_facts.text(field(parent, "operator")) == "and") {
+                const Test t = classify(left);
+                if (t.mps) return found.kind == GuardKind::none ? Guard{GuardKind::none, true, ""} : found;
+                if (t.kind != GuardKind::none && !t.negated) g = {t.kind, false, one_line(left)};
+            }
         } else if (type == "if_statement") {
             g = from_if(parent, node);
         } else if (type == "block") {

@@ -7,6 +7,7 @@
 #include <tree_sitter/api.h>
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "analyzer/python/syntax.hpp"
@@ -55,6 +56,7 @@ private:
     const GuardVocabulary& m_vocab;
     const ModuleFacts& m_facts;
     std::map<std::string, GuardKind, std::less<>> m_bound;  // use_cuda = torch.cuda.is_available()
+    std::set<std::string, std::less<>> m_skip_aliases;      // requires_cuda = pytest.mark.skipif(...)
     Guard m_file_guard;
 };
 
