@@ -205,6 +205,23 @@ TEST(ProgramModel, ExtensionOpsTakeTheReachOfTheirPythonCalls) {
         if (f.rule_id == "cuda-only-extension-op" && f.native_op == "ball") EXPECT_EQ(f.reach, Reach::core) << f.note;
     d.write("train.py", "import torch\nfrom geo.ops import knn\n\nif __name__ == \"__main__\":\n    knn(torch.ones(3))\n");
 
+    // sam2's shape: the call through the extension sits in a function of a core file that the file
+    // itself calls only under try/except with a fallback: the op is optional, as the import is.
+    d.write("geo/ops.py", "import torch\n\n\ndef knn(x):\n    from geo import _C\n\n    return _C.knn(x)\n\n\n"
+                          "def smooth(x):\n    try:\n        return knn(x)\n    except Exception:\n        return x\n");
+    d.write("train.py", "import torch\nfrom geo.ops import smooth\n\nif __name__ == \"__main__\":\n    smooth(torch.ones(3))\n");
+    const Finding* guarded = nullptr;
+    const ScanResult sam2_like = scan_dir(d);
+    for (const auto& f : sam2_like.findings)
+        if (f.rule_id == "cuda-only-extension-op" && f.native_op == "knn") guarded = &f;
+    ASSERT_NE(guarded, nullptr);
+    EXPECT_EQ(guarded->reach, Reach::optional) << guarded->note;
+    EXPECT_LE(guarded->impact, VerdictImpact::dual) << guarded->note;
+    EXPECT_NE(guarded->note.find("callers of knn()"), std::string::npos) << guarded->note;
+    d.write("geo/ops.py", "import torch\nfrom . import _C\n\n\ndef knn(x):\n    return _C.knn(x)\n\n\n"
+                          "def ball(x):\n    return _C.ball(x)\n\n\ndef dist(x):\n    return torch.ops.geo.dist(x)\n");
+    d.write("train.py", "import torch\nfrom geo.ops import knn\n\nif __name__ == \"__main__\":\n    knn(torch.ones(3))\n");
+
     // Without the core call, dist is called only by a test: tooling.
     d.write("geo/ops.py", "import torch\nfrom . import _C\n\n\ndef knn(x):\n    return _C.knn(x)\n");
     const ScanResult tests_only = scan_dir(d);

@@ -297,6 +297,14 @@ std::vector<ImportedCall> calls_through_imports(TSNode root, const ModuleFacts& 
         }
         return name;
     };
+    // Every call by its name, for the callers of the function a call through an import sits in.
+    CallSites by_name;
+    for_each_node(root, [&](TSNode node) {
+        if (!is_type(node, "call")) return;
+        const TSNode fn = field(node, "function");
+        if (is_type(fn, "identifier")) by_name[std::string(facts.text(fn))].push_back(node);
+        else if (is_type(fn, "attribute")) by_name[std::string(facts.text(field(fn, "attribute")))].push_back(node);
+    });
     for_each_node(root, [&](TSNode call) {
         if (!is_type(call, "call")) return;
         std::string suffix;
@@ -308,7 +316,11 @@ std::vector<ImportedCall> calls_through_imports(TSNode root, const ModuleFacts& 
         if (!is_type(cur, "identifier")) return;
         auto it = bound.find(facts.text(cur));
         if (it == bound.end()) return;
-        const Guard g = guards.guard_of(call);
+        Guard g = guards.guard_of(call);
+        // As for a lazy import: a call in a function every caller in this file guards (sam2's
+        // get_connected_components(), called only under try/except with a fallback) is as guarded.
+        const TSNode function = enclosing(call, {"function_definition"});
+        if (g.kind == GuardKind::none && !g.mps_aware && !ts_node_is_null(function)) g = guard_through_callers(function, facts, guards, by_name);
         ImportedCall c{it->second.first, it->second.second + suffix, line_of(call), g.kind, g.note};
         c.function = module_function(call);
         const auto seen = identifiers.find(c.function);
