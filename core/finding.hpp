@@ -16,7 +16,7 @@ enum class Reach { core = 0, optional = 1, tooling = 2, unreached = 3 };
 // The context that makes code optional (the vocabulary lives in rules/program.yaml).
 // no_grad and grad_unknown weigh only a fallback of a backward op (analyzer/python/op_coverage.cpp): the
 // call runs without gradients (torch.no_grad, an inference path), or nothing says whether gradients flow.
-enum class GuardKind { none = 0, import_fallback, device_check, distributed_gate, platform, test_skip, availability_select, no_grad, grad_unknown };
+enum class GuardKind { none = 0, import_fallback, device_check, distributed_gate, platform, test_skip, availability_select, no_grad, grad_unknown, non_cpu_branch };
 
 std::string_view to_string(Severity s);
 std::string_view to_string(VerdictImpact v);

@@ -202,3 +202,27 @@ def reduce_loss(loss):
         # guard: distributed-gate
         dist.all_reduce(loss)
     return loss
+
+
+def upfirdn(x, ext):
+    if x.device.type == "cpu":
+        # guard: none
+        return x * 2
+    else:
+        # guard: non-cpu-branch
+        return ext.upfirdn(x)
+
+
+def act(x, ext):
+    if x.is_cpu:
+        # guard: none
+        return x.relu()
+    # guard: non-cpu-branch
+    return ext.act(x)
+
+
+def act_cuda(x, ext):
+    if not x.is_cuda:
+        return x.relu()
+    # guard: device-check
+    return ext.act(x)

@@ -471,5 +471,45 @@ TEST(CommandLine, ExplainPrintsTheChainGuardAndDocs) {
     EXPECT_EQ(missing.exit_code, 2);
 }
 
+// stylegan2's op/ folder, copied into many repositories: a JIT build at import, its ops called in an
+// autograd Function that the wrapper applies only off the CPU, a pure-PyTorch twin on the CPU. MPS
+// takes the non-CPU branch too, so the op is no CUDA-only path, but the twin is beside it: the build
+// weighs dual-track at most, with the calls as related locations.
+TEST(ProgramModel, JitBuildWhoseOpsHaveACpuTwinIsDualAtMost) {
+    test::TempDir d;
+    d.write("op/__init__.py", "from .up import up\n");
+    d.write("op/up.cpp", "");
+    d.write("op/up_kernel.cu", "");
+    d.write("op/up.py",
+            "import os\nfrom torch.autograd import Function\nfrom torch.utils.cpp_extension import load\n\n"
+            "up_op = load(\n    \"up\",\n    sources=[os.path.join(os.path.dirname(__file__), \"up.cpp\"), \"up_kernel.cu\"],\n)\n\n\n"
+            "class UpFn(Function):\n    @staticmethod\n    def forward(ctx, x):\n        return up_op.up(x)\n\n\n"
+            "def up(x):\n    if x.device.type == \"cpu\":\n        return x.repeat_interleave(2, -1)\n    else:\n        return UpFn.apply(x)\n");
+    d.write("train.py", "import torch\nfrom op import up\n\nif __name__ == \"__main__\":\n    up(torch.ones(3))\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* build = nullptr;
+    for (const auto& f : r.findings)
+        if (f.rule_id == "cuda-extension-build" && f.location.path == "op/up.py") build = &f;
+    ASSERT_NE(build, nullptr);
+    EXPECT_EQ(build->reach, Reach::optional) << build->note;
+    EXPECT_EQ(build->impact, VerdictImpact::dual) << build->note;
+    EXPECT_NE(build->note.find("only the build at import needs CUDA"), std::string::npos) << build->note;
+    EXPECT_NE(build->note.find("callers of UpFn()"), std::string::npos) << build->note;
+    bool call_related = false;
+    for (const auto& rel : build->related) call_related = call_related || (rel.location.path == "op/up.py" && rel.location.line == 14);
+    EXPECT_TRUE(call_related) << "the call up_op.up(x) is a related location";
+    // Without the CPU twin the op is called on every device: the build is required.
+    d.write("op/up.py",
+            "import os\nfrom torch.autograd import Function\nfrom torch.utils.cpp_extension import load\n\n"
+            "up_op = load(\n    \"up\",\n    sources=[os.path.join(os.path.dirname(__file__), \"up.cpp\"), \"up_kernel.cu\"],\n)\n\n\n"
+            "class UpFn(Function):\n    @staticmethod\n    def forward(ctx, x):\n        return up_op.up(x)\n\n\n"
+            "def up(x):\n    return UpFn.apply(x)\n");
+    for (const auto& f : scan_dir(d).findings)
+        if (f.rule_id == "cuda-extension-build" && f.location.path == "op/up.py") {
+            EXPECT_EQ(f.reach, Reach::core) << f.note;
+            EXPECT_EQ(f.impact, VerdictImpact::stay) << f.note;
+        }
+}
+
 }  // namespace
 }  // namespace mpsport

@@ -29,7 +29,7 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 
 int strength(GuardKind g) {
     if (g == GuardKind::none) return static_cast<int>(Level::core);
-    if (g == GuardKind::import_fallback) return static_cast<int>(Level::optional_fallback);
+    if (g == GuardKind::import_fallback || g == GuardKind::non_cpu_branch) return static_cast<int>(Level::optional_fallback);
     return static_cast<int>(Level::optional_dead);
 }
 

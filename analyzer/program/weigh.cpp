@@ -127,6 +127,18 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
                 f.related.push_back(std::move(rel));
             }
             for (const auto& c : ext->calls) f.related.push_back(call_location(c, ext->fact.name + "." + c.op));
+            // Built or imported unconditionally, but every call of its ops sits behind a guard with
+            // another path beside it (stylegan2's ops: the CUDA kernel off the CPU, a pure-PyTorch
+            // twin on it): the run needs the build only because it happens at import. Making it lazy
+            // and sending MPS down the other path is the port: dual-track at most.
+            const auto called = ext->calls.empty() ? std::nullopt : model.reach_of_calls(ext->calls);
+            if (called && r.level > Level::optional_fallback && called->level <= Level::optional_fallback) {
+                r.level = Level::optional_fallback;
+                r.guard = GuardKind::import_fallback;
+                r.guard_note = "every call of its ops has another path beside it (" +
+                               (called->guard_note.empty() ? std::string("no call is reached") : called->guard_note) +
+                               "); only the build at import needs CUDA: make it lazy";
+            }
         } else if (is_native_source(f.location.path)) {
             const ExtensionLink* src = model.extension_with_source(f.location.path);
             if (src) {

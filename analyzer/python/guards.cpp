@@ -65,6 +65,10 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
         if (listed(m_vocab.device_attributes, attr)) {
             take(GuardKind::device_check);
             if (attr == "is_mps") t.mps = true;
+            if (attr == "is_cpu") {  // `if x.is_cpu:` is the CPU path, its else the rest (MPS included)
+                t.negated = !t.negated;
+                t.cpu = true;
+            }
         }
         if (listed(m_vocab.platform_names, q)) take(GuardKind::platform);
         if (listed(m_vocab.distributed_names, attr)) take(GuardKind::distributed_gate);
@@ -85,7 +89,10 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
             const TSNode parent = ts_node_parent(n);
             if (is_type(parent, "comparison_operator") && listed(m_vocab.device_strings, *v)) {
                 take(GuardKind::device_check);
-                if (*v == "cpu") t.negated = !t.negated;
+                if (*v == "cpu") {
+                    t.negated = !t.negated;
+                    t.cpu = true;
+                }
                 for (uint32_t i = 0; i < ts_node_child_count(parent); ++i)
                     if (node_type(ts_node_child(parent, i)) == "!=" || node_type(ts_node_child(parent, i)) == "not in")
                         t.negated = !t.negated;
@@ -252,7 +259,7 @@ Guard GuardFinder::from_if(TSNode if_statement, TSNode node) const {
         if (first.kind == GuardKind::device_check && first.mps) return {GuardKind::none, true, ""};
         if (conditions.size() == 1 && first.negated && first.kind != GuardKind::none && first.kind != GuardKind::platform) {
             if (chain_mps || sibling_checks_mps(if_statement)) return {GuardKind::none, true, ""};
-            return {first.kind, false, "else of: " + one_line(conditions[0])};
+            return {first.cpu ? GuardKind::non_cpu_branch : first.kind, false, "else of: " + one_line(conditions[0])};
         }
         return {};
     }
@@ -269,7 +276,7 @@ Guard GuardFinder::from_if(TSNode if_statement, TSNode node) const {
     // `if x.device.type != "mps":` knows MPS whichever branch this is.
     if (t.kind == GuardKind::device_check && (t.mps || chain_mps || sibling_checks_mps(if_statement))) return {GuardKind::none, true, ""};
     if (t.negated) return {};  // `if not torch.cuda.is_available():` is the non-CUDA path
-    return {t.kind, false, one_line(branch_condition)};
+    return {t.cpu && t.kind == GuardKind::device_check ? GuardKind::non_cpu_branch : t.kind, false, one_line(branch_condition)};
 }
 
 Guard GuardFinder::from_early_exit(TSNode block, TSNode node) const {
@@ -293,7 +300,7 @@ Guard GuardFinder::from_early_exit(TSNode block, TSNode node) const {
         if (skips) return {GuardKind::test_skip, false, one_line(field(stmt, "condition"))};
         if (t.kind == GuardKind::none || !t.negated) continue;
         if (t.mps) return {GuardKind::none, true, ""};
-        return {t.kind, false, "after: " + one_line(field(stmt, "condition"))};
+        return {t.cpu && t.kind == GuardKind::device_check ? GuardKind::non_cpu_branch : t.kind, false, "after: " + one_line(field(stmt, "condition"))};
     }
     return {};
 }

@@ -38,6 +38,7 @@ private:
         bool negated = false;       // `not x.is_cuda`, `device == "cpu"`: the branch is the non-CUDA path
         bool names_mac = false;     // a platform test naming macOS
         bool mps = false;           // mentions MPS
+        bool cpu = false;           // tests for the CPU (`device.type == "cpu"`, `x.is_cpu`): its other branch is MPS's too
     };
     Test classify(TSNode condition) const;
     void classify_node(TSNode n, Test& t) const;

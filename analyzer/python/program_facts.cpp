@@ -53,24 +53,51 @@ std::optional<std::pair<std::string, int>> from_module(TSNode imp, const ModuleF
 
 using CallSites = std::map<std::string, std::vector<TSNode>, std::less<>>;
 
-int guard_strength(GuardKind g) { return g == GuardKind::none ? 3 : g == GuardKind::import_fallback ? 2 : 1; }
+int guard_strength(GuardKind g) {
+    return g == GuardKind::none ? 3 : g == GuardKind::import_fallback || g == GuardKind::non_cpu_branch ? 2 : 1;
+}
 
 // A lazy import in `def dtw_cuda():` is as guarded as the calls of dtw_cuda in this file: whisper
-// calls it only under `if x.is_cuda:`. Any unguarded call, or none in this file, leaves it unguarded.
-Guard guard_through_callers(TSNode function, const ModuleFacts& facts, const GuardFinder& guards, const CallSites& calls) {
-    auto it = calls.find(facts.text(field(function, "name")));
-    if (it == calls.end()) return {};
+// calls it only under `if x.is_cuda:`. A method is called by its name and through its class
+// (`UpFirDn2d.apply(...)`, `Net(...)`): stylegan2's ops call their CUDA kernels in an autograd
+// Function that the file's wrapper applies only off the CPU. A caller with no guard of its own takes
+// the guard of its own callers, a few calls deep. Any unguarded call, or none in this file, leaves
+// it unguarded.
+Guard guard_through_callers(TSNode function, const ModuleFacts& facts, const GuardFinder& guards, const CallSites& calls, int depth = 4) {
+    std::vector<std::pair<std::string, TSNode>> names{{std::string(facts.text(field(function, "name"))), function}};
+    const TSNode cls = enclosing(function, {"class_definition"});
+    if (!ts_node_is_null(cls)) names.emplace_back(std::string(facts.text(field(cls, "name"))), cls);
     Guard weakest;
     bool first = true;
-    for (TSNode call : it->second) {
-        if (contains(function, call)) continue;  // recursion says nothing
-        const Guard g = guards.guard_of(call);
-        if (g.kind == GuardKind::none) return {};
-        if (first || guard_strength(g.kind) > guard_strength(weakest.kind)) weakest = g;
-        first = false;
+    for (const auto& [name, scope] : names) {
+        auto it = calls.find(name);
+        if (it == calls.end()) continue;
+        for (TSNode call : it->second) {
+            if (contains(scope, call)) continue;  // recursion says nothing
+            Guard g = guards.guard_of(call);
+            const TSNode outer = enclosing(call, {"function_definition"});
+            if (g.kind == GuardKind::none && !g.mps_aware && depth > 1 && !ts_node_is_null(outer))
+                g = guard_through_callers(outer, facts, guards, calls, depth - 1);
+            if (g.kind == GuardKind::none) return {};
+            if (first || guard_strength(g.kind) > guard_strength(weakest.kind)) weakest = g;
+            first = false;
+        }
     }
-    if (!first) weakest.note = "callers of " + std::string(facts.text(field(function, "name"))) + "(): " + weakest.note;
+    if (!first) weakest.note = "callers of " + names.back().first + "(): " + weakest.note;
     return weakest;
+}
+
+// Calls by the name they call: `knn(x)` and `ops.knn(x)` under knn; `UpFirDn2d.apply(x)` under
+// apply and under UpFirDn2d, the class it goes through.
+void index_call(TSNode call, const ModuleFacts& facts, CallSites& calls) {
+    const TSNode fn = field(call, "function");
+    if (is_type(fn, "identifier")) {
+        calls[std::string(facts.text(fn))].push_back(call);
+    } else if (is_type(fn, "attribute")) {
+        calls[std::string(facts.text(field(fn, "attribute")))].push_back(call);
+        const TSNode object = field(fn, "object");
+        if (is_type(object, "identifier")) calls[std::string(facts.text(object))].push_back(call);
+    }
 }
 
 void add_import(TSNode imp, const ModuleFacts& facts, const GuardFinder& guards, const CallSites& calls, FileFacts& out) {
@@ -239,9 +266,7 @@ FileFacts extract_program_facts(TSNode root, const ModuleFacts& facts, const Gua
     if (want_calls) for_each_node(root, [&](TSNode node) {
         if (!is_type(node, "call")) return;
         add_call(node, facts, guards, out);
-        const TSNode fn = field(node, "function");
-        if (is_type(fn, "identifier")) calls[std::string(facts.text(fn))].push_back(node);
-        else if (is_type(fn, "attribute")) calls[std::string(facts.text(field(fn, "attribute")))].push_back(node);
+        index_call(node, facts, calls);
     });
     // Imports after the calls are known; importlib and load() imports came from the walk above.
     std::vector<ImportFact> call_imports = std::move(out.imports);
@@ -278,6 +303,18 @@ std::vector<ImportedCall> calls_through_imports(TSNode root, const ModuleFacts& 
             }
         }
     }
+    // A JIT build binds the module it loads: `upfirdn2d_op = load("upfirdn2d", sources=[...])`.
+    for_each_node(root, [&](TSNode n) {
+        if (!is_type(n, "assignment") || !is_type(field(n, "left"), "identifier")) return;
+        const TSNode call = field(n, "right");
+        if (!is_type(call, "call") || !import_lines.count(line_of(call))) return;
+        const std::string q = facts.qualname(field(call, "function"));
+        if (q != std::string(kCppExtension) + "load" && q != std::string(kCppExtension) + "load_inline") return;
+        TSNode name = keyword_argument(call, "name", facts);
+        if (ts_node_is_null(name)) name = positional_argument(call, 0);
+        if (auto value = facts.string_value(name); value && !value->empty())
+            bound[std::string(facts.text(field(n, "left")))] = {line_of(call), *value};
+    });
     std::vector<ImportedCall> out;
     if (bound.empty()) return out;
     std::map<std::string, int, std::less<>> identifiers;  // how often each name is written in the file
@@ -300,10 +337,7 @@ std::vector<ImportedCall> calls_through_imports(TSNode root, const ModuleFacts& 
     // Every call by its name, for the callers of the function a call through an import sits in.
     CallSites by_name;
     for_each_node(root, [&](TSNode node) {
-        if (!is_type(node, "call")) return;
-        const TSNode fn = field(node, "function");
-        if (is_type(fn, "identifier")) by_name[std::string(facts.text(fn))].push_back(node);
-        else if (is_type(fn, "attribute")) by_name[std::string(facts.text(field(fn, "attribute")))].push_back(node);
+        if (is_type(node, "call")) index_call(node, facts, by_name);
     });
     for_each_node(root, [&](TSNode call) {
         if (!is_type(call, "call")) return;
