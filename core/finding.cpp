@@ -74,6 +74,12 @@ std::string_view to_string(GuardKind g) {
     return "none";
 }
 
+int guard_strength(GuardKind g) {
+    if (g == GuardKind::none) return 3;
+    if (g == GuardKind::import_fallback || g == GuardKind::non_cpu_branch) return 2;
+    return 1;
+}
+
 std::optional<GuardKind> parse_guard_kind(std::string_view s) {
     for (GuardKind g : {GuardKind::none, GuardKind::import_fallback, GuardKind::device_check, GuardKind::distributed_gate,
                         GuardKind::platform, GuardKind::test_skip, GuardKind::availability_select, GuardKind::no_grad,

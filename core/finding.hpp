@@ -18,6 +18,11 @@ enum class Reach { core = 0, optional = 1, tooling = 2, unreached = 3 };
 // call runs without gradients (torch.no_grad, an inference path), or nothing says whether gradients flow.
 enum class GuardKind { none = 0, import_fallback, device_check, distributed_gate, platform, test_skip, availability_select, no_grad, grad_unknown, non_cpu_branch };
 
+// How much of a path a guard leaves: 3 none (always taken), 2 a fallback beside it (import fallback,
+// the non-CPU branch MPS shares with CUDA), 1 a path a Mac never takes. The program model's reach
+// levels use the same scale (analyzer/program: core 3, optional_fallback 2, optional_dead 1).
+int guard_strength(GuardKind g);
+
 std::string_view to_string(Severity s);
 std::string_view to_string(VerdictImpact v);
 std::optional<Severity> parse_severity(std::string_view s);

@@ -27,11 +27,8 @@ bool ends_with(const std::string& s, std::string_view suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-int strength(GuardKind g) {
-    if (g == GuardKind::none) return static_cast<int>(Level::core);
-    if (g == GuardKind::import_fallback || g == GuardKind::non_cpu_branch) return static_cast<int>(Level::optional_fallback);
-    return static_cast<int>(Level::optional_dead);
-}
+// A guard's strength is the reach level it leaves (core 3, optional_fallback 2, optional_dead 1).
+int strength(GuardKind g) { return guard_strength(g); }
 
 std::string normalise_package(std::string name) {
     std::transform(name.begin(), name.end(), name.begin(), [](char c) { return c == '-' || c == '.' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
@@ -531,7 +528,6 @@ std::vector<std::string> ProgramModel::chain_to(const std::string& path, const s
     for (int guard = 0; guard < 64; ++guard) {
         auto it = pred.find(cur);
         if (it == pred.end() || it->second.first.empty()) break;
-        chain.back() = chain.back();
         // line 0: a launch script passes a config to this script on its command line
         chain.push_back(it->second.second > 0 ? it->second.first + ":" + std::to_string(it->second.second) : it->second.first);
         cur = it->second.first;

@@ -53,10 +53,6 @@ std::optional<std::pair<std::string, int>> from_module(TSNode imp, const ModuleF
 
 using CallSites = std::map<std::string, std::vector<TSNode>, std::less<>>;
 
-int guard_strength(GuardKind g) {
-    return g == GuardKind::none ? 3 : g == GuardKind::import_fallback || g == GuardKind::non_cpu_branch ? 2 : 1;
-}
-
 // A lazy import in `def dtw_cuda():` is as guarded as the calls of dtw_cuda in this file: whisper
 // calls it only under `if x.is_cuda:`. A method is called by its name and through its class
 // (`UpFirDn2d.apply(...)`, `Net(...)`): stylegan2's ops call their CUDA kernels in an autograd
@@ -152,6 +148,15 @@ std::string extension_through_variable(TSNode function, const ModuleFacts& facts
     return cpp ? std::string(kCppExtension) + "CppExtension" : std::string();
 }
 
+// The Python module an extension call builds: its `name=` argument, else its first positional one.
+std::optional<std::string> extension_name(TSNode call, const ModuleFacts& facts) {
+    TSNode name = keyword_argument(call, "name", facts);
+    if (ts_node_is_null(name)) name = positional_argument(call, 0);
+    auto value = facts.string_value(name);
+    if (!value || value->empty()) return std::nullopt;
+    return value;
+}
+
 void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, FileFacts& out) {
     std::string q = facts.qualname(field(call, "function"));
     bool cuda_optional = false;
@@ -175,11 +180,9 @@ void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, 
         const std::string kind = q.substr(kCppExtension.size());
         if (kind != "CUDAExtension" && kind != "CppExtension" && kind != "load" && kind != "load_inline") return;
         ExtensionFact e;
-        TSNode name = keyword_argument(call, "name", facts);
-        if (ts_node_is_null(name)) name = positional_argument(call, 0);
-        const auto value = facts.string_value(name);
-        if (!value || value->empty()) return;
-        e.name = *value;
+        const auto name = extension_name(call, facts);
+        if (!name) return;
+        e.name = *name;
         TSNode sources = keyword_argument(call, "sources", facts);
         if (ts_node_is_null(sources) && kind != "load_inline") sources = positional_argument(call, 1);
         strings_under(sources, facts, e.sources);
@@ -310,15 +313,14 @@ std::vector<ImportedCall> calls_through_imports(TSNode root, const ModuleFacts& 
         if (!is_type(call, "call") || !import_lines.count(line_of(call))) return;
         const std::string q = facts.qualname(field(call, "function"));
         if (q != std::string(kCppExtension) + "load" && q != std::string(kCppExtension) + "load_inline") return;
-        TSNode name = keyword_argument(call, "name", facts);
-        if (ts_node_is_null(name)) name = positional_argument(call, 0);
-        if (auto value = facts.string_value(name); value && !value->empty())
-            bound[std::string(facts.text(field(n, "left")))] = {line_of(call), *value};
+        if (const auto name = extension_name(call, facts)) bound[std::string(facts.text(field(n, "left")))] = {line_of(call), *name};
     });
     std::vector<ImportedCall> out;
     if (bound.empty()) return out;
     std::map<std::string, int, std::less<>> identifiers;  // how often each name is written in the file
+    CallSites by_name;  // every call by its name: the callers of the function a call through an import sits in
     for_each_node(root, [&](TSNode n) {
+        if (is_type(n, "call")) index_call(n, facts, by_name);
         if (!is_type(n, "identifier")) return;
         const TSNode parent = ts_node_parent(n);  // `x.name` writes `name` as an attribute, not a use of it
         if (is_type(parent, "attribute") && ts_node_start_byte(field(parent, "attribute")) == ts_node_start_byte(n)) return;
@@ -334,11 +336,6 @@ std::vector<ImportedCall> calls_through_imports(TSNode root, const ModuleFacts& 
         }
         return name;
     };
-    // Every call by its name, for the callers of the function a call through an import sits in.
-    CallSites by_name;
-    for_each_node(root, [&](TSNode node) {
-        if (is_type(node, "call")) index_call(node, facts, by_name);
-    });
     for_each_node(root, [&](TSNode call) {
         if (!is_type(call, "call")) return;
         std::string suffix;
