@@ -145,6 +145,9 @@ std::string_view to_string(MpsStatus s);
 // One entry of the CUDA-related package knowledge base (rules/packages/*.yaml).
 struct PackageInfo {
     std::string import_name;                 // top-level module, e.g. flash_attn; empty for toolkits
+    // A distribution that installs the same import on macOS (onnxruntime beside onnxruntime-gpu):
+    // an import alone does not say the CUDA build is in use.
+    std::string mac_build;
     std::vector<std::string> distributions;  // normalised names in manifests; '*' matches any run
     std::string provides;                    // what the package gives the lab
     MpsStatus mps = MpsStatus::none;

@@ -104,6 +104,29 @@ TEST_F(PythonEngineTest, PackageNeededOnlyForScaleIsMajorDual) {
     EXPECT_EQ(fs[0].impact, VerdictImpact::dual);
 }
 
+TEST_F(PythonEngineTest, ImportOfAPackageWithAMacBuildIsInfo) {
+    // `import onnxruntime` is the plain wheel as much as onnxruntime-gpu: only a manifest says which.
+    const auto fs = of(scan("import onnxruntime as ort\nimport jax.numpy as jnp\nfrom flash_attn import flash_attn_func\n"), "cuda-only-package-import");
+    ASSERT_EQ(fs.size(), 3u);
+    for (const auto& f : fs) {
+        if (f.subject == "flash_attn") {
+            EXPECT_EQ(f.severity, Severity::blocker);
+            continue;
+        }
+        EXPECT_EQ(f.severity, Severity::info) << f.subject;
+        EXPECT_EQ(f.impact, VerdictImpact::none) << f.subject;
+        EXPECT_NE(f.note.find("installs on macOS"), std::string::npos) << f.note;
+    }
+}
+
+TEST_F(PythonEngineTest, OnePackageImportedTwiceIsOneFinding) {
+    const auto fs = of(scan("import triton\nimport torch\nimport triton.language as tl\n"), "cuda-only-package-import");
+    ASSERT_EQ(fs.size(), 1u);
+    EXPECT_EQ(fs[0].location.line, 1);
+    ASSERT_EQ(fs[0].related.size(), 1u);
+    EXPECT_EQ(fs[0].related[0].location.line, 3);
+}
+
 TEST_F(PythonEngineTest, SuppressionsSilenceNamedRulesOnly) {
     const auto fs = scan("model.cuda()  # mpsport: ignore[cuda-method-call]\nx.cuda()  # mpsport: ignore[float64-dtype]\n");
     const auto hits = of(fs, "cuda-method-call");

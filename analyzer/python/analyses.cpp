@@ -12,6 +12,9 @@ namespace {
 
 void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out) {
     const bool want_optional = listed(rule_param(rule, "optional"), "true");
+    // One package, one finding per file: `import triton` then `import triton.language as tl` is one
+    // dependency; the later imports are related locations of the first.
+    std::map<std::string, std::size_t> first_of;
     for (TSNode imp : in.facts.imports()) {
         std::vector<TSNode> modules;
         if (is_type(imp, "import_from_statement")) {
@@ -31,6 +34,20 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
             const Guard guard = in.guards.guard_of(imp);
             const bool optional = guard.kind == GuardKind::import_fallback;
             if (optional != want_optional) continue;
+            if (auto seen = first_of.find(pkg->import_name); seen != first_of.end()) {
+                Match& first = out[seen->second];
+                // a guarded first import is outweighed by an unguarded later one: report the stronger
+                if (first.guard != GuardKind::none && guard.kind == GuardKind::none) {
+                    first.related.push_back({{first.begin, first.end}, "also imports " + pkg->import_name});
+                    first.begin = ts_node_start_byte(imp);
+                    first.end = ts_node_end_byte(imp);
+                    first.guard = GuardKind::none;
+                    first.guard_note.clear();
+                } else {
+                    first.related.push_back({{ts_node_start_byte(imp), ts_node_end_byte(imp)}, "also imports " + pkg->import_name});
+                }
+                continue;
+            }
             Match m;
             m.rule = &rule;
             m.subject = pkg->import_name;
@@ -41,6 +58,14 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
             m.begin = ts_node_start_byte(imp);
             m.end = ts_node_end_byte(imp);
             describe_package(m, *pkg);
+            if (!pkg->mac_build.empty()) {
+                // `import onnxruntime` is as much the plain wheel as the -gpu one: the manifests say which.
+                m.severity = Severity::info;
+                m.impact = VerdictImpact::none;
+                m.note = "the import is also the one of " + pkg->mac_build + ", which installs on macOS: only the CUDA build (" +
+                         pkg->distributions.front() + ") is Linux-only; install " + pkg->mac_build + " on the Mac";
+            }
+            first_of[pkg->import_name] = out.size();
             out.push_back(std::move(m));
         }
     }

@@ -15,6 +15,7 @@ def capture_step(model, opt, xyz, feats):
 
 
 def main():
+    assert torch.cuda.is_available(), "CUDA graphs and flash-attn need an NVIDIA GPU"
     model = PointTransformerLayer().cuda()
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     xyz = torch.rand(2, 1024, 3, device="cuda")

@@ -10,6 +10,8 @@ import triton.language as tl
 import deepspeed
 # ok: cuda-only-package-import
 import numpy as np
+# ruleid: cuda-only-package-import
+import onnxruntime
 
 try:
     # ok: cuda-only-package-import

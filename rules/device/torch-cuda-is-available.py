@@ -13,3 +13,6 @@ elif torch.cuda.is_available():
     device = torch.device("cuda")
 else:
     device = torch.device("cpu")
+
+# ok: torch-cuda-is-available
+assert torch.cuda.is_available(), "a requirement, reported by cuda-required-assert"

@@ -1,0 +1,10 @@
+import torch
+
+# ruleid: cuda-required-assert
+assert torch.cuda.is_available(), "Training currently requires at least one GPU."
+
+# ok: cuda-required-assert
+assert torch.cuda.is_available() or torch.backends.mps.is_available()
+
+# ok: cuda-required-assert
+assert torch.cuda.device_count() >= 0
