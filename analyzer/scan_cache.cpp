@@ -64,7 +64,7 @@ void remove_old_files(const fs::path& dir, std::uint64_t key) {
 }
 
 constexpr std::uint32_t kMagic = 0x4d505343;  // "MPSC"
-constexpr std::uint32_t kFormat = 9;
+constexpr std::uint32_t kFormat = 10;
 
 // A flat little binary format: loading it is most of a warm scan, and a JSON/msgpack DOM of every
 // finding costs several times more than reading the fields straight into place.
@@ -234,6 +234,21 @@ void write_facts(Writer& w, const FileFacts& facts) {
         write_strings(w, e.path_args);
     }
     write_strings(w, facts.project_names);
+    w.u64(facts.collect_skips.size());
+    for (const auto& c : facts.collect_skips) {
+        w.i64(c.line);
+        w.str(c.note);
+        write_strings(w, c.globs);
+        w.str(c.via);
+        w.u64(c.fixture ? 1 : 0);
+    }
+    w.u64(facts.returns_without_cuda.size());
+    for (const auto& f : facts.returns_without_cuda) {
+        w.str(f.function);
+        w.i64(f.line);
+        w.str(f.note);
+        write_strings(w, f.strings);
+    }
 }
 
 FileFacts read_facts(Reader& r) {
@@ -276,6 +291,21 @@ FileFacts read_facts(Reader& r) {
         e.path_args = read_strings(r);
     }
     facts.project_names = read_strings(r);
+    facts.collect_skips.resize(r.count());
+    for (auto& c : facts.collect_skips) {
+        c.line = static_cast<int>(r.i64());
+        c.note = r.str();
+        c.globs = read_strings(r);
+        c.via = r.str();
+        c.fixture = r.u64() != 0;
+    }
+    facts.returns_without_cuda.resize(r.count());
+    for (auto& f : facts.returns_without_cuda) {
+        f.function = r.str();
+        f.line = static_cast<int>(r.i64());
+        f.note = r.str();
+        f.strings = read_strings(r);
+    }
     return facts;
 }
 

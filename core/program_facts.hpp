@@ -77,6 +77,27 @@ struct DataReader {
     std::optional<std::string> remap;  // that call's map_location as written; nullopt: not given
 };
 
+// A conftest.py (or a test module) that keeps tests from running where CUDA is missing: an autouse
+// fixture that skips under a CUDA check, or `collect_ignore` / `collect_ignore_glob`.
+struct CollectSkip {
+    int line = 0;
+    std::string note;                // the statement or condition, one line
+    std::vector<std::string> globs;  // collect_ignore(_glob) entries, relative to the file's folder; empty: all of it
+    // `collect_ignore_glob = helper()`: the helper as the file imports it ("tests._collect.helper"),
+    // resolved by the program model against the functions each file returns from without CUDA.
+    std::string via;
+    bool fixture = false;  // an autouse fixture (in a test module it covers that module only)
+};
+
+// A module-level function that returns where CUDA is missing (`if not torch.cuda.is_available():
+// return [...]`), with the strings it then returns when they are literal.
+struct ReturnWithoutCuda {
+    std::string function;
+    int line = 0;
+    std::string note;
+    std::vector<std::string> strings;
+};
+
 struct FileFacts {
     bool script = false;  // `if __name__ == "__main__":` at module level
     int script_line = 0;
@@ -87,10 +108,12 @@ struct FileFacts {
     std::vector<std::string> project_names;   // distribution / package names this file declares
     // A module-level skip of the whole file (pytest.importorskip, skip(allow_module_level=True)).
     GuardKind file_guard = GuardKind::none;
+    std::vector<CollectSkip> collect_skips;
+    std::vector<ReturnWithoutCuda> returns_without_cuda;
 
     bool empty() const {
         return !script && imports.empty() && extensions.empty() && ops_calls.empty() && entry_refs.empty() && project_names.empty() &&
-               file_guard == GuardKind::none;
+               file_guard == GuardKind::none && collect_skips.empty() && returns_without_cuda.empty();
     }
 };
 

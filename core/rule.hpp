@@ -90,6 +90,10 @@ struct GuardVocabulary {
     // Skip decorators a repository's test helpers define and its tests import (@requires_cuda), by name
     std::vector<std::string> skip_decorator_names;
     std::vector<std::string> skip_calls;         // pytest.skip, pytest.importorskip, skipTest
+    // conftest.py: fixtures that run before every test when autouse=True, and the names that
+    // de-collect test files (collect_ignore, collect_ignore_glob)
+    std::vector<std::string> fixture_decorators;
+    std::vector<std::string> collect_ignore_names;
     std::vector<std::string> import_errors;      // exceptions an import fallback catches
     // Where gradients flow, for ops whose only fallback is their backward op:
     std::vector<std::string> no_grad_contexts;   // torch.no_grad, torch.inference_mode (a `with` or a decorator)

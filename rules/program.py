@@ -106,6 +106,14 @@ def early(x):
     return x.cuda()
 
 
+def early_either(x, flash):
+    # denoising-diffusion's Attend: past `if not cuda or not flash: return`, both hold
+    if not torch.cuda.is_available() or not flash:
+        return x
+    # guard: device-check
+    return x.cuda()
+
+
 def required(x):
     if not torch.cuda.is_available():
         raise RuntimeError("this needs a CUDA GPU")

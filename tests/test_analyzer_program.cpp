@@ -479,7 +479,7 @@ TEST(ProgramModel, JitBuildWhoseOpsHaveACpuTwinIsDualAtMost) {
     test::TempDir d;
     d.write("op/__init__.py", "from .up import up\n");
     d.write("op/up.cpp", "");
-    d.write("op/up_kernel.cu", "");
+    d.write("op/up_kernel.cu", "__global__ void up_kernel(float* out, const float* in, int n) {\n  int i = threadIdx.x;\n  if (i < n) out[i] = in[i / 2];\n}\n");
     d.write("op/up.py",
             "import os\nfrom torch.autograd import Function\nfrom torch.utils.cpp_extension import load\n\n"
             "up_op = load(\n    \"up\",\n    sources=[os.path.join(os.path.dirname(__file__), \"up.cpp\"), \"up_kernel.cu\"],\n)\n\n\n"
@@ -498,17 +498,95 @@ TEST(ProgramModel, JitBuildWhoseOpsHaveACpuTwinIsDualAtMost) {
     bool call_related = false;
     for (const auto& rel : build->related) call_related = call_related || (rel.location.path == "op/up.py" && rel.location.line == 14);
     EXPECT_TRUE(call_related) << "the call up_op.up(x) is a related location";
+    // The kernels it compiles are as optional as the build.
+    const Finding* kernel = find(r, "cuda-kernel-source", "op/up_kernel.cu");
+    if (cuda::ClangEngine::available()) {
+        ASSERT_NE(kernel, nullptr);
+        EXPECT_EQ(kernel->reach, Reach::optional) << kernel->note;
+        EXPECT_EQ(kernel->severity, Severity::minor) << kernel->note;
+    }
     // Without the CPU twin the op is called on every device: the build is required.
     d.write("op/up.py",
             "import os\nfrom torch.autograd import Function\nfrom torch.utils.cpp_extension import load\n\n"
             "up_op = load(\n    \"up\",\n    sources=[os.path.join(os.path.dirname(__file__), \"up.cpp\"), \"up_kernel.cu\"],\n)\n\n\n"
             "class UpFn(Function):\n    @staticmethod\n    def forward(ctx, x):\n        return up_op.up(x)\n\n\n"
             "def up(x):\n    return UpFn.apply(x)\n");
-    for (const auto& f : scan_dir(d).findings)
+    for (const auto& f : scan_dir(d).findings) {
         if (f.rule_id == "cuda-extension-build" && f.location.path == "op/up.py") {
             EXPECT_EQ(f.reach, Reach::core) << f.note;
             EXPECT_EQ(f.impact, VerdictImpact::stay) << f.note;
         }
+        if (f.rule_id == "cuda-kernel-source") {
+            EXPECT_EQ(f.severity, Severity::major) << f.note;
+        }
+    }
+}
+
+TEST(ProgramModel, ConftestThatSkipsWithoutCudaMakesItsTestsSkipped) {
+    // gsplat's shape: tests/geometry/conftest.py de-collects every test without CUDA through a helper
+    // of the repository; tests/ops/conftest.py skips each test in an autouse fixture.
+    test::TempDir d;
+    d.write("pkg/__init__.py", "");
+    d.write("tests/__init__.py", "");
+    d.write("tests/_collect.py",
+            "ALL = [\"**/test_*.py\"]\n\n\ndef cuda_ignore():\n    import torch\n\n"
+            "    if not torch.cuda.is_available():\n        return list(ALL)\n    return []\n");
+    d.write("tests/geometry/conftest.py", "from tests._collect import cuda_ignore\n\ncollect_ignore_glob = cuda_ignore()\n");
+    d.write("tests/geometry/unit/test_pose.py", "import torch\n\n\ndef test_pose():\n    x = torch.ones(2).cuda()\n");
+    d.write("tests/geometry/helpers.py", "import torch\n\n\ndef make():\n    return torch.ones(2).cuda()\n");
+    d.write("tests/ops/conftest.py",
+            "import pytest\nimport torch\n\n\n@pytest.fixture(autouse=True)\ndef need_gpu():\n"
+            "    if not torch.cuda.is_available():\n        pytest.skip(\"CUDA only\")\n    yield\n");
+    d.write("tests/ops/test_add.py", "import torch\n\n\ndef test_add():\n    x = torch.ones(2).cuda()\n");
+    d.write("tests/other/test_mul.py", "import torch\n\n\ndef test_mul():\n    x = torch.ones(2).cuda()\n");
+    d.write("tests/other/conftest.py", "collect_ignore = [\"setup.py\"]\ncollect_ignore_glob = []\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* pose = find(r, "cuda-method-call", "tests/geometry/unit/test_pose.py");
+    ASSERT_NE(pose, nullptr);
+    EXPECT_EQ(pose->guard, GuardKind::test_skip);
+    EXPECT_EQ(pose->severity, Severity::info) << pose->note;
+    EXPECT_NE(pose->guard_note.find("tests/geometry/conftest.py:3"), std::string::npos) << pose->guard_note;
+    EXPECT_NE(pose->guard_note.find("tests/_collect.py:8"), std::string::npos) << pose->guard_note;
+    // The glob names test files in subfolders only, as pytest reads it: a helper beside the conftest is collected.
+    const Finding* helper = find(r, "cuda-method-call", "tests/geometry/helpers.py");
+    ASSERT_NE(helper, nullptr);
+    EXPECT_EQ(helper->guard, GuardKind::none) << helper->guard_note;
+    const Finding* add = find(r, "cuda-method-call", "tests/ops/test_add.py");
+    ASSERT_NE(add, nullptr);
+    EXPECT_EQ(add->guard, GuardKind::test_skip);
+    EXPECT_NE(add->guard_note.find("autouse fixture need_gpu()"), std::string::npos) << add->guard_note;
+    // A conftest that ignores files on every host says nothing about CUDA.
+    const Finding* mul = find(r, "cuda-method-call", "tests/other/test_mul.py");
+    ASSERT_NE(mul, nullptr);
+    EXPECT_EQ(mul->guard, GuardKind::none) << mul->guard_note;
+    EXPECT_NE(mul->severity, Severity::info);
+
+    // A helper that returns the list on every host is no CUDA skip.
+    d.write("tests/_collect.py", "ALL = [\"**/test_*.py\"]\n\n\ndef cuda_ignore():\n    return list(ALL)\n");
+    EXPECT_EQ(find(scan_dir(d), "cuda-method-call", "tests/geometry/unit/test_pose.py")->guard, GuardKind::none);
+    // collect_ignore_glob set under the check itself, with the files named.
+    d.write("tests/geometry/conftest.py",
+            "import torch\n\ncollect_ignore_glob = []\nif not torch.cuda.is_available():\n    collect_ignore_glob += [\"unit/*\"]\n");
+    const ScanResult literal = scan_dir(d);
+    EXPECT_EQ(find(literal, "cuda-method-call", "tests/geometry/unit/test_pose.py")->guard, GuardKind::test_skip);
+    EXPECT_EQ(find(literal, "cuda-method-call", "tests/geometry/helpers.py")->guard, GuardKind::none);
+}
+
+TEST(ProgramModel, NamespacePackagesAreFollowed) {
+    // RWKV-v2-RNN/train.py: `from src.model import GPT` with no src/__init__.py (a namespace package)
+    test::TempDir d;
+    d.write("v2/train.py", "import torch\nfrom src.model import GPT\n\nif __name__ == \"__main__\":\n    GPT()\n");
+    d.write("v2/src/model.py", "import triton\n\n\nclass GPT:\n    pass\n");
+    d.write("scripts/sample.py", "from ldm.models.plms import Sampler\n\nif __name__ == \"__main__\":\n    Sampler()\n");
+    d.write("ldm/models/plms.py", "import torch\n\n\nclass Sampler:\n    def __init__(self):\n        self.x = torch.ones(2).cuda()\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* model = find(r, "cuda-only-package-import", "v2/src/model.py");
+    ASSERT_NE(model, nullptr);
+    EXPECT_EQ(model->reach, Reach::core) << model->note;
+    EXPECT_EQ(model->chain, (std::vector<std::string>{"v2/train.py:2", "v2/src/model.py:1"}));
+    const Finding* plms = find(r, "cuda-method-call", "ldm/models/plms.py");
+    ASSERT_NE(plms, nullptr);
+    EXPECT_EQ(plms->reach, Reach::core) << plms->note;
 }
 
 }  // namespace

@@ -68,6 +68,7 @@ ProgramModel::ProgramModel(const std::vector<FileRecord>& files, const ProgramVo
             for (const auto& r : it->second) m_edges[r.path].push_back({f.path, r.line, GuardKind::none, ""});
         }
     link_extensions(files);
+    find_skip_scopes(files);
     find_entry_points(files, options);
     compute_reach();
     // Extensions take the reach of the files that import them.
@@ -102,6 +103,60 @@ ProgramModel::ProgramModel(const std::vector<FileRecord>& files, const ProgramVo
     m_unbuilt_own = find_unbuilt_own_modules();
 }
 
+void ProgramModel::find_skip_scopes(const std::vector<FileRecord>& files) {
+    for (const auto& f : files) {
+        if (!f.facts || f.facts->collect_skips.empty()) continue;
+        const bool conftest = f.path == "conftest.py" || ends_with(f.path, "/conftest.py");
+        for (const auto& skip : f.facts->collect_skips) {
+            SkipScope scope{dir_of(f.path), skip.globs, f.path + ":" + std::to_string(skip.line) + ": " + skip.note};
+            // An autouse fixture in a test module covers that module only; collect_ignore works in conftest.py only.
+            if (!conftest && !skip.fixture) continue;
+            if (!conftest) scope.globs = {f.path.substr(scope.dir.empty() ? 0 : scope.dir.size() + 1)};
+            if (!skip.via.empty()) {
+                // `collect_ignore_glob = helper()` with `from tests._collect import helper`: the helper
+                // must return without CUDA for the list to be a CUDA skip.
+                const auto dot = skip.via.rfind('.');
+                const std::string module = skip.via.substr(0, dot), function = skip.via.substr(dot + 1);
+                std::vector<std::string> bases{scope.dir};
+                const auto& holding = roots_holding(module);
+                bases.insert(bases.end(), holding.begin(), holding.end());
+                const ReturnWithoutCuda* found = nullptr;
+                for (const auto& base : bases) {
+                    const auto m = find_module(base, module);
+                    auto facts = m ? m_facts.find(*m) : m_facts.end();
+                    if (facts == m_facts.end()) continue;
+                    for (const auto& r : facts->second->returns_without_cuda)
+                        if (r.function == function) found = &r;
+                    if (found) {
+                        scope.note += ", which returns them under `" + found->note + "` (" + *m + ":" + std::to_string(found->line) + ")";
+                        break;
+                    }
+                }
+                if (!found) continue;
+                if (conftest) scope.globs = found->strings;
+            }
+            m_skip_scopes.push_back(std::move(scope));
+        }
+    }
+}
+
+std::optional<std::string> ProgramModel::test_skip_of(const std::string& path) const {
+    for (const auto& scope : m_skip_scopes) {
+        if (!scope.dir.empty() && path.compare(0, scope.dir.size() + 1, scope.dir + "/") != 0) continue;
+        if (scope.globs.empty()) return scope.note;
+        const std::string rel = scope.dir.empty() ? path : path.substr(scope.dir.size() + 1);
+        const std::string name = rel.substr(rel.rfind('/') == std::string::npos ? 0 : rel.rfind('/') + 1);
+        for (const auto& glob : scope.globs) {
+            // pytest's fnmatch_ex: a pattern without a slash matches the file name, one with a slash
+            // the path (where `*` also matches `/`); collect_ignore may name a folder.
+            const bool has_slash = glob.find('/') != std::string::npos;
+            if (fnmatch(glob.c_str(), (has_slash ? rel : name).c_str(), 0) == 0) return scope.note;
+            if (rel.compare(0, glob.size() + 1, glob + "/") == 0) return scope.note;
+        }
+    }
+    return std::nullopt;
+}
+
 bool ProgramModel::is_tooling_path(const std::string& path) const {
     std::size_t pos = 0;
     while (true) {
@@ -119,7 +174,11 @@ bool ProgramModel::is_tooling_path(const std::string& path) const {
 
 void ProgramModel::index_files(const std::vector<FileRecord>& files) {
     for (const auto& f : files) {
-        if (f.kind == FileKind::python) m_python.insert(f.path);
+        if (f.kind == FileKind::python) {
+            m_python.insert(f.path);
+            for (std::string d = dir_of(f.path); !d.empty() && m_dirs.insert(d).second; d = dir_of(d)) {
+            }
+        }
         if (f.facts) m_facts[f.path] = f.facts;
         if (f.facts)
             for (const auto& c : f.facts->ops_calls) m_ops_calls[c.ns].push_back({f.path, c.line, c.op, c.guard, c.guard_note});
@@ -227,7 +286,9 @@ void ProgramModel::add_edges(const FileRecord& file) {
             bases.insert(bases.end(), holding.begin(), holding.end());
             const std::string head = imp.module.substr(0, imp.module.find('.'));
             for (const auto& base : bases) {
-                if (!find_module(base, head)) continue;
+                // a module, a package, or a namespace package (a folder of modules without __init__.py:
+                // RWKV's `from src.model import GPT`, latent-diffusion's `ldm`)
+                if (!find_module(base, head) && !m_dirs.count(join(base, head))) continue;
                 // Importing a.b.c runs a/__init__.py and a/b/__init__.py first.
                 std::string prefix;
                 std::size_t pos = 0;

@@ -98,8 +98,17 @@ public:
     // The strongest reach among imports of the repository's own compiled modules that no Python file
     // or extension definition provides (`from geomops import _C` built by CMake); nullopt if none.
     std::optional<FileReach> reach_of_unbuilt_own_modules() const { return m_unbuilt_own; }
+    // Why the tests in `path` do not run without CUDA, when a conftest.py says so (an autouse fixture
+    // that skips, collect_ignore_glob set without CUDA): "tests/conftest.py:12: ..."; nullopt otherwise.
+    std::optional<std::string> test_skip_of(const std::string& path) const;
 
 private:
+    struct SkipScope {
+        std::string dir;                 // the conftest.py's folder ("" at the top)
+        std::vector<std::string> globs;  // pytest's collect_ignore(_glob) entries; empty: every file below
+        std::string note;
+    };
+    void find_skip_scopes(const std::vector<FileRecord>& files);
     struct Edge {
         std::string to;
         int line = 0;
@@ -125,9 +134,11 @@ private:
     std::vector<std::string> chain_to(const std::string& path, const std::map<std::string, std::pair<std::string, int>>& pred) const;
 
     const ProgramVocabulary& m_vocab;
+    std::vector<SkipScope> m_skip_scopes;
     std::vector<std::string> m_tooling_dirs;   // the vocabulary's, with the repository's own settings
     std::vector<std::string> m_tooling_files;
     std::set<std::string> m_python;                 // importable .py files
+    std::set<std::string> m_dirs;                   // the folders that hold them, at any depth
     std::map<std::string, const FileFacts*> m_facts;
     std::set<std::string> m_roots;                  // folders that hold top-level packages ("" = the repository)
     // Top-level name -> the roots that hold a module or package of that name, in m_roots' order

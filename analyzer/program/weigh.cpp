@@ -47,6 +47,19 @@ void weigh_by_op_calls(const ProgramModel& model, const ExtensionLink* ext, Find
     }
 }
 
+// Built or imported unconditionally, but every call of its ops sits behind a guard with another
+// path beside it (stylegan2's ops: the CUDA kernel off the CPU, a pure-PyTorch twin on it): the run
+// needs the build only because it happens at import. Making it lazy and sending MPS down the other
+// path is the port: dual-track at most, for the build and for the sources it compiles.
+void cap_by_guarded_calls(const ProgramModel& model, const ExtensionLink& ext, FileReach& r) {
+    const auto called = ext.calls.empty() ? std::nullopt : model.reach_of_calls(ext.calls);
+    // Calls the model sees no entry reach (a method run through nn.Module's __call__) say nothing.
+    if (!called || r.level <= Level::optional_fallback || called->level > Level::optional_fallback || called->level < Level::optional_dead) return;
+    r.level = Level::optional_fallback;
+    r.guard = GuardKind::import_fallback;
+    r.guard_note = "every call of its ops has another path beside it (" + called->guard_note + "); only the build at import needs CUDA: make it lazy";
+}
+
 bool is_python_source(const std::string& path) {
     return path.size() > 3 && (path.compare(path.size() - 3, 3, ".py") == 0 || path.compare(path.size() - 6, 6, ".ipynb") == 0);
 }
@@ -127,23 +140,13 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
                 f.related.push_back(std::move(rel));
             }
             for (const auto& c : ext->calls) f.related.push_back(call_location(c, ext->fact.name + "." + c.op));
-            // Built or imported unconditionally, but every call of its ops sits behind a guard with
-            // another path beside it (stylegan2's ops: the CUDA kernel off the CPU, a pure-PyTorch
-            // twin on it): the run needs the build only because it happens at import. Making it lazy
-            // and sending MPS down the other path is the port: dual-track at most.
-            const auto called = ext->calls.empty() ? std::nullopt : model.reach_of_calls(ext->calls);
-            if (called && r.level > Level::optional_fallback && called->level <= Level::optional_fallback) {
-                r.level = Level::optional_fallback;
-                r.guard = GuardKind::import_fallback;
-                r.guard_note = "every call of its ops has another path beside it (" +
-                               (called->guard_note.empty() ? std::string("no call is reached") : called->guard_note) +
-                               "); only the build at import needs CUDA: make it lazy";
-            }
+            cap_by_guarded_calls(model, *ext, r);
         } else if (is_native_source(f.location.path)) {
             const ExtensionLink* src = model.extension_with_source(f.location.path);
             if (src) {
                 r = src->reach;
                 f.subject = src->fact.name;
+                cap_by_guarded_calls(model, *src, r);  // its kernels are as optional as its build
             } else {
                 // C++/CUDA that no extension of the Python side names: built by CMake or a JIT loader,
                 // or not at all. It is as needed as the own compiled modules the code imports
@@ -174,6 +177,12 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
         } else {
             r = model.reach_of(f.location.path);
             if (!r.chain.empty()) r.chain.back() += ":" + std::to_string(f.location.line);
+            // Tests that a conftest.py keeps from running without CUDA: skipped on a Mac.
+            if (is_python_source(f.location.path) && guard_strength(f.guard) > guard_strength(GuardKind::test_skip))
+                if (auto why = model.test_skip_of(f.location.path)) {
+                    f.guard = GuardKind::test_skip;
+                    f.guard_note = *why;
+                }
         }
         f.reach = reach_for(r.level);
         if (f.reach == Reach::core || f.reach == Reach::optional) f.chain = r.chain;

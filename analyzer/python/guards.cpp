@@ -39,11 +39,26 @@ std::string GuardFinder::one_line(TSNode node) const { return python::one_line(m
 
 void GuardFinder::classify_node(TSNode n, Test& t) const {
     const std::string_view type = node_type(n);
+    // A distributed gate wins over a device check it is combined with; both over a platform test.
+    auto rank = [](GuardKind g) { return g == GuardKind::distributed_gate ? 3 : g == GuardKind::device_check ? 2 : g == GuardKind::platform ? 1 : 0; };
     auto take = [&](GuardKind k) {
-        // A distributed gate wins over a device check it is combined with; both over a platform test.
-        auto rank = [](GuardKind g) { return g == GuardKind::distributed_gate ? 3 : g == GuardKind::device_check ? 2 : g == GuardKind::platform ? 1 : 0; };
         if (rank(k) > rank(t.kind)) t.kind = k;
     };
+    if (type == "boolean_operator") {
+        // `not torch.cuda.is_available() or not flash`: the operand that decides the kind keeps its own
+        // negation (past `if ...: return` both operands are false, so CUDA is there).
+        for (TSNode side : {field(n, "left"), field(n, "right")}) {
+            const Test s = classify(side);
+            t.mps = t.mps || s.mps;
+            t.names_mac = t.names_mac || s.names_mac;
+            if (rank(s.kind) > rank(t.kind)) {
+                t.kind = s.kind;
+                t.negated = s.negated;
+                t.cpu = s.cpu;
+            }
+        }
+        return;
+    }
     if (type == "call") {
         const std::string q = m_facts.qualname(field(n, "function"));
         if (listed(m_vocab.device_calls, q)) take(GuardKind::device_check);
@@ -200,6 +215,37 @@ void GuardFinder::find_file_guard(TSNode root) {
             }
         }
     }
+}
+
+std::optional<std::string> GuardFinder::without_cuda(TSNode node) const {
+    auto absent = [&](TSNode condition, bool else_branch) -> bool {
+        const Test t = classify(condition);
+        if (t.mps) return false;
+        if (t.kind == GuardKind::platform) return t.names_mac != (t.negated != else_branch);
+        return t.kind == GuardKind::device_check && !t.cpu && t.negated != else_branch;
+    };
+    for (TSNode parent = ts_node_parent(node); !ts_node_is_null(parent); parent = ts_node_parent(parent)) {
+        if (is_type(parent, "function_definition") || is_type(parent, "class_definition") || is_type(parent, "lambda")) break;
+        if (!is_type(parent, "if_statement")) continue;
+        const TSNode condition = field(parent, "condition");
+        if (contains(field(parent, "consequence"), node)) {
+            if (absent(condition, false)) return one_line(condition);
+            return std::nullopt;
+        }
+        std::size_t elifs = 0;
+        for (uint32_t i = 0; i < ts_node_named_child_count(parent); ++i) {
+            TSNode clause = ts_node_named_child(parent, i);
+            if (is_type(clause, "elif_clause")) {
+                ++elifs;
+                if (contains(field(clause, "consequence"), node))
+                    return absent(field(clause, "condition"), false) ? std::optional(one_line(field(clause, "condition"))) : std::nullopt;
+            } else if (is_type(clause, "else_clause") && contains(clause, node)) {
+                if (elifs == 0 && absent(condition, true)) return "else of: " + one_line(condition);
+                return std::nullopt;
+            }
+        }
+    }
+    return std::nullopt;
 }
 
 bool GuardFinder::sibling_checks_mps(TSNode if_statement) const {

@@ -7,6 +7,7 @@
 #include <tree_sitter/api.h>
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -31,6 +32,12 @@ public:
     // A guard over the whole file: a module-level pytest.importorskip / skip(allow_module_level=True)
     // / `pytestmark = pytest.mark.skipif(...)`, or an early module-level skip under a check.
     Guard file_guard() const { return m_file_guard; }
+    // The condition, one line, when `node` runs only where CUDA is missing or only on macOS: the body
+    // of `if not torch.cuda.is_available():`, the else of `if x.is_cuda:`, the branch of
+    // `if sys.platform == "darwin":`. Looks no further out than the function `node` is in.
+    std::optional<std::string> without_cuda(TSNode node) const;
+    bool is_skip_call(TSNode call) const;  // pytest.skip(...), self.skipTest(...)
+    const GuardVocabulary& vocabulary() const { return m_vocab; }
 
 private:
     struct Test {
@@ -49,7 +56,6 @@ private:
     Guard from_decorators(TSNode decorated) const;
     bool sibling_checks_mps(TSNode if_statement) const;
     bool earlier_return_checks_mps(TSNode statement) const;
-    bool is_skip_call(TSNode call) const;
     void bind_names(TSNode root);
     void find_file_guard(TSNode root);
     std::string one_line(TSNode node) const;

@@ -3,6 +3,7 @@
 #include "analyzer/python/local_bindings.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 
@@ -239,13 +240,154 @@ void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, 
     }
 }
 
+// The strings of a list or tuple literal, of `list(NAME)`, or of a module-level NAME bound once to
+// one; nullopt when any element is not a string literal.
+std::optional<std::vector<std::string>> literal_strings(TSNode value, TSNode root, const ModuleFacts& facts) {
+    if (is_type(value, "call") && facts.text(field(value, "function")) == "list") {
+        TSNode args = field(value, "arguments");
+        if (ts_node_named_child_count(args) != 1) return std::nullopt;
+        value = ts_node_named_child(args, 0);
+    }
+    if (is_type(value, "identifier")) {
+        TSNode bound{};
+        int bindings = 0;
+        for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
+            TSNode stmt = ts_node_named_child(root, i);
+            TSNode assign = is_type(stmt, "expression_statement") ? ts_node_named_child(stmt, 0) : TSNode{};
+            if (is_type(assign, "assignment") && facts.text(field(assign, "left")) == facts.text(value)) {
+                bound = field(assign, "right");
+                ++bindings;
+            }
+        }
+        if (bindings != 1) return std::nullopt;
+        value = bound;
+    }
+    if (!is_type(value, "list") && !is_type(value, "tuple")) return std::nullopt;
+    std::vector<std::string> out;
+    for (uint32_t i = 0; i < ts_node_named_child_count(value); ++i) {
+        TSNode item = ts_node_named_child(value, i);
+        if (is_type(item, "comment")) continue;
+        auto s = string_literal(item, facts.source());
+        if (!s) return std::nullopt;
+        out.push_back(*s);
+    }
+    return out;
+}
+
+// Module-level functions that return where CUDA is missing (a conftest's collect_ignore_glob helper).
+void add_returns_without_cuda(TSNode root, const ModuleFacts& facts, const GuardFinder& guards, FileFacts& out) {
+    for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
+        TSNode def = ts_node_named_child(root, i);
+        if (is_type(def, "decorated_definition")) def = field(def, "definition");
+        if (!is_type(def, "function_definition")) continue;
+        const std::string name(facts.text(field(def, "name")));
+        for_each_node(field(def, "body"), [&](TSNode node) {
+            if (!is_type(node, "return_statement") || (!out.returns_without_cuda.empty() && out.returns_without_cuda.back().function == name)) return;
+            const auto condition = guards.without_cuda(node);
+            if (!condition) return;
+            ReturnWithoutCuda r{name, line_of(node), *condition, {}};
+            if (ts_node_named_child_count(node) == 1)
+                r.strings = literal_strings(ts_node_named_child(node, 0), root, facts).value_or(std::vector<std::string>());
+            out.returns_without_cuda.push_back(std::move(r));
+        });
+    }
+}
+
+// What keeps tests from running without CUDA (rules/program.yaml fixture_decorators,
+// collect_ignore_names): an autouse fixture that skips under a CUDA check; the files of
+// collect_ignore / collect_ignore_glob set under one, or from a helper that returns them without CUDA.
+void add_collect_skips(TSNode root, const ModuleFacts& facts, const GuardFinder& guards, FileFacts& out) {
+    const GuardVocabulary& vocab = guards.vocabulary();
+    auto autouse_fixture = [&](TSNode decorated) {
+        for (uint32_t i = 0; i < ts_node_named_child_count(decorated); ++i) {
+            TSNode dec = ts_node_named_child(decorated, i);
+            if (!is_type(dec, "decorator")) continue;
+            TSNode call = ts_node_named_child(dec, 0);
+            if (!is_type(call, "call") || !listed(vocab.fixture_decorators, facts.qualname(field(call, "function")))) continue;
+            TSNode autouse = keyword_argument(call, "autouse", facts);
+            if (!ts_node_is_null(autouse) && facts.text(autouse) == "True") return true;
+        }
+        return false;
+    };
+    // A list's strings, added to collect_ignore(_glob) by `name = ...`, `name += ...`, `.append`, `.extend`.
+    auto ignored_list = [&](TSNode expr, std::string& via) -> std::optional<std::vector<std::string>> {
+        TSNode value{};
+        if ((is_type(expr, "assignment") || is_type(expr, "augmented_assignment")) &&
+            listed(vocab.collect_ignore_names, facts.text(field(expr, "left")))) {
+            value = field(expr, "right");
+        } else if (is_type(expr, "call") && is_type(field(expr, "function"), "attribute")) {
+            TSNode fn = field(expr, "function");
+            const std::string_view method = facts.text(field(fn, "attribute"));
+            if (!listed(vocab.collect_ignore_names, facts.text(field(fn, "object"))) || (method != "append" && method != "extend")) return std::nullopt;
+            value = positional_argument(expr, 0);
+            if (method == "append") {
+                auto s = string_literal(value, facts.source());
+                return s ? std::optional(std::vector<std::string>{*s}) : std::nullopt;
+            }
+        } else {
+            return std::nullopt;
+        }
+        if (auto strings = literal_strings(value, root, facts)) return strings;
+        if (is_type(value, "call")) {
+            via = facts.qualname(field(value, "function"));
+            if (!via.empty()) return std::vector<std::string>();
+        }
+        return std::nullopt;
+    };
+    std::function<void(TSNode)> walk = [&](TSNode block) {
+        for (uint32_t i = 0; i < ts_node_named_child_count(block); ++i) {
+            TSNode stmt = ts_node_named_child(block, i);
+            if (is_type(stmt, "decorated_definition") && autouse_fixture(stmt)) {
+                TSNode def = field(stmt, "definition");
+                for_each_node(field(def, "body"), [&](TSNode node) {
+                    if (!is_type(node, "call") || !guards.is_skip_call(node)) return;
+                    const auto condition = guards.without_cuda(node);
+                    if (!condition || (!out.collect_skips.empty() && out.collect_skips.back().line == line_of(stmt))) return;
+                    out.collect_skips.push_back({line_of(stmt), "autouse fixture " + std::string(facts.text(field(def, "name"))) + "() skips under `" + *condition + "`", {}, "", true});
+                });
+            } else if (is_type(stmt, "if_statement") || is_type(stmt, "try_statement") || is_type(stmt, "block") ||
+                       is_type(stmt, "elif_clause") || is_type(stmt, "else_clause") || is_type(stmt, "except_clause")) {
+                walk(stmt);
+            } else if (is_type(stmt, "expression_statement")) {
+                TSNode expr = ts_node_named_child(stmt, 0);
+                std::string via;
+                auto strings = ignored_list(expr, via);
+                if (!strings || (strings->empty() && via.empty())) continue;
+                CollectSkip skip{line_of(stmt), one_line(facts.text(stmt), 121), *strings, via};
+                if (via.empty()) {
+                    // Literal files: they matter only where CUDA is missing (`collect_ignore = ["setup.py"]` does not).
+                    const auto condition = guards.without_cuda(stmt);
+                    if (!condition) continue;
+                    skip.note += " under `" + *condition + "`";
+                }
+                out.collect_skips.push_back(std::move(skip));
+            }
+        }
+    };
+    walk(root);
+    // A helper of this very file: resolved here.
+    for (auto& skip : out.collect_skips) {
+        if (skip.via.empty() || skip.via.find('.') != std::string::npos) continue;
+        auto it = std::find_if(out.returns_without_cuda.begin(), out.returns_without_cuda.end(), [&](const auto& r) { return r.function == skip.via; });
+        if (it == out.returns_without_cuda.end()) {
+            skip.line = 0;  // a helper that never returns without CUDA: not a skip
+            continue;
+        }
+        skip.globs = it->strings;
+        skip.note += ", which returns them under `" + it->note + "`";
+        skip.via.clear();
+    }
+    out.collect_skips.erase(std::remove_if(out.collect_skips.begin(), out.collect_skips.end(), [](const auto& s) { return s.line == 0; }),
+                            out.collect_skips.end());
+}
+
 }  // namespace
 
 const std::vector<std::string>& program_fact_literals() {
     // "    import " / "    from ": an indented (lazy) import, whose function must be parsed too.
     static const std::vector<std::string> literals = {"import",  "__main__", "Extension", "load(",        "load_inline", "setup(",
                                                       "skip",    "environ",  "is_cuda",   "import_module", "    import ", "    from ",
-                                                      "torch.ops."};
+                                                      "torch.ops.", "collect_ignore", "autouse"};
     return literals;
 }
 
@@ -277,6 +419,8 @@ FileFacts extract_program_facts(TSNode root, const ModuleFacts& facts, const Gua
     for (TSNode imp : facts.imports()) add_import(imp, facts, guards, calls, out);
     out.imports.insert(out.imports.end(), call_imports.begin(), call_imports.end());
     out.file_guard = guards.file_guard().kind;
+    add_returns_without_cuda(root, facts, guards, out);
+    add_collect_skips(root, facts, guards, out);
     return out;
 }
 
