@@ -84,6 +84,11 @@ struct GuardVocabulary {
     // Functions, by their own name wherever they are defined (a repository's comm.get_world_size()),
     // whose result says the run is multi-process: get_world_size() > 1, is_dist_avail_and_initialized()
     std::vector<std::string> distributed_functions;
+    // Functions, by their own name (globs allowed), that test whether a package is installed:
+    // `if is_apex_available(): from apex import amp` is an import with a fallback beside it.
+    std::vector<std::string> package_checks;
+    // ... and those that test for a CUDA device, by their own name: `is_torch_cuda_available()`.
+    std::vector<std::string> device_functions;
     std::vector<std::string> platform_names;     // sys.platform, platform.system, torch.version.hip
     std::vector<std::string> mac_strings;        // "darwin": the branch that names macOS is not a guard
     std::vector<std::string> skip_decorators;    // unittest.skipIf, pytest.mark.skipif

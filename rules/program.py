@@ -114,6 +114,36 @@ def early_either(x, flash):
     return x.cuda()
 
 
+def amp_if_installed(model):
+    # transformers' shape: the package is used only where it is installed
+    if is_apex_available():
+        # guard: import-fallback
+        from apex import amp
+        return amp.initialize(model)
+    return model
+
+
+def triton_if_installed(x):
+    if importlib.util.find_spec("triton") is not None:
+        # guard: import-fallback
+        import triton
+    return x
+
+
+def triton_or_not(x):
+    if importlib.util.find_spec("triton") is None:
+        # guard: none
+        return x.cuda()
+    return x
+
+
+def cuda_if_there(x):
+    if is_torch_cuda_available():
+        # guard: device-check
+        return x.cuda()
+    return x
+
+
 def required(x):
     if not torch.cuda.is_available():
         raise RuntimeError("this needs a CUDA GPU")

@@ -1,5 +1,7 @@
 #include "analyzer/python/guards.hpp"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 
 namespace mpsport::python {
@@ -23,6 +25,14 @@ std::string last_component(std::string_view dotted) {
     return std::string(dot == std::string_view::npos ? dotted : dotted.substr(dot + 1));
 }
 
+// `is_apex_available` against ["is_*_available"]
+bool matches_any(const std::vector<std::string>& globs, std::string_view name) {
+    const std::string n(name);
+    for (const auto& g : globs)
+        if (fnmatch(g.c_str(), n.c_str(), 0) == 0) return true;
+    return false;
+}
+
 bool is_exit(TSNode stmt) {
     return is_type(stmt, "return_statement") || is_type(stmt, "continue_statement");
 }
@@ -40,7 +50,9 @@ std::string GuardFinder::one_line(TSNode node) const { return python::one_line(m
 void GuardFinder::classify_node(TSNode n, Test& t) const {
     const std::string_view type = node_type(n);
     // A distributed gate wins over a device check it is combined with; both over a platform test.
-    auto rank = [](GuardKind g) { return g == GuardKind::distributed_gate ? 3 : g == GuardKind::device_check ? 2 : g == GuardKind::platform ? 1 : 0; };
+    auto rank = [](GuardKind g) {
+        return g == GuardKind::distributed_gate ? 4 : g == GuardKind::device_check ? 3 : g == GuardKind::platform ? 2 : g == GuardKind::import_fallback ? 1 : 0;
+    };
     auto take = [&](GuardKind k) {
         if (rank(k) > rank(t.kind)) t.kind = k;
     };
@@ -61,7 +73,8 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
     }
     if (type == "call") {
         const std::string q = m_facts.qualname(field(n, "function"));
-        if (listed(m_vocab.device_calls, q)) take(GuardKind::device_check);
+        if (listed(m_vocab.device_calls, q) || listed(m_vocab.device_functions, last_segment(q))) take(GuardKind::device_check);
+        if (matches_any(m_vocab.package_checks, last_segment(q))) take(GuardKind::import_fallback);
         if (listed(m_vocab.distributed_calls, q) || listed(m_vocab.distributed_functions, last_segment(q)))
             take(GuardKind::distributed_gate);
         if (listed(m_vocab.platform_names, q)) take(GuardKind::platform);
@@ -74,6 +87,13 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
         const std::string_view bound = m_facts.text(ts_node_named_child(n, 1));
         if (inner.kind == GuardKind::distributed_gate && ((op == "==" && bound == "1") || (op == "<=" && bound == "1") || (op == "<" && bound == "2")))
             t.negated = !t.negated;
+        // `importlib.util.find_spec("apex") is None`: the branch without the package
+        if (inner.kind == GuardKind::import_fallback && bound == "None") {
+            const TSNode left = ts_node_named_child(n, 0), right = ts_node_named_child(n, 1);
+            std::string between(m_facts.source().substr(ts_node_end_byte(left), ts_node_start_byte(right) - ts_node_end_byte(left)));
+            between.erase(std::remove_if(between.begin(), between.end(), [](char c) { return c == ' ' || c == '\t' || c == '\n'; }), between.end());
+            if (between == "is" || between == "==") t.negated = !t.negated;
+        }
     } else if (type == "attribute") {
         const std::string q = m_facts.qualname(n);
         const std::string attr(m_facts.text(field(n, "attribute")));
