@@ -1,5 +1,13 @@
 #include "analyzer/cuda/clang_engine.hpp"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define MPSPORT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MPSPORT_ASAN 1
+#endif
+#endif
+
 #include <dlfcn.h>
 #include <poll.h>
 #include <signal.h>
@@ -301,8 +309,12 @@ TuResult ClangEngine::analyze(const std::string& path, const fs::path& absolute,
     }
     if (pid == 0) {
         ::close(fds[0]);
+#ifndef MPSPORT_ASAN
+        // Not under AddressSanitizer, whose shadow memory reserves terabytes of address space: the
+        // limit would make every TU fail to start ("Failed to mmap").
         rlimit limit{kChildMemoryLimit, kChildMemoryLimit};
         ::setrlimit(RLIMIT_AS, &limit);
+#endif
         std::string wire;
         try {
             wire = result_to_wire(clang_api()->run(*m_compiled, in));
