@@ -3,8 +3,14 @@
 // each on a script of corpus/runtime-cases run by /usr/bin/python3 with Debian's torch 1.13 (CPU only).
 #include <gtest/gtest.h>
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include "auditor/audit.hpp"
 #include "auditor/mps_tables.hpp"
@@ -23,6 +29,23 @@ namespace {
 const char* kPython = "/usr/bin/python3";
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// torchrun for two local ranks on a rendezvous port of their own: `--standalone` takes 29400 on
+// torch 1.13, so two such tests run side by side by ctest -j2 collide ("Address already in use").
+std::vector<std::string> torchrun_two_ranks(const std::string& script) {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    int port = 29400;
+    if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+        port = ntohs(addr.sin_port);
+    if (fd >= 0) ::close(fd);
+    return {"/usr/bin/torchrun", "--nnodes", "1", "--rdzv_backend", "c10d", "--rdzv_endpoint", "localhost:" + std::to_string(port),
+            "--redirects", "2", "--tee", "2", "--nproc_per_node", "2", script};
+}
 bool ends_with(const std::string& s, const std::string& tail) {
     return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
@@ -278,7 +301,7 @@ TEST_F(RuntimeTest, BackwardsWithoutAnyUpdateStopAfterTheLimitInsteadOfTheTimeou
 TEST_F(RuntimeTest, TorchrunGivesEveryRankTheProbeAndMergesTheirTraces) {
     AuditOptions o = options("ddp_gloo.py", 2);
     // --redirects/--tee 2: Debian's torch 1.13 on Python 3.11 cannot parse their default "0" (an IntFlag change)
-    o.command = {"/usr/bin/torchrun", "--standalone", "--redirects", "2", "--tee", "2", "--nproc_per_node", "2", (cases() / "ddp_gloo.py").string()};
+    o.command = torchrun_two_ranks((cases() / "ddp_gloo.py").string());
     o.timeout_s = 120;
     const Audited a = run(o);
     const auto& t = a.run.trace;
@@ -306,7 +329,7 @@ TEST_F(RuntimeTest, TorchrunGivesEveryRankTheProbeAndMergesTheirTraces) {
 
 TEST_F(RuntimeTest, ABuiltinDdpCommHookIsCountedThroughItsPythonTwin) {
     AuditOptions o = options("ddp_builtin_hook.py", 2);
-    o.command = {"/usr/bin/torchrun", "--standalone", "--redirects", "2", "--tee", "2", "--nproc_per_node", "2", (cases() / "ddp_builtin_hook.py").string()};
+    o.command = torchrun_two_ranks((cases() / "ddp_builtin_hook.py").string());
     o.timeout_s = 120;
     const Audited a = run(o);
     const auto& t = a.run.trace;
