@@ -570,6 +570,13 @@ TEST(ProgramModel, ConftestThatSkipsWithoutCudaMakesItsTestsSkipped) {
     const ScanResult literal = scan_dir(d);
     EXPECT_EQ(find(literal, "cuda-method-call", "tests/geometry/unit/test_pose.py")->guard, GuardKind::test_skip);
     EXPECT_EQ(find(literal, "cuda-method-call", "tests/geometry/helpers.py")->guard, GuardKind::none);
+    // A helper defined in the conftest.py itself.
+    d.write("tests/geometry/conftest.py",
+            "import torch\n\n\ndef ignored():\n    if not torch.cuda.is_available():\n        return [\"unit/*\"]\n    return []\n\n\n"
+            "collect_ignore_glob = ignored()\n");
+    const ScanResult local = scan_dir(d);
+    EXPECT_EQ(find(local, "cuda-method-call", "tests/geometry/unit/test_pose.py")->guard, GuardKind::test_skip);
+    EXPECT_EQ(find(local, "cuda-method-call", "tests/geometry/helpers.py")->guard, GuardKind::none);
 }
 
 TEST(ProgramModel, NamespacePackagesAreFollowed) {

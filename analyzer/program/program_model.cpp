@@ -113,22 +113,30 @@ void ProgramModel::find_skip_scopes(const std::vector<FileRecord>& files) {
             if (!conftest && !skip.fixture) continue;
             if (!conftest) scope.globs = {f.path.substr(scope.dir.empty() ? 0 : scope.dir.size() + 1)};
             if (!skip.via.empty()) {
-                // `collect_ignore_glob = helper()` with `from tests._collect import helper`: the helper
-                // must return without CUDA for the list to be a CUDA skip.
+                // `collect_ignore_glob = helper()`, the helper defined in this file or imported
+                // (`from tests._collect import helper`): it must return without CUDA for the list to be
+                // a CUDA skip.
                 const auto dot = skip.via.rfind('.');
-                const std::string module = skip.via.substr(0, dot), function = skip.via.substr(dot + 1);
-                std::vector<std::string> bases{scope.dir};
-                const auto& holding = roots_holding(module);
-                bases.insert(bases.end(), holding.begin(), holding.end());
+                const std::string function = dot == std::string::npos ? skip.via : skip.via.substr(dot + 1);
+                std::vector<std::string> defined_in;
+                if (dot == std::string::npos) {
+                    defined_in.push_back(f.path);
+                } else {
+                    const std::string module = skip.via.substr(0, dot);
+                    std::vector<std::string> bases{scope.dir};
+                    const auto& holding = roots_holding(module);
+                    bases.insert(bases.end(), holding.begin(), holding.end());
+                    for (const auto& base : bases)
+                        if (auto m = find_module(base, module)) defined_in.push_back(*m);
+                }
                 const ReturnWithoutCuda* found = nullptr;
-                for (const auto& base : bases) {
-                    const auto m = find_module(base, module);
-                    auto facts = m ? m_facts.find(*m) : m_facts.end();
+                for (const auto& path : defined_in) {
+                    auto facts = m_facts.find(path);
                     if (facts == m_facts.end()) continue;
                     for (const auto& r : facts->second->returns_without_cuda)
                         if (r.function == function) found = &r;
                     if (found) {
-                        scope.note += ", which returns them under `" + found->note + "` (" + *m + ":" + std::to_string(found->line) + ")";
+                        scope.note += ", which returns them under `" + found->note + "` (" + path + ":" + std::to_string(found->line) + ")";
                         break;
                     }
                 }

@@ -242,26 +242,13 @@ void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, 
 
 // The strings of a list or tuple literal, of `list(NAME)`, or of a module-level NAME bound once to
 // one; nullopt when any element is not a string literal.
-std::optional<std::vector<std::string>> literal_strings(TSNode value, TSNode root, const ModuleFacts& facts) {
+std::optional<std::vector<std::string>> literal_strings(TSNode value, const ModuleFacts& facts) {
     if (is_type(value, "call") && facts.text(field(value, "function")) == "list") {
         TSNode args = field(value, "arguments");
         if (ts_node_named_child_count(args) != 1) return std::nullopt;
         value = ts_node_named_child(args, 0);
     }
-    if (is_type(value, "identifier")) {
-        TSNode bound{};
-        int bindings = 0;
-        for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
-            TSNode stmt = ts_node_named_child(root, i);
-            TSNode assign = is_type(stmt, "expression_statement") ? ts_node_named_child(stmt, 0) : TSNode{};
-            if (is_type(assign, "assignment") && facts.text(field(assign, "left")) == facts.text(value)) {
-                bound = field(assign, "right");
-                ++bindings;
-            }
-        }
-        if (bindings != 1) return std::nullopt;
-        value = bound;
-    }
+    if (is_type(value, "identifier")) value = facts.module_binding(facts.text(value));
     if (!is_type(value, "list") && !is_type(value, "tuple")) return std::nullopt;
     std::vector<std::string> out;
     for (uint32_t i = 0; i < ts_node_named_child_count(value); ++i) {
@@ -287,7 +274,7 @@ void add_returns_without_cuda(TSNode root, const ModuleFacts& facts, const Guard
             if (!condition) return;
             ReturnWithoutCuda r{name, line_of(node), *condition, {}};
             if (ts_node_named_child_count(node) == 1)
-                r.strings = literal_strings(ts_node_named_child(node, 0), root, facts).value_or(std::vector<std::string>());
+                r.strings = literal_strings(ts_node_named_child(node, 0), facts).value_or(std::vector<std::string>());
             out.returns_without_cuda.push_back(std::move(r));
         });
     }
@@ -327,7 +314,7 @@ void add_collect_skips(TSNode root, const ModuleFacts& facts, const GuardFinder&
         } else {
             return std::nullopt;
         }
-        if (auto strings = literal_strings(value, root, facts)) return strings;
+        if (auto strings = literal_strings(value, facts)) return strings;
         if (is_type(value, "call")) {
             via = facts.qualname(field(value, "function"));
             if (!via.empty()) return std::vector<std::string>();
@@ -365,20 +352,6 @@ void add_collect_skips(TSNode root, const ModuleFacts& facts, const GuardFinder&
         }
     };
     walk(root);
-    // A helper of this very file: resolved here.
-    for (auto& skip : out.collect_skips) {
-        if (skip.via.empty() || skip.via.find('.') != std::string::npos) continue;
-        auto it = std::find_if(out.returns_without_cuda.begin(), out.returns_without_cuda.end(), [&](const auto& r) { return r.function == skip.via; });
-        if (it == out.returns_without_cuda.end()) {
-            skip.line = 0;  // a helper that never returns without CUDA: not a skip
-            continue;
-        }
-        skip.globs = it->strings;
-        skip.note += ", which returns them under `" + it->note + "`";
-        skip.via.clear();
-    }
-    out.collect_skips.erase(std::remove_if(out.collect_skips.begin(), out.collect_skips.end(), [](const auto& s) { return s.line == 0; }),
-                            out.collect_skips.end());
 }
 
 }  // namespace

@@ -144,6 +144,7 @@ void ModuleFacts::add_constants(TSNode root) {
         if (!is_type(left, "identifier")) continue;
         const std::string name(text(left));
         ++bindings[name];
+        m_bindings[name] = field(assign, "right");
         auto value = string_literal(field(assign, "right"), m_text);
         if (value) {
             m_constants[name] = *value;
@@ -155,7 +156,13 @@ void ModuleFacts::add_constants(TSNode root) {
         if (count > 1) {
             m_constants.erase(name);
             m_constant_nodes.erase(name);
+            m_bindings.erase(name);
         }
+}
+
+TSNode ModuleFacts::module_binding(std::string_view name) const {
+    auto it = m_bindings.find(name);
+    return it == m_bindings.end() ? TSNode{} : it->second;
 }
 
 TSNode ModuleFacts::constant_definition(std::string_view name) const {

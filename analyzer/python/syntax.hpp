@@ -27,6 +27,8 @@ public:
 
     // Where a module-level string constant is bound: its value node, or a null node.
     TSNode constant_definition(std::string_view name) const;
+    // The value a module-level name is bound to once (any expression), or a null node.
+    TSNode module_binding(std::string_view name) const;
     // Is `name` bound by an import in this file (a module or a name taken from one)?
     bool is_imported(std::string_view name) const { return m_aliases.find(name) != m_aliases.end(); }
 
@@ -44,6 +46,7 @@ private:
     std::map<std::string, std::string, std::less<>> m_aliases;  // local name -> qualified name
     std::map<std::string, std::string, std::less<>> m_constants;  // module-level name -> string value
     std::map<std::string, TSNode, std::less<>> m_constant_nodes;  // module-level name -> its value node
+    std::map<std::string, TSNode, std::less<>> m_bindings;        // module-level name bound once -> its value
 };
 
 std::string_view node_type(TSNode node);
