@@ -480,6 +480,11 @@ const ScanCache::Entry* ScanCache::find(const std::string& path) const {
     return it == m_entries.end() ? nullptr : &it->second;
 }
 
+ScanCache::Entry* ScanCache::find_to_take(const std::string& path) {
+    auto it = m_entries.find(path);
+    return it == m_entries.end() ? nullptr : &it->second;
+}
+
 void ScanCache::put(const std::string& path, Entry entry) { m_entries[path] = std::move(entry); }
 
 }  // namespace mpsport

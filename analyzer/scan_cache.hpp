@@ -39,6 +39,9 @@ public:
     void save(const std::filesystem::path& dir, const std::set<std::string>* touched = nullptr) const;
 
     const Entry* find(const std::string& path) const;
+    // The entry itself, for a scan that takes what it holds (by move) instead of copying it; safe
+    // from several threads for different paths, as find is.
+    Entry* find_to_take(const std::string& path);
     void put(const std::string& path, Entry entry);
     std::size_t size() const { return m_entries.size(); }
     template <typename F>

@@ -21,6 +21,7 @@
 #include "analyzer/python/python_engine.hpp"
 #include "analyzer/scan_cache.hpp"
 #include "core/hash.hpp"
+#include "core/parallel.hpp"
 #include "core/paths.hpp"
 #include "core/source_text.hpp"
 
@@ -178,7 +179,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     result.ignored_dirs = walked.ignored_dirs;
     phase("walk");
 
-    const std::uint64_t cache_key = ScanCache::key_for(m_catalogue, m_target_torch, options);
+    const std::uint64_t cache_key = options.cache_dir ? ScanCache::key_for(m_catalogue, m_target_torch, options) : 0;
     ScanCache cache = options.cache_dir ? ScanCache::load(*options.cache_dir, cache_key) : ScanCache();
     phase("cache load");
 
@@ -187,16 +188,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     std::vector<char> from_cache(n, 0);  // 1: same size and mtime; 2: same content, new mtime
     unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
     jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(1, n)));
-    auto in_parallel = [&](auto&& body) {
-        std::atomic<std::size_t> next{0};
-        auto worker = [&] {
-            for (std::size_t i = next++; i < n; i = next++) body(i);
-        };
-        std::vector<std::thread> threads;
-        for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(worker);
-        worker();
-        for (auto& t : threads) t.join();
-    };
+    auto in_parallel = [&](auto&& body) { parallel_for(n, body, jobs); };
 
     // Phase 1: stat every file and take what the cache still knows by size and mtime.
     std::atomic<bool> any_to_read{false};
@@ -209,12 +201,14 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         }
         entry.size = file.size;
         entry.mtime_ns = file.mtime_ns;
-        const ScanCache::Entry* cached = options.cache_dir ? cache.find(file.path) : nullptr;
         if (file.kind == FileKind::config) return;  // read after the Python files, if they name it
+        // Taken, not copied (copying every outcome was a tenth of a warm scan): only this file's
+        // worker looks at its entry again, and a partial scan keeps just the files it did not walk.
+        ScanCache::Entry* cached = options.cache_dir ? cache.find_to_take(file.path) : nullptr;
         if (cached && options.parse_every_native_file && cached->outcome.native.unparsed) cached = nullptr;
         if (cached && cached->size == file.size && cached->mtime_ns == file.mtime_ns && file.mtime_ns != 0) {
             entry.hash = cached->hash;
-            entry.outcome = cached->outcome;
+            entry.outcome = std::move(cached->outcome);
             from_cache[i] = 1;
             return;
         }
@@ -309,6 +303,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         for (const auto& arg : l.args) readers_key += l.via + ">" + l.script + ":" + arg + "|";
     const std::uint64_t readers_hash = fnv1a64(readers_key);
     std::vector<std::vector<DataReader>> data_readers(n);
+    const configs::NamedFiles names = configs::index_names(python_files);
     in_parallel([&](std::size_t i) {
         const FileEntry& file = walked.files[i];
         ScanCache::Entry& entry = entries[i];
@@ -318,7 +313,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
             return;
         }
         if (file.kind != FileKind::config) return;
-        data_readers[i] = configs::config_readers(file.path, python_files, launches);
+        data_readers[i] = configs::config_readers(file.path, names, python_files, launches);
         entry.hash = fnv1a64(std::to_string(readers_hash) + ":" + std::to_string(file.size) + ":" + std::to_string(file.mtime_ns));
         const ScanCache::Entry* cached = options.cache_dir ? cache.find(file.path) : nullptr;
         if (cached && cached->hash == entry.hash && cached->size == file.size && cached->mtime_ns == file.mtime_ns && file.mtime_ns != 0) {
@@ -326,7 +321,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
             from_cache[i] = 1;
             return;
         }
-        configs::ConfigOutcome c = configs::analyze_config(file, python_files, launches, m_catalogue, options.walk.max_file_size);
+        configs::ConfigOutcome c = configs::analyze_config(file, data_readers[i], python_files, m_catalogue, options.walk.max_file_size);
         FileOutcome& o = entry.outcome;
         o.unread = !c.referenced;
         o.findings = std::move(c.findings);

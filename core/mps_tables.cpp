@@ -258,7 +258,7 @@ std::uint64_t op_tables_digest(const fs::path& rules_dir) {
     std::sort(files.begin(), files.end());
     std::string input;
     for (const auto& f : files) input += f.filename().string() + "\n" + read_file(f);
-    return fnv1a64(input);
+    return content_hash(input);
 }
 
 PythonOpMap load_python_op_map(const fs::path& rules_dir, const std::string& version) {

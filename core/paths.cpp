@@ -26,9 +26,20 @@ namespace mpsport {
 std::string read_file(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw std::runtime_error(path.generic_string() + ": cannot open (" + std::strerror(errno) + ")");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    // One read into a buffer of the file's size (a stringstream copies twice and grows as it goes);
+    // a file that grows meanwhile, or a pipe, is read on to its end.
+    std::string out;
+    std::error_code ec;
+    const auto size = fs::file_size(path, ec);
+    if (!ec && size > 0) {
+        out.resize(static_cast<std::size_t>(size));
+        in.read(out.data(), static_cast<std::streamsize>(size));
+        out.resize(static_cast<std::size_t>(in.gcount()));
+        if (static_cast<std::uintmax_t>(in.gcount()) < size) return out;
+    }
+    char buf[65536];
+    while (in.read(buf, sizeof buf) || in.gcount() > 0) out.append(buf, static_cast<std::size_t>(in.gcount()));
+    return out;
 }
 
 namespace {

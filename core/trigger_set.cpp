@@ -5,38 +5,48 @@
 namespace mpsport {
 
 TriggerSet::TriggerSet(std::vector<std::string> literals) : m_literals(std::move(literals)) {
+    // Bytes that occur in no literal all behave alike: one column of the automaton serves them all
+    // (identifiers use ~60 distinct bytes, so the table is ~4x smaller than one of 256 columns and
+    // its construction, which was a tenth of a pre-commit check's start-up, as much faster).
+    m_class.fill(0);
+    m_columns = 1;
+    for (const auto& lit : m_literals)
+        for (unsigned char c : lit)
+            if (m_class[c] == 0) m_class[c] = static_cast<std::uint8_t>(m_columns++);
+    const std::size_t cols = m_columns;
+
     // Build the trie.
-    m_next.assign(256, -1);
+    m_next.assign(cols, -1);
     m_out.emplace_back();
     for (std::uint32_t i = 0; i < m_literals.size(); ++i) {
         std::int32_t state = 0;
         for (unsigned char c : m_literals[i]) {
-            std::int32_t& slot = m_next[static_cast<std::size_t>(state) * 256 + c];
-            if (slot < 0) {
-                slot = static_cast<std::int32_t>(m_out.size());
+            const std::size_t slot = static_cast<std::size_t>(state) * cols + m_class[c];
+            if (m_next[slot] < 0) {
+                m_next[slot] = static_cast<std::int32_t>(m_out.size());
                 m_out.emplace_back();
-                m_next.resize(m_next.size() + 256, -1);
+                m_next.resize(m_next.size() + cols, -1);
             }
-            state = m_next[static_cast<std::size_t>(state) * 256 + c];
+            state = m_next[slot];
         }
         m_out[static_cast<std::size_t>(state)].push_back(i);
     }
-    // Breadth-first: fill failure transitions so every (state, byte) has a next state.
+    // Breadth-first: fill failure transitions so every (state, column) has a next state.
     std::vector<std::int32_t> fail(m_out.size(), 0);
     std::queue<std::int32_t> todo;
-    for (int c = 0; c < 256; ++c) {
-        std::int32_t& s = m_next[static_cast<std::size_t>(c)];
+    for (std::size_t c = 0; c < cols; ++c) {
+        std::int32_t& s = m_next[c];
         if (s < 0) s = 0;
         else todo.push(s);
     }
     while (!todo.empty()) {
-        const std::int32_t state = todo.front();
+        const auto state = static_cast<std::size_t>(todo.front());
         todo.pop();
-        const auto& inherited = m_out[static_cast<std::size_t>(fail[static_cast<std::size_t>(state)])];
-        m_out[static_cast<std::size_t>(state)].insert(m_out[static_cast<std::size_t>(state)].end(), inherited.begin(), inherited.end());
-        for (int c = 0; c < 256; ++c) {
-            std::int32_t& s = m_next[static_cast<std::size_t>(state) * 256 + static_cast<std::size_t>(c)];
-            const std::int32_t via_fail = m_next[static_cast<std::size_t>(fail[static_cast<std::size_t>(state)]) * 256 + static_cast<std::size_t>(c)];
+        const auto& inherited = m_out[static_cast<std::size_t>(fail[state])];
+        m_out[state].insert(m_out[state].end(), inherited.begin(), inherited.end());
+        for (std::size_t c = 0; c < cols; ++c) {
+            std::int32_t& s = m_next[state * cols + c];
+            const std::int32_t via_fail = m_next[static_cast<std::size_t>(fail[state]) * cols + c];
             if (s < 0) {
                 s = via_fail;
             } else {
@@ -47,18 +57,14 @@ TriggerSet::TriggerSet(std::vector<std::string> literals) : m_literals(std::move
     }
 }
 
-
-}  // namespace mpsport
-
-namespace mpsport {
-
 std::vector<std::pair<std::size_t, std::uint32_t>> TriggerSet::find_each(std::string_view text) const {
     std::vector<std::pair<std::size_t, std::uint32_t>> hits;
-    std::int32_t state = 0;
+    std::size_t state = 0;
     const std::int32_t* next = m_next.data();
+    const std::size_t cols = m_columns;
     for (std::size_t pos = 0; pos < text.size(); ++pos) {
-        state = next[static_cast<std::size_t>(state) * 256 + static_cast<unsigned char>(text[pos])];
-        for (std::uint32_t i : m_out[static_cast<std::size_t>(state)]) hits.emplace_back(pos + 1 - m_literals[i].size(), i);
+        state = static_cast<std::size_t>(next[state * cols + m_class[static_cast<unsigned char>(text[pos])]]);
+        for (std::uint32_t i : m_out[state]) hits.emplace_back(pos + 1 - m_literals[i].size(), i);
     }
     return hits;
 }

@@ -2,6 +2,7 @@
 // The scan's pre-filter: a file that holds none of a rule's trigger literals is never parsed for it.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -19,7 +20,9 @@ public:
 
 private:
     std::vector<std::string> m_literals;
-    std::vector<std::int32_t> m_next;               // state * 256 + byte -> state
+    std::array<std::uint8_t, 256> m_class{};        // byte -> column (0: a byte no literal holds)
+    std::size_t m_columns = 1;
+    std::vector<std::int32_t> m_next;               // state * m_columns + column -> state
     std::vector<std::vector<std::uint32_t>> m_out;  // literals ending at each state (suffix links folded in)
 };
 

@@ -52,6 +52,33 @@ TEST(ConfigFacts, FilesFoldersAndKeyReads) {
                      .has_value());
 }
 
+// The per-scan index of config names gives, file by file, what refers_to() gives: a plain name,
+// an f-string hole, a glob, a Hydra folder, the first of several literals, and no match.
+TEST(Configs, NamedFilesIndexAgreesWithRefersTo) {
+    const auto& vocabulary = test::bundled_catalogue().program().readers;
+    const std::vector<std::string> paths = {"train.py", "tools/sweep.py", "eval.py"};
+    const std::vector<PythonConfigFacts> facts = {
+        python_config_facts("a = open('configs/base.yaml')\nb = f\"configs/{name}.yml\"\nc = open('base.yaml')\n", {}, vocabulary),
+        python_config_facts("import glob\nfor p in glob.glob('configs/sweeps/*.yaml'):\n    run(p)\n"
+                            "@hydra.main(config_path=\"conf\", config_name=\"config\")\ndef main(cfg): pass\n",
+                            {}, vocabulary),
+        python_config_facts("x = 1\n", {}, vocabulary)};
+    std::vector<std::pair<const std::string*, const PythonConfigFacts*>> files;
+    for (std::size_t i = 0; i < paths.size(); ++i) files.emplace_back(&paths[i], &facts[i]);
+    const NamedFiles index(files);
+    for (const std::string config : {"configs/base.yaml", "base.yaml", "configs/exp1.yml", "configs/sub/exp1.yml", "configs/sweeps/lr.yaml",
+                                     "tools/conf/db/mysql.yaml", "other/base.yaml", "nothing.json"}) {
+        std::vector<std::pair<std::size_t, int>> expected;
+        for (std::size_t i = 0; i < paths.size(); ++i)
+            if (auto line = refers_to(facts[i], paths[i], config)) expected.emplace_back(i, *line);
+        EXPECT_EQ(index.readers(config), expected) << config;
+    }
+    EXPECT_EQ(index.readers("configs/base.yaml"), (std::vector<std::pair<std::size_t, int>>{{0, 1}}));  // the first literal naming it
+    EXPECT_EQ(index.readers("configs/sweeps/lr.yaml"), (std::vector<std::pair<std::size_t, int>>{{1, 2}}));
+    EXPECT_EQ(index.readers("tools/conf/db/mysql.yaml"), (std::vector<std::pair<std::size_t, int>>{{1, 4}}));
+    EXPECT_TRUE(index.readers("nothing.json").empty());
+}
+
 TEST(Configs, JsonConfigWithConsumerSiteInTheMessage) {
     test::TempDir d;
     d.write("experiments/run.json", "{\"model\": {\"dtype\": \"float64\"}, \"device\": \"cuda:1\", \"dist\": {\"backend\": \"nccl\"}}\n");

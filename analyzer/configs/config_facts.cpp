@@ -231,20 +231,27 @@ PythonConfigFacts python_config_facts(std::string_view text, const std::set<std:
     return out;
 }
 
-bool names_path(const std::string& written, const std::string& path) {
+std::optional<std::string> path_glob(const std::string& written) {
     const std::string l = strip_relative(written);
-    if (l.empty()) return false;
-    const std::string glob = literal_glob(l);
-    if (names_nothing_particular(glob)) return false;
+    if (l.empty()) return std::nullopt;
+    std::string glob = literal_glob(l);
+    if (names_nothing_particular(glob)) return std::nullopt;
+    return glob;
+}
+
+bool glob_names(const std::string& glob, const std::string& path) {
     if (fnmatch(glob.c_str(), path.c_str(), FNM_PATHNAME) == 0) return true;
     for (std::size_t slash = path.find('/'); slash != std::string::npos; slash = path.find('/', slash + 1))
         if (fnmatch(glob.c_str(), path.c_str() + slash + 1, FNM_PATHNAME) == 0) return true;
     return false;
 }
 
-std::optional<int> refers_to(const PythonConfigFacts& facts, const std::string& python_path, const std::string& config_path) {
-    for (const auto& literal : facts.files)
-        if (names_path(literal.path, config_path)) return literal.line;
+bool names_path(const std::string& written, const std::string& path) {
+    const auto glob = path_glob(written);
+    return glob && glob_names(*glob, path);
+}
+
+std::optional<int> refers_by_directory(const PythonConfigFacts& facts, const std::string& python_path, const std::string& config_path) {
     const std::string here = directory_of(python_path);
     for (const auto& dir : facts.directories) {
         const std::string d = strip_relative(dir.path);
@@ -254,6 +261,57 @@ std::optional<int> refers_to(const PythonConfigFacts& facts, const std::string& 
             return dir.line;
     }
     return std::nullopt;
+}
+
+std::optional<int> refers_to(const PythonConfigFacts& facts, const std::string& python_path, const std::string& config_path) {
+    for (const auto& literal : facts.files)
+        if (names_path(literal.path, config_path)) return literal.line;
+    return refers_by_directory(facts, python_path, config_path);
+}
+
+namespace {
+
+// The last segment of a glob, when it is plain text: a name it matches must end in exactly that.
+std::optional<std::string> plain_last_segment(const std::string& glob) {
+    const std::string last = glob.substr(glob.rfind('/') == std::string::npos ? 0 : glob.rfind('/') + 1);
+    if (last.find_first_of("*?[\\") != std::string::npos) return std::nullopt;
+    return last;
+}
+
+}  // namespace
+
+NamedFiles::NamedFiles(const std::vector<std::pair<const std::string*, const PythonConfigFacts*>>& python) : m_python(python) {
+    for (std::size_t p = 0; p < python.size(); ++p) {
+        const auto& literals = python[p].second->files;
+        for (std::size_t i = 0; i < literals.size(); ++i) {
+            auto glob = path_glob(literals[i].path);
+            if (!glob) continue;
+            Literal lit{p, i, literals[i].line, *glob};
+            if (auto last = plain_last_segment(*glob)) m_by_name[*last].push_back(std::move(lit));
+            else m_wild.push_back(std::move(lit));
+        }
+    }
+}
+
+std::vector<std::pair<std::size_t, int>> NamedFiles::readers(const std::string& path) const {
+    // Per Python file, the first of its literals that names the path (as refers_to() takes it).
+    std::map<std::size_t, std::pair<std::size_t, int>> first;  // file -> (literal index, line)
+    auto consider = [&](const Literal& l) {
+        auto it = first.find(l.file);
+        if (it != first.end() && it->second.first < l.index) return;
+        if (!glob_names(l.glob, path)) return;
+        first[l.file] = {l.index, l.line};
+    };
+    const std::string name = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
+    if (auto it = m_by_name.find(name); it != m_by_name.end())
+        for (const auto& l : it->second) consider(l);
+    for (const auto& l : m_wild) consider(l);
+    std::vector<std::pair<std::size_t, int>> out;
+    for (std::size_t p = 0; p < m_python.size(); ++p) {
+        if (auto it = first.find(p); it != first.end()) out.emplace_back(p, it->second.second);
+        else if (auto line = refers_by_directory(*m_python[p].second, *m_python[p].first, path)) out.emplace_back(p, *line);
+    }
+    return out;
 }
 
 }  // namespace mpsport::configs

@@ -142,17 +142,23 @@ std::vector<ImportFact> config_targets(const std::vector<ConfigValue>& values, c
 
 }  // namespace
 
-std::vector<DataReader> config_readers(const std::string& config_path, const std::vector<PythonFile>& python,
+NamedFiles index_names(const std::vector<PythonFile>& python) {
+    std::vector<std::pair<const std::string*, const PythonConfigFacts*>> files;
+    files.reserve(python.size());
+    for (const auto& p : python) files.emplace_back(p.path, p.facts);
+    return NamedFiles(files);
+}
+
+std::vector<DataReader> config_readers(const std::string& config_path, const NamedFiles& names, const std::vector<PythonFile>& python,
                                        const std::vector<Launch>& launches) {
     std::vector<DataReader> out;
-    for (const auto& p : python)
-        if (auto line = refers_to(*p.facts, *p.path, config_path)) {
-            DataReader r;
-            r.path = *p.path;
-            r.line = *line;
-            r.how = "names " + config_path;
-            out.push_back(std::move(r));
-        }
+    for (const auto& [p, line] : names.readers(config_path)) {
+        DataReader r;
+        r.path = *python[p].path;
+        r.line = line;
+        r.how = "names " + config_path;
+        out.push_back(std::move(r));
+    }
     for (DataReader& r : launch_readers(config_path, launches)) out.push_back(std::move(r));
     return out;
 }
@@ -165,10 +171,10 @@ std::set<std::string> rule_keys(const RuleCatalogue& catalogue) {
     return keys;
 }
 
-ConfigOutcome analyze_config(const FileEntry& file, const std::vector<PythonFile>& python, const std::vector<Launch>& launches,
+ConfigOutcome analyze_config(const FileEntry& file, std::vector<DataReader> readers, const std::vector<PythonFile>& python,
                              const RuleCatalogue& catalogue, std::uintmax_t max_file_size) {
     ConfigOutcome out;
-    out.readers = config_readers(file.path, python, launches);
+    out.readers = std::move(readers);
     // the files that name it, then the scripts launched with it: where the keys are read
     std::vector<PythonFile> loaders;
     for (const auto& r : out.readers) {

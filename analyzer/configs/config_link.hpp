@@ -31,11 +31,16 @@ struct ConfigOutcome {
     std::vector<ImportFact> targets;
 };
 
-// The Python files that name the config at `config_path`, and the scripts launched with it.
-std::vector<DataReader> config_readers(const std::string& config_path, const std::vector<PythonFile>& python,
+// The names the Python files write, indexed once per scan for config_readers().
+NamedFiles index_names(const std::vector<PythonFile>& python);
+
+// The Python files that name the config at `config_path` (`names`: index_names(python)), and the
+// scripts launched with it.
+std::vector<DataReader> config_readers(const std::string& config_path, const NamedFiles& names, const std::vector<PythonFile>& python,
                                        const std::vector<Launch>& launches);
 
-ConfigOutcome analyze_config(const FileEntry& file, const std::vector<PythonFile>& python, const std::vector<Launch>& launches,
+// `readers`: config_readers() of the file.
+ConfigOutcome analyze_config(const FileEntry& file, std::vector<DataReader> readers, const std::vector<PythonFile>& python,
                              const RuleCatalogue& catalogue, std::uintmax_t max_file_size);
 
 }  // namespace mpsport::configs
