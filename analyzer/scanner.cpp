@@ -339,6 +339,9 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     bool cache_changed = options.cache_dir && !options.partial && cache.size() != n;
     std::vector<program::FileRecord> records;
     std::set<std::string> walked_paths;
+    std::size_t finding_count = 0;
+    for (const auto& e : entries) finding_count += e.outcome.findings.size();
+    result.findings.reserve(finding_count);
     for (std::size_t i = 0; i < n; ++i) {
         cache_changed = cache_changed || from_cache[i] != 1;
         FileOutcome& o = entries[i].outcome;
@@ -434,6 +437,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         return rule && (rule->engine == "config" || rule->engine == "checkpoint");
     };
     std::vector<Finding> code_findings;
+    code_findings.reserve(result.findings.size());
     for (auto& f : result.findings) (in_data_file(f) ? data_findings : code_findings).push_back(std::move(f));
     result.findings = std::move(code_findings);
     program::apply_program_model(model, m_catalogue.program(), result.findings);

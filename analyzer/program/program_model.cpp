@@ -184,6 +184,7 @@ void ProgramModel::index_files(const std::vector<FileRecord>& files) {
     for (const auto& f : files) {
         if (f.kind == FileKind::python) {
             m_python.insert(f.path);
+            m_python_index.insert(f.path);
             for (std::string d = dir_of(f.path); !d.empty() && m_dirs.insert(d).second; d = dir_of(d)) {
             }
         }
@@ -196,7 +197,7 @@ void ProgramModel::index_files(const std::vector<FileRecord>& files) {
         if (!ends_with(path, "__init__.py")) continue;
         // The folder above the outermost package is a root: `lib/pkg/sub/__init__.py` -> `lib`.
         std::string top = dir_of(path);
-        while (!top.empty() && m_python.count(join(dir_of(top), "__init__.py"))) top = dir_of(top);
+        while (!top.empty() && m_python_index.count(join(dir_of(top), "__init__.py"))) top = dir_of(top);
         if (!top.empty()) m_roots.insert(dir_of(top));
     }
     // Under which roots each top-level name lies: every root above a file, with the file's first
@@ -209,7 +210,7 @@ void ProgramModel::index_files(const std::vector<FileRecord>& files) {
                 const auto slash = rel.find('/');
                 const std::string head = slash == std::string::npos ? rel.substr(0, rel.size() - 3) : rel.substr(0, slash);
                 m_root_heads[head].push_back(root);
-                if (slash == std::string::npos || m_python.count(join(root, head + "/__init__.py"))) m_own.insert(head);
+                if (slash == std::string::npos || m_python_index.count(join(root, head + "/__init__.py"))) m_own.insert(head);
             }
             if (root.empty()) break;
         }
@@ -237,11 +238,11 @@ bool ProgramModel::is_own_package(std::string_view top_level) const { return m_o
 std::optional<std::string> ProgramModel::find_module(const std::string& base, const std::string& dotted) const {
     if (dotted.empty()) {
         const std::string init = join(base, "__init__.py");
-        return m_python.count(init) ? std::optional<std::string>(init) : std::nullopt;
+        return m_python_index.count(init) ? std::optional<std::string>(init) : std::nullopt;
     }
     const std::string rel = join(base, dotted_to_path(dotted));
-    if (m_python.count(rel + ".py")) return rel + ".py";
-    if (m_python.count(rel + "/__init__.py")) return rel + "/__init__.py";
+    if (m_python_index.count(rel + ".py")) return rel + ".py";
+    if (m_python_index.count(rel + "/__init__.py")) return rel + "/__init__.py";
     return std::nullopt;
 }
 
@@ -251,7 +252,7 @@ std::string ProgramModel::module_name_of(const std::string& path) const {
     std::string dir = dir_of(path);
     // Climb while the folder is a package: the dotted name starts below the first non-package folder.
     std::string top = dir;
-    while (!top.empty() && m_python.count(join(top, "__init__.py"))) top = dir_of(top);
+    while (!top.empty() && m_python_index.count(join(top, "__init__.py"))) top = dir_of(top);
     std::string rel = top.empty() ? mod : mod.substr(top.size() + 1);
     std::replace(rel.begin(), rel.end(), '/', '.');
     return rel;
@@ -323,8 +324,8 @@ std::string ProgramModel::relative_base(const std::string& path, int level) cons
     std::string pkg_dir = dir_of(path);
     for (int up = 1; up < level; ++up) pkg_dir = dir_of(pkg_dir);
     const std::string pkg_path = join(pkg_dir, "__init__.py");
-    std::string pkg_name = module_name_of(m_python.count(pkg_path) ? pkg_path : join(pkg_dir, "x.py"));
-    if (!m_python.count(pkg_path)) pkg_name = pkg_name.substr(0, pkg_name.rfind('.') == std::string::npos ? 0 : pkg_name.rfind('.'));
+    std::string pkg_name = module_name_of(m_python_index.count(pkg_path) ? pkg_path : join(pkg_dir, "x.py"));
+    if (!m_python_index.count(pkg_path)) pkg_name = pkg_name.substr(0, pkg_name.rfind('.') == std::string::npos ? 0 : pkg_name.rfind('.'));
     return pkg_name;
 }
 
@@ -343,7 +344,7 @@ std::map<std::string, std::set<int>> ProgramModel::extension_import_lines() cons
     std::map<std::string, std::set<int>> out;
     for (const auto& ext : m_extensions)
         for (const auto& site : ext.imports)
-            if (m_python.count(site.path)) out[site.path].insert(site.line);
+            if (m_python_index.count(site.path)) out[site.path].insert(site.line);
     return out;
 }
 
@@ -521,16 +522,16 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
         for (const auto& e : edges)
             if (e.to != from) imported.insert(e.to);
     auto self_test = [&](const std::string& path) {
-        if (imported.count(path) || ends_with(path, "/__main__.py") || !m_python.count(join(dir_of(path), "__init__.py"))) return false;
+        if (imported.count(path) || ends_with(path, "/__main__.py") || !m_python_index.count(join(dir_of(path), "__init__.py"))) return false;
         std::string top = dir_of(path);
-        while (m_python.count(join(dir_of(top), "__init__.py"))) top = dir_of(top);
+        while (m_python_index.count(join(dir_of(top), "__init__.py"))) top = dir_of(top);
         const std::string name = top.substr(top.rfind('/') == std::string::npos ? 0 : top.rfind('/') + 1);
         return declared.count(normalise_package(name)) > 0 && m_roots.count(dir_of(top)) > 0;
     };
     if (!options.entries.empty()) {
         for (const auto& e : options.entries) {
             const std::string p = normalise_relative(e);
-            if (m_python.count(p) || std::any_of(files.begin(), files.end(), [&](const FileRecord& f) { return f.path == p; }))
+            if (m_python_index.count(p) || std::any_of(files.begin(), files.end(), [&](const FileRecord& f) { return f.path == p; }))
                 add(p, "--entry");
             else
                 throw std::runtime_error("--entry " + e + ": no such Python file was scanned (paths are relative to the scanned folder)");
@@ -556,7 +557,7 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
                 if (!target) target = find_module(dir_of(f.path), ref.target);
             } else {
                 for (const std::string& candidate : {normalise_relative(ref.target), normalise_relative(join(dir_of(f.path), ref.target))})
-                    if (!candidate.empty() && m_python.count(candidate)) {
+                    if (!candidate.empty() && m_python_index.count(candidate)) {
                         target = candidate;
                         break;
                     }
@@ -662,7 +663,7 @@ void ProgramModel::compute_reach() {
         m_reach[path] = r;
     }
     for (const auto& [path, r] : m_reach) {
-        if (!m_python.count(path)) continue;  // a config on a chain
+        if (!m_python_index.count(path)) continue;  // a config on a chain
         const int i = r.level == Level::core ? 0 : r.level == Level::tooling ? 2 : r.level == Level::unreached ? 3 : 1;
         ++m_summary.files[i];
     }

@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "core/finding.hpp"
@@ -137,8 +138,9 @@ private:
     std::vector<SkipScope> m_skip_scopes;
     std::vector<std::string> m_tooling_dirs;   // the vocabulary's, with the repository's own settings
     std::vector<std::string> m_tooling_files;
-    std::set<std::string> m_python;                 // importable .py files
-    std::set<std::string> m_dirs;                   // the folders that hold them, at any depth
+    std::set<std::string> m_python;                 // importable .py files, in order (walks over them are deterministic)
+    std::unordered_set<std::string> m_python_index; // the same, for the many lookups of an import's candidates
+    std::unordered_set<std::string> m_dirs;         // the folders that hold them, at any depth
     std::map<std::string, const FileFacts*> m_facts;
     std::set<std::string> m_roots;                  // folders that hold top-level packages ("" = the repository)
     // Top-level name -> the roots that hold a module or package of that name, in m_roots' order
