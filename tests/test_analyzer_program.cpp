@@ -78,6 +78,29 @@ TEST(ProgramModel, EntryOptionReplacesDiscovery) {
     EXPECT_THROW(scan_dir(d, o), std::runtime_error);
 }
 
+// An evaluation harness (evals/lambada.py importing a model that needs flash_attn) is tooling, as a
+// benchmark is: it is not the training run, and its CUDA-only import moves no verdict. The same
+// import reached from train.py is core.
+TEST(ProgramModel, EvaluationScriptsAreTooling) {
+    test::TempDir d;
+    d.write("train.py", "import torch\nfrom models import simple\n\nif __name__ == \"__main__\":\n    simple.run()\n");
+    d.write("models/__init__.py", "");
+    d.write("models/simple.py", "import torch\ndef run():\n    return torch.ones(2)\n");
+    d.write("models/fused_lm.py", "import torch\nfrom flash_attn import flash_attn_func\n");
+    d.write("evals/lambada.py", "from models.fused_lm import flash_attn_func\n\nif __name__ == \"__main__\":\n    pass\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* f = find(r, "cuda-only-package-import", "models/fused_lm.py");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->reach, Reach::tooling);
+    EXPECT_NE(f->impact, VerdictImpact::stay) << f->note;
+    d.write("train.py", "import torch\nfrom models import simple, fused_lm\n\nif __name__ == \"__main__\":\n    simple.run()\n");
+    const ScanResult again = scan_dir(d);
+    f = find(again, "cuda-only-package-import", "models/fused_lm.py");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->reach, Reach::core);
+    EXPECT_EQ(f->impact, VerdictImpact::stay);
+}
+
 TEST(ProgramModel, RepositoryConfigSetsEntriesAndTooling) {
     test::TempDir d;
     d.write("run.py", "import torch\nimport examples.demo\nimport experiments.sweep\n\nif __name__ == \"__main__\":\n    pass\n");
