@@ -36,6 +36,8 @@ TEST_F(ReportsTest, VerdictFollowsImpacts) {
     EXPECT_EQ(assess({}, nullptr, cat, {}).verdict, Verdict::migrate);
     EXPECT_EQ(assess({finding("cuda-method-call", cat)}, nullptr, cat, {}).verdict, Verdict::migrate);
     EXPECT_EQ(assess({finding("nccl-backend", cat)}, nullptr, cat, {}).verdict, Verdict::dual_track);
+    // A CUDA container image is set-up work (a native environment beside it), not a reason to keep a GPU.
+    EXPECT_EQ(assess({finding("cuda-base-image", cat)}, nullptr, cat, {}).verdict, Verdict::migrate);
     EXPECT_EQ(assess({finding("nccl-backend", cat), finding("cuda-extension-build", cat)}, nullptr, cat, {}).verdict, Verdict::stay_on_cuda);
     Finding downgraded = finding("cuda-extension-build", cat);
     downgraded.severity = Severity::info;  // info findings never decide the verdict
