@@ -100,6 +100,7 @@ struct GuardVocabulary {
     std::vector<std::string> fixture_decorators;
     std::vector<std::string> collect_ignore_names;
     std::vector<std::string> import_errors;      // exceptions an import fallback catches
+    std::vector<std::string> exit_calls;         // calls that end the program: a handler making one holds no fallback
     // Where gradients flow, for ops whose only fallback is their backward op:
     std::vector<std::string> no_grad_contexts;   // torch.no_grad, torch.inference_mode (a `with` or a decorator)
     std::vector<std::string> inference_words;    // a function named with one of these words runs inference only

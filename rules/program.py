@@ -22,6 +22,27 @@ except ImportError:
     raise
 
 try:
+    # guard: import-fallback
+    import apex.normalization
+except:
+    # a comment first: still the bare except's fallback
+    apex = None
+
+try:
+    # guard: none
+    import MultiScaleDeformableAttention as MSDA
+except ModuleNotFoundError:
+    info = "compile the op with make.sh"  # a message first, then a raise: still required (Mask2Former)
+    raise ModuleNotFoundError(info)
+
+try:
+    # guard: none
+    from xformers.ops import fmha
+except ImportError:
+    print("xFormers is required for training")
+    sys.exit(1)
+
+try:
     # guard: none
     import ops._ext as _ext
 except ImportError:

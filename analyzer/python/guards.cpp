@@ -405,28 +405,44 @@ bool GuardFinder::rebuilds_import(TSNode try_statement, TSNode handler) const {
     return false;
 }
 
+// Whether a handler's block always ends the program or re-raises: a top-level `raise`, or a call of
+// sys.exit/exit/quit/os._exit, however much it logs first. Such a handler holds no fallback (dinov2's
+// `except ImportError: raise AssertionError("xFormers is required")`, Mask2Former's message + raise).
+bool GuardFinder::always_leaves(TSNode block) const {
+    for (uint32_t k = 0; k < ts_node_named_child_count(block); ++k) {
+        TSNode s = ts_node_named_child(block, k);
+        if (is_type(s, "raise_statement")) return true;
+        if (!is_type(s, "expression_statement") || ts_node_named_child_count(s) != 1) continue;
+        TSNode call = ts_node_named_child(s, 0);
+        if (is_type(call, "call") && listed(m_vocab.exit_calls, m_facts.qualname(field(call, "function")))) return true;
+    }
+    return false;
+}
+
 Guard GuardFinder::from_try(TSNode try_statement, TSNode node) const {
     if (!contains(field(try_statement, "body"), node)) return {};
     const uint32_t n = ts_node_named_child_count(try_statement);
     for (uint32_t i = 0; i < n; ++i) {
         TSNode clause = ts_node_named_child(try_statement, i);
         if (!is_type(clause, "except_clause")) continue;
-        const uint32_t parts = ts_node_named_child_count(clause);
-        TSNode body = ts_node_named_child(clause, parts - 1);
-        bool catches = parts == 1;  // a bare `except:`
-        for (uint32_t k = 0; k + 1 < parts && !catches; ++k) {
+        // Its named children, less comments (a `# CPU` after a bare `except:` is a child of the
+        // clause, not of its block: Mask2Former's fallback was taken for a clause naming a comment).
+        std::vector<TSNode> parts;
+        for (uint32_t k = 0; k < ts_node_named_child_count(clause); ++k)
+            if (!is_type(ts_node_named_child(clause, k), "comment")) parts.push_back(ts_node_named_child(clause, k));
+        if (parts.empty()) continue;
+        TSNode body = parts.back();
+        bool catches = parts.size() == 1;  // a bare `except:`
+        for (std::size_t k = 0; k + 1 < parts.size() && !catches; ++k) {
             // the exception names, also inside a tuple or an `as` pattern
-            for_each_node(ts_node_named_child(clause, k), [&](TSNode e) {
+            for_each_node(parts[k], [&](TSNode e) {
                 if (!catches && (is_type(e, "identifier") || is_type(e, "attribute")))
                     catches = listed(m_vocab.import_errors, last_component(m_facts.text(e)));
             });
         }
         if (!catches) continue;
         if (rebuilds_import(try_statement, body)) continue;
-        bool only_raise = ts_node_named_child_count(body) > 0;
-        for (uint32_t k = 0; k < ts_node_named_child_count(body); ++k)
-            if (!is_type(ts_node_named_child(body, k), "raise_statement") && !is_type(ts_node_named_child(body, k), "comment")) only_raise = false;
-        if (!only_raise) return {GuardKind::import_fallback, false, "try/except with a fallback"};
+        if (!always_leaves(body)) return {GuardKind::import_fallback, false, "try/except with a fallback"};
     }
     return {};
 }

@@ -53,6 +53,7 @@ private:
     Guard from_early_exit(TSNode block, TSNode node) const;
     Guard from_try(TSNode try_statement, TSNode node) const;
     bool rebuilds_import(TSNode try_statement, TSNode handler) const;
+    bool always_leaves(TSNode block) const;
     Guard from_decorators(TSNode decorated) const;
     bool sibling_checks_mps(TSNode if_statement) const;
     bool earlier_return_checks_mps(TSNode statement) const;
