@@ -428,6 +428,16 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
             memos.emplace_back(path, std::move(updated));
         }
     }
+    // Second round: the calls of the functions (and autograd.Function classes) those calls sit in,
+    // in the files that import them by name. Few files; read again each scan, not memoised.
+    for (const auto& [path, lines] : model.caller_import_lines()) {
+        build_engines();
+        try {
+            model.add_caller_calls(path, m_python->calls_through_imports(read_file(base / path), lines));
+        } catch (const std::exception&) {
+            // read a moment ago: if it is gone now, its import still counts
+        }
+    }
     phase("extension calls");
     weigh_backward_only_by_callers(records, base, result.findings);
     // Configs and checkpoints take the reach of the code that reads them; the rest that of their file.

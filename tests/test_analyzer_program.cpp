@@ -169,6 +169,57 @@ TEST(ProgramModel, CheckReadsOtherFilesFromTheCacheAndKeepsThem) {
 // training step calls is core (stay-on-CUDA); the one only a test calls is tooling; the one nobody
 // calls is optional while other ops of the module are called; a torch.ops op takes the reach of its
 // calls through the dispatcher.
+// Mask2Former's (and Deformable-DETR's) shape: the extension's ops are called in the forward and
+// backward of a torch.autograd.Function, re-exported by its package's __init__; the layer that
+// runs it calls `MSDeformAttnFunction.apply(...)` under a try/except with a pure-PyTorch twin. The
+// import of the extension is required (its handler raises), but every run of its ops has another
+// path beside it: dual-track, not stay-on-CUDA. Without the try, the op is core.
+TEST(ProgramModel, AutogradFunctionCallsTakeTheGuardOfTheirApplySites) {
+    if (!cuda::ClangEngine::available()) return;
+    test::TempDir d;
+    d.write("ops/setup.py", "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                            "setup(name='MSDA', ext_modules=[CUDAExtension('MSDA', ['src/vision.cpp', 'src/attn_cuda.cu'])])\n");
+    d.write("ops/src/attn_cuda.cu", "__global__ void k(float* x) { x[0] = 1.f; }\n"
+                                    "at::Tensor attn_cuda_forward(at::Tensor x) { k<<<1, 1>>>(nullptr); return x; }\n");
+    d.write("ops/src/vision.cpp",
+            "at::Tensor attn_cuda_forward(at::Tensor x);\n"
+            "at::Tensor attn_forward(at::Tensor x) {\n  if (x.is_cuda()) return attn_cuda_forward(x);\n  AT_ERROR(\"Not implemented on the CPU\");\n}\n"
+            "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n  m.def(\"attn_forward\", &attn_forward);\n}\n");
+    d.write("ops/__init__.py", "");
+    d.write("ops/functions/__init__.py", "from .attn_func import AttnFunction\n");
+    d.write("ops/functions/attn_func.py",
+            "import torch\nfrom torch.autograd import Function\n\ntry:\n    import MSDA\nexcept ModuleNotFoundError:\n"
+            "    msg = 'compile the op'\n    raise ModuleNotFoundError(msg)\n\n\n"
+            "class AttnFunction(Function):\n    @staticmethod\n    def forward(ctx, x):\n        return MSDA.attn_forward(x)\n\n\n"
+            "def attn_core_pytorch(x):\n    return x * 2\n");
+    const std::string layer_guarded =
+        "import torch\nfrom ..functions import AttnFunction\nfrom ..functions.attn_func import attn_core_pytorch\n\n\n"
+        "class Attn(torch.nn.Module):\n    def forward(self, x):\n        try:\n            out = AttnFunction.apply(x)\n"
+        "        except:\n            # CPU\n            out = attn_core_pytorch(x)\n        return out\n";
+    d.write("ops/modules/__init__.py", "from .attn import Attn\n");
+    d.write("ops/modules/attn.py", layer_guarded);
+    d.write("train.py", "import torch\nfrom ops.modules import Attn\n\nif __name__ == \"__main__\":\n    Attn()(torch.ones(3))\n");
+    auto op_finding = [](const ScanResult& r) -> const Finding* {
+        for (const auto& f : r.findings)
+            if (f.rule_id == "cuda-only-extension-op" && f.native_op == "attn_forward") return &f;
+        return nullptr;
+    };
+    const ScanResult r = scan_dir(d);
+    const Finding* op = op_finding(r);
+    ASSERT_NE(op, nullptr);
+    EXPECT_EQ(op->reach, Reach::optional) << op->note;
+    EXPECT_LE(op->impact, VerdictImpact::dual) << op->note;
+    EXPECT_NE(op->note.find("ops/modules/attn.py:9"), std::string::npos) << op->note;  // the guarded apply
+
+    d.write("ops/modules/attn.py", "import torch\nfrom ..functions import AttnFunction\n\n\n"
+                                   "class Attn(torch.nn.Module):\n    def forward(self, x):\n        return AttnFunction.apply(x)\n");
+    const ScanResult unguarded = scan_dir(d);
+    op = op_finding(unguarded);
+    ASSERT_NE(op, nullptr);
+    EXPECT_EQ(op->reach, Reach::core) << op->note;
+    EXPECT_EQ(op->impact, VerdictImpact::stay) << op->note;
+}
+
 TEST(ProgramModel, ExtensionOpsTakeTheReachOfTheirPythonCalls) {
     if (!cuda::ClangEngine::available()) return;
     test::TempDir d;
@@ -202,7 +253,8 @@ TEST(ProgramModel, ExtensionOpsTakeTheReachOfTheirPythonCalls) {
     const Finding* knn = op_finding("knn");
     EXPECT_EQ(knn->reach, Reach::core) << knn->note;
     EXPECT_EQ(knn->impact, VerdictImpact::stay);
-    EXPECT_EQ(knn->chain, (std::vector<std::string>{"train.py:2", "geo/ops.py:6"}));
+    // the chain ends at the call of knn() in train.py, which the guard around it would weigh
+    EXPECT_EQ(knn->chain, (std::vector<std::string>{"train.py:5", "geo/ops.py:6"}));
     ASSERT_FALSE(knn->related.empty());
     EXPECT_EQ(knn->related[0].location.path, "geo/ops.py");
     EXPECT_EQ(knn->related[0].location.line, 6);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <functional>
 #include <fnmatch.h>
 
 #include "core/paths.hpp"
@@ -348,6 +349,59 @@ std::map<std::string, std::set<int>> ProgramModel::extension_import_lines() cons
     return out;
 }
 
+std::vector<ImportSite> ProgramModel::importers_of(const std::string& module, const std::string& name) const {
+    // A package's __init__.py that imports the name re-exports it (`from .ms_deform_attn_func import
+    // MSDeformAttnFunction`): those who import the name from the package are its users. With none,
+    // the __init__ itself stays (the name is the package's API, as needed as the package).
+    std::set<std::string> seen;
+    std::function<std::vector<ImportSite>(const std::string&)> expand = [&](const std::string& from) {
+        std::vector<ImportSite> out;
+        if (!seen.insert(from).second) return out;
+        const auto it = name_imports().find(from + '\0' + name);
+        if (it == name_imports().end()) return out;
+        for (const auto& site : it->second) {
+            const bool init = ends_with(site.path, "/__init__.py") || site.path == "__init__.py";
+            const std::string package = init ? module_name_of(site.path) : std::string();
+            std::vector<ImportSite> users = init && package != from ? expand(package) : std::vector<ImportSite>();
+            if (users.empty()) out.push_back(site);
+            else out.insert(out.end(), users.begin(), users.end());
+        }
+        return out;
+    };
+    return expand(module);
+}
+
+std::map<std::string, std::set<int>> ProgramModel::caller_import_lines() {
+    std::map<std::string, std::set<int>> out;
+    m_caller_requests.clear();
+    for (const auto& ext : m_extensions)
+        for (const auto& call : ext.calls) {
+            if (call.function.empty()) continue;
+            const std::string key = module_name_of(call.path) + '\0' + call.function;
+            for (const auto& site : importers_of(module_name_of(call.path), call.function)) {
+                if (site.path == call.path || !m_python_index.count(site.path)) continue;
+                out[site.path].insert(site.line);
+                auto& keys = m_caller_requests[{site.path, site.line}];
+                if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+            }
+        }
+    return out;
+}
+
+void ProgramModel::add_caller_calls(const std::string& path, const std::vector<ImportedCall>& calls) {
+    for (const auto& call : calls) {
+        const auto it = m_caller_requests.find({path, call.import_line});
+        if (it == m_caller_requests.end()) continue;
+        for (const auto& key : it->second) {
+            // the call goes through the imported name: `F.apply(...)`, `F(...)`, `mod.F(...)`
+            const std::string name = key.substr(key.find('\0') + 1);
+            const std::string& d = call.dotted;
+            const bool names_it = d == name || ends_with(d, "." + name) || d.find(name + ".") == 0 || d.find("." + name + ".") != std::string::npos;
+            if (names_it) m_caller_calls[key].push_back({path, call.line, name, call.guard, call.guard_note, std::string()});
+        }
+    }
+}
+
 namespace {
 
 // The op a call names through extension `ext`: "pkg._C.knn" through "pkg._C" is "knn"; "" if the
@@ -438,9 +492,21 @@ FileReach ProgramModel::reach_of_call(const CallSite& call) const {
     };
     if (from_elsewhere(importers(module, "")) || from_elsewhere(importers(parent, leaf)) || from_elsewhere(importers(module, "*")))
         return here;
+    // Each importing file counts by its calls of the function when they were looked for (the guard
+    // around the call is the one that matters), else by its import.
+    const auto called = m_caller_calls.find(module + '\0' + call.function);
     std::optional<FileReach> best;
-    for (const auto& site : importers(module, call.function)) {
+    for (const auto& site : importers_of(module, call.function)) {
         if (site.path == call.path) continue;
+        bool by_calls = false;
+        if (called != m_caller_calls.end())
+            for (const auto& c : called->second) {
+                if (c.path != site.path) continue;
+                by_calls = true;
+                FileReach r = reach_at(c.path, c.line, c.guard, c.guard_note);
+                if (!best || r.level > best->level) best = r;
+            }
+        if (by_calls) continue;
         FileReach r = reach_at(site.path, site.line, site.guard, site.guard_note);
         if (!best || r.level > best->level) best = r;
     }

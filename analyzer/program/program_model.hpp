@@ -92,6 +92,13 @@ public:
     std::map<std::string, std::set<int>> extension_import_lines() const;
     // Joins the calls found in `path` through its extension imports to the extensions and their ops.
     void add_imported_calls(const std::string& path, const std::vector<ImportedCall>& calls);
+    // The files that import, by name, the function or autograd.Function class an extension call sits
+    // in, with the lines of those imports: where the calls of that function are looked for (second
+    // round, after add_imported_calls: a custom op's `MSDeformAttnFunction.apply(...)` under a
+    // try/except with a pure-PyTorch twin beside it guards the extension call in its forward()).
+    std::map<std::string, std::set<int>> caller_import_lines();
+    // Joins the calls found in `path` through those imports to the functions they call.
+    void add_caller_calls(const std::string& path, const std::vector<ImportedCall>& calls);
     // `torch.ops.<ns>.<op>(...)` calls anywhere in the repository; op "" for every op of the namespace.
     std::vector<CallSite> ops_calls(const std::string& ns, const std::string& op) const;
     // The strongest reach among call sites, each weakened by the guard around it; nullopt for none.
@@ -151,6 +158,8 @@ private:
     // relative imports made absolute; built on the first reach_of_call (most scans never ask).
     mutable std::optional<std::map<std::string, std::vector<ImportSite>>> m_name_imports;
     const std::map<std::string, std::vector<ImportSite>>& name_imports() const;
+    // The imports of `name` from `module`, through the packages whose __init__.py re-exports it.
+    std::vector<ImportSite> importers_of(const std::string& module, const std::string& name) const;
     std::map<std::string, std::vector<Edge>> m_edges;
     std::map<std::string, std::vector<ImportSite>> m_external;  // dotted name -> import sites
     std::vector<std::pair<std::string, FileReach>> m_reach_list;
@@ -159,6 +168,10 @@ private:
     std::vector<ExtensionLink> m_extensions;
     std::map<std::string, std::vector<std::pair<std::string, int>>> m_package_importers;  // top-level -> (file, line)
     std::map<std::string, std::vector<CallSite>> m_ops_calls;  // torch.ops namespace -> calls
+    // "module\0function" -> the calls of it found in the files that import it (add_caller_calls), and
+    // the (path, import line) each request stood for.
+    std::map<std::string, std::vector<CallSite>> m_caller_calls;
+    std::map<std::pair<std::string, int>, std::vector<std::string>> m_caller_requests;
     ProgramSummary m_summary;
     bool m_any_sources = false;
     std::optional<FileReach> m_unbuilt_own;

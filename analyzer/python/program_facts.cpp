@@ -443,13 +443,23 @@ std::vector<ImportedCall> calls_through_imports(TSNode root, const ModuleFacts& 
         if (is_type(parent, "attribute") && ts_node_start_byte(field(parent, "attribute")) == ts_node_start_byte(n)) return;
         ++identifiers[std::string(facts.text(n))];
     });
-    // The module-level function around a node: its name, "" at module level or inside a class.
+    // The module-level function around a node: its name, "" at module level or inside a class; for
+    // a method of a module-level torch.autograd.Function subclass, the class, which the code runs
+    // as `Class.apply(...)` (the usual wrapper of an extension's forward and backward).
     auto module_function = [&](TSNode n) -> std::string {
         std::string name;
         for (TSNode cur = ts_node_parent(n); !ts_node_is_null(cur); cur = ts_node_parent(cur)) {
             if (is_type(cur, "class_definition")) name.clear();
             if (is_type(cur, "function_definition")) name = std::string(facts.text(field(cur, "name")));
-            if (is_type(cur, "class_definition") && is_type(ts_node_parent(cur), "module")) return {};
+            if (is_type(cur, "class_definition") && is_type(ts_node_parent(cur), "module")) {
+                const TSNode bases = field(cur, "superclasses");
+                bool autograd = false;
+                for (uint32_t i = 0; !ts_node_is_null(bases) && i < ts_node_named_child_count(bases); ++i) {
+                    const std::string q = facts.qualname(ts_node_named_child(bases, i));
+                    autograd = autograd || q == "torch.autograd.Function" || q == "torch.autograd.function.Function";
+                }
+                return autograd ? std::string(facts.text(field(cur, "name"))) : std::string();
+            }
         }
         return name;
     };
