@@ -194,6 +194,25 @@ TEST(ConfigReach, LaunchScriptArgumentMakesTheScriptTheReader) {
     EXPECT_TRUE(findings_in(r, "configs/unused.yaml").empty());
 }
 
+// `python -m pkg.train --config configs/exp.yaml` makes pkg/train.py the reader (below a src/ root
+// too); `python -m torch.distributed.run` is no file of ours and reads nothing.
+TEST(ConfigReach, ModuleLaunchMakesTheModuleTheReader) {
+    test::TempDir d;
+    d.write("configs/exp.yaml", "device: cuda:0\n");
+    d.write("configs/other.yaml", "device: cuda:0\n");
+    d.write("src/pkg/__init__.py", "");
+    d.write("src/pkg/train.py", "import argparse\nimport yaml\n\np = argparse.ArgumentParser()\np.add_argument('--config')\n"
+                                "args = p.parse_args()\ncfg = yaml.safe_load(open(args.config))\ndevice = cfg['device']\n");
+    d.write("scripts/run.sh", "#!/bin/bash\npython -m pkg.train --config configs/exp.yaml\n"
+                              "python -m torch.distributed.run --nproc_per_node 2 configs/other.yaml\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* f = only(r, "config-cuda-device", "configs/exp.yaml");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->reach, Reach::core);
+    EXPECT_TRUE(has_related(*f, "src/pkg/train.py", 1, "run by scripts/run.sh:2 with configs/exp.yaml")) << f->related.size();
+    EXPECT_TRUE(findings_in(r, "configs/other.yaml").empty());
+}
+
 // The reader vocabulary is data: a glob literal names every config it matches, a literal made only
 // of holes names none, and a call of a variable names nothing.
 TEST(ConfigFacts, GlobsAndCheckpointLoads) {

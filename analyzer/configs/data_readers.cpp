@@ -37,14 +37,45 @@ bool in_folder(const std::string& folder, const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+// The repository file `python -m dotted` runs from a launch script in `script_dir`: the module or the
+// package's __main__.py, below the repository top or the script's folder, else below a source root
+// (`src/pkg/train.py` for `-m pkg.train`, the shortest such path). "" when it is no file of ours
+// (`-m torch.distributed.run`).
+std::string module_file(const std::string& dotted, const std::string& script_dir, const std::set<std::string>& python_paths) {
+    std::string rel = dotted;
+    std::replace(rel.begin(), rel.end(), '.', '/');
+    for (const std::string& suffix : {std::string(".py"), std::string("/__main__.py")}) {
+        for (const std::string& base : {std::string(), script_dir}) {
+            const std::string candidate = normalise_relative(base.empty() ? rel + suffix : base + "/" + rel + suffix);
+            if (!candidate.empty() && python_paths.count(candidate)) return candidate;
+        }
+        const std::string tail = "/" + rel + suffix;
+        std::string best;
+        for (const auto& p : python_paths)
+            if (p.size() > tail.size() && p.compare(p.size() - tail.size(), tail.size(), tail) == 0 && (best.empty() || p.size() < best.size())) best = p;
+        if (!best.empty()) return best;
+    }
+    return {};
+}
+
+}  // namespace
+
 std::vector<Launch> launches_with_paths(const std::vector<FileWithFacts>& files, const std::set<std::string>& python_paths) {
     std::vector<Launch> out;
     for (const auto& f : files) {
         for (const auto& ref : f.facts->entry_refs) {
-            if (ref.module || ref.path_args.empty()) continue;
+            if (ref.path_args.empty()) continue;
+            const std::string via = *f.path + ":" + std::to_string(ref.line);
+            if (ref.module) {
+                const std::string file = module_file(ref.target, dir_of(*f.path), python_paths);
+                if (!file.empty()) out.push_back({file, via, ref.path_args});
+                continue;
+            }
             for (const std::string& candidate : {normalise_relative(ref.target), normalise_relative(dir_of(*f.path) + "/" + ref.target)}) {
                 if (candidate.empty() || !python_paths.count(candidate)) continue;
-                out.push_back({candidate, *f.path + ":" + std::to_string(ref.line), ref.path_args});
+                out.push_back({candidate, via, ref.path_args});
                 break;
             }
         }

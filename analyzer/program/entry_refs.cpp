@@ -65,7 +65,8 @@ void commands(std::string_view line, int line_no, FileFacts& out) {
         for (std::size_t k = i + 1; k < tokens.size(); ++k) {
             const std::string& t = tokens[k];
             if (t == "-m" && k + 1 < tokens.size()) {
-                out.entry_refs.push_back({tokens[k + 1], true, line_no});
+                // `python -m pkg.train --config configs/x.yaml`: the module reads those files too
+                out.entry_refs.push_back({tokens[k + 1], true, line_no, path_args(tokens, k + 2)});
                 ++k;
                 continue;  // `python -m torch.distributed.run … train.py` also runs train.py
             }
