@@ -221,6 +221,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     });
     auto infer_flags = [&] { return cuda::CompileFlags::infer(base, m_clang->trigger_literals()); };
     cuda::CompileFlags flags = any_to_read && any_native ? infer_flags() : cuda::CompileFlags();
+    if (any_native && cuda::ClangEngine::forks_need_one_thread()) jobs = 1;  // see there: sanitizer builds only
     if (any_to_read && any_native) m_clang->prepare();  // here too: a bad matcher fails the scan, not a worker
 
     phase("engines");

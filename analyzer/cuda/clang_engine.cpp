@@ -280,6 +280,14 @@ bool ClangEngine::needs_parse(const std::string& text, const CompileFlags& flags
     return macros && !macros->find_each(text).empty();
 }
 
+bool ClangEngine::forks_need_one_thread() {
+#ifdef MPSPORT_ASAN
+    return true;
+#else
+    return false;
+#endif
+}
+
 bool ClangEngine::reads(FileKind kind) const {
     if (!available() || m_rules.empty()) return false;
     const std::string name(to_string(kind));

@@ -110,6 +110,11 @@ public:
     // matchers compiled by prepare(), on first need: a scan without C++/CUDA files never pays for it.
     explicit ClangEngine(const RuleCatalogue& catalogue);
     ~ClangEngine();
+    // True in AddressSanitizer builds: their allocator (GCC 12's libasan, LLVM 14) takes no lock
+    // around fork(), so a Clang worker forked while another scan thread allocates deadlocks in the
+    // child (seen with gdb: the child waits in SizeClassAllocator64::GetFromAllocator's mutex). Such
+    // builds analyse on one thread when a C++/CUDA file is parsed.
+    static bool forks_need_one_thread();
 
     static bool available();           // this build has the Clang engine
     // Loads the Clang module and compiles every rule's matchers, once; throws RuleError naming the
