@@ -304,7 +304,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         for (const auto& arg : l.args) readers_key += l.via + ">" + l.script + ":" + arg + "|";
     const std::uint64_t readers_hash = fnv1a64(readers_key);
     std::vector<std::vector<DataReader>> data_readers(n);
-    const configs::NamedFiles names = configs::index_names(python_files);
+    const configs::NamedFiles names(python_files);
     in_parallel([&](std::size_t i) {
         const FileEntry& file = walked.files[i];
         ScanCache::Entry& entry = entries[i];

@@ -14,6 +14,7 @@
 #if defined(__unix__) || defined(__APPLE__)
 #include <sys/stat.h>
 #endif
+#include "core/parallel.hpp"
 #include "core/paths.hpp"
 
 namespace fs = std::filesystem;
@@ -360,15 +361,12 @@ WalkResult walk(const fs::path& base, const std::vector<fs::path>& roots, const 
     const unsigned jobs = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(pending.size())));
     std::vector<WalkResult> parts(jobs);
     std::atomic<std::size_t> next{0};
-    auto work = [&](unsigned slot) {
+    auto work = [&](std::size_t slot) {
         Walker sub = walker.fork();
         for (std::size_t i = next++; i < pending.size(); i = next++) sub.visit_subfolder(pending[i].first, pending[i].second);
         parts[slot] = sub.take();
     };
-    std::vector<std::thread> threads;
-    for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(work, t);
-    if (!pending.empty()) work(0);
-    for (auto& t : threads) t.join();
+    if (!pending.empty()) parallel_for(jobs, work, jobs);  // one slot per thread, each a Walker fork
     WalkResult result = walker.take();
     for (auto& part : parts) {
         result.files.insert(result.files.end(), std::make_move_iterator(part.files.begin()), std::make_move_iterator(part.files.end()));

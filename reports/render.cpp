@@ -10,6 +10,7 @@
 #include <set>
 
 #include "core/finding_json.hpp"
+#include "core/parallel.hpp"
 #include "reports/runtime_sections.hpp"
 
 namespace mpsport {
@@ -172,10 +173,7 @@ std::string findings_text(const std::vector<Finding>& findings) {
             }
         }
     };
-    std::vector<std::thread> threads;
-    for (std::size_t p = 1; p < parts; ++p) threads.emplace_back(write, p);
-    write(0);
-    for (auto& t : threads) t.join();
+    parallel_for(parts, write, static_cast<unsigned>(parts));
     std::string all = "[";
     for (const auto& t : text) all += t;
     return all + "\n  ]";

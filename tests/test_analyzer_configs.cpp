@@ -63,8 +63,8 @@ TEST(Configs, NamedFilesIndexAgreesWithRefersTo) {
                             "@hydra.main(config_path=\"conf\", config_name=\"config\")\ndef main(cfg): pass\n",
                             {}, vocabulary),
         python_config_facts("x = 1\n", {}, vocabulary)};
-    std::vector<std::pair<const std::string*, const PythonConfigFacts*>> files;
-    for (std::size_t i = 0; i < paths.size(); ++i) files.emplace_back(&paths[i], &facts[i]);
+    std::vector<PythonFile> files;
+    for (std::size_t i = 0; i < paths.size(); ++i) files.push_back({&paths[i], &facts[i]});
     const NamedFiles index(files);
     for (const std::string config : {"configs/base.yaml", "base.yaml", "configs/exp1.yml", "configs/sub/exp1.yml", "configs/sweeps/lr.yaml",
                                      "tools/conf/db/mysql.yaml", "other/base.yaml", "nothing.json"}) {

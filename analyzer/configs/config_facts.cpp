@@ -280,9 +280,9 @@ std::optional<std::string> plain_last_segment(const std::string& glob) {
 
 }  // namespace
 
-NamedFiles::NamedFiles(const std::vector<std::pair<const std::string*, const PythonConfigFacts*>>& python) : m_python(python) {
+NamedFiles::NamedFiles(const std::vector<PythonFile>& python) : m_python(python) {
     for (std::size_t p = 0; p < python.size(); ++p) {
-        const auto& literals = python[p].second->files;
+        const auto& literals = python[p].facts->files;
         for (std::size_t i = 0; i < literals.size(); ++i) {
             auto glob = path_glob(literals[i].path);
             if (!glob) continue;
@@ -309,7 +309,7 @@ std::vector<std::pair<std::size_t, int>> NamedFiles::readers(const std::string& 
     std::vector<std::pair<std::size_t, int>> out;
     for (std::size_t p = 0; p < m_python.size(); ++p) {
         if (auto it = first.find(p); it != first.end()) out.emplace_back(p, it->second.second);
-        else if (auto line = refers_by_directory(*m_python[p].second, *m_python[p].first, path)) out.emplace_back(p, *line);
+        else if (auto line = refers_by_directory(*m_python[p].facts, *m_python[p].path, path)) out.emplace_back(p, *line);
     }
     return out;
 }

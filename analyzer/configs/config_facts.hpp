@@ -55,14 +55,20 @@ PythonConfigFacts python_config_facts(std::string_view text, const std::set<std:
 // any config below it.
 std::optional<int> refers_to(const PythonConfigFacts& facts, const std::string& python_path, const std::string& config_path);
 
+// A Python file of the scan and its facts (both owned elsewhere).
+struct PythonFile {
+    const std::string* path;
+    const PythonConfigFacts* facts;
+};
+
 // Every config file name the Python files write, indexed once per scan by the name's last segment
 // (which a file's name must equal unless it holds a wildcard): finding a config's readers then looks
 // at the few literals that can name it, not at every literal of every file (a scan of 23 repositories
 // spent a tenth of its warm time there). Gives what refers_to() gives, file by file.
 class NamedFiles {
 public:
-    // (path, facts) of each Python file; both must outlive this index.
-    explicit NamedFiles(const std::vector<std::pair<const std::string*, const PythonConfigFacts*>>& python);
+    // `python` and what it points to must outlive this index.
+    explicit NamedFiles(const std::vector<PythonFile>& python);
     // (index into the files given, line) of each file that names `path`, in the files' order.
     std::vector<std::pair<std::size_t, int>> readers(const std::string& path) const;
 
@@ -72,7 +78,7 @@ private:
         int line;
         std::string glob;
     };
-    std::vector<std::pair<const std::string*, const PythonConfigFacts*>> m_python;
+    const std::vector<PythonFile>& m_python;
     std::unordered_map<std::string, std::vector<Literal>> m_by_name;
     std::vector<Literal> m_wild;
 };

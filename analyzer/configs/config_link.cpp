@@ -142,13 +142,6 @@ std::vector<ImportFact> config_targets(const std::vector<ConfigValue>& values, c
 
 }  // namespace
 
-NamedFiles index_names(const std::vector<PythonFile>& python) {
-    std::vector<std::pair<const std::string*, const PythonConfigFacts*>> files;
-    files.reserve(python.size());
-    for (const auto& p : python) files.emplace_back(p.path, p.facts);
-    return NamedFiles(files);
-}
-
 std::vector<DataReader> config_readers(const std::string& config_path, const NamedFiles& names, const std::vector<PythonFile>& python,
                                        const std::vector<Launch>& launches) {
     std::vector<DataReader> out;

@@ -31,10 +31,7 @@ struct ConfigOutcome {
     std::vector<ImportFact> targets;
 };
 
-// The names the Python files write, indexed once per scan for config_readers().
-NamedFiles index_names(const std::vector<PythonFile>& python);
-
-// The Python files that name the config at `config_path` (`names`: index_names(python)), and the
+// The Python files that name the config at `config_path` (`names`: NamedFiles(python)), and the
 // scripts launched with it.
 std::vector<DataReader> config_readers(const std::string& config_path, const NamedFiles& names, const std::vector<PythonFile>& python,
                                        const std::vector<Launch>& launches);

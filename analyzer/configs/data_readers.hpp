@@ -13,11 +13,6 @@
 
 namespace mpsport::configs {
 
-struct PythonFile {
-    const std::string* path;
-    const PythonConfigFacts* facts;
-};
-
 // A command line that runs a Python script of the repository with file paths as arguments.
 struct Launch {
     std::string script;  // the Python file run, resolved in the repository
