@@ -242,6 +242,72 @@ TEST(ClangEngine, ThePrefilterChangesNoFindingOnTheCorpusOrTheFixtures) {
     EXPECT_GT(native_findings, 50u);  // the comparison covers real C++/CUDA findings
 }
 
+// The precompiled prefix (the standard headers and the shim, built once per scan) must change no
+// finding and no op's devices against reading the same prefix as text in every file
+// (MPSPORT_CLANG_PREFIX=0): every corpus repository and the rule fixtures.
+TEST(ClangEngine, ThePrecompiledPrefixChangesNoFindingOnTheCorpusOrTheFixtures) {
+    if (!cuda::ClangEngine::available()) return;
+    auto key = [](const ScanResult& r) {
+        std::vector<std::string> out;
+        for (const auto& f : r.findings)
+            out.push_back(f.rule_id + " " + f.location.path + ":" + std::to_string(f.location.line) + " " +
+                          std::string(to_string(f.severity)) + " " + f.message);
+        for (const auto& m : r.native_modules)
+            for (const auto& op : m.ops) {
+                std::string devices;
+                for (NativeDevice d : op.devices) devices += std::string(to_string(d)) + ",";
+                out.push_back(m.module_name + "." + op.name + " " + devices);
+            }
+        for (const auto& s : r.skipped) out.push_back("skipped " + s.path + " " + s.reason);
+        std::sort(out.begin(), out.end());
+        return out;
+    };
+    std::vector<fs::path> trees = {test::rules_dir()};
+    for (const auto& e : fs::directory_iterator(test::source_dir() / "corpus"))
+        if (e.is_directory()) trees.push_back(e.path());
+    std::size_t native_findings = 0;
+    for (const fs::path& tree : trees) {
+        ScanOptions o;
+        o.jobs = 2;
+        o.parse_every_native_file = true;
+        const ScanResult precompiled = test::bundled_scanner().scan(tree, {tree}, o);
+        ::setenv("MPSPORT_CLANG_PREFIX", "0", 1);
+        const ScanResult text = test::bundled_scanner().scan(tree, {tree}, o);
+        ::unsetenv("MPSPORT_CLANG_PREFIX");
+        EXPECT_EQ(key(precompiled), key(text)) << tree;
+        for (const auto& f : text.findings) native_findings += test::bundled_catalogue().find(f.rule_id)->engine == "clang";
+    }
+    EXPECT_GT(native_findings, 50u);  // the comparison covers real C++/CUDA findings
+}
+
+// Torch's headers (which the shim stands for) bring the standard library with them, and extension
+// sources rely on it: flash-attention's flash_api.cpp names std::vector and std::min without
+// including <vector> or <algorithm>. The prefix declares them, so a binding returning
+// std::vector<at::Tensor> is a function and its op is registered with its devices (it was lost).
+TEST(ClangEngine, TheStandardLibraryIsDeclaredAsTorchsHeadersWouldDeclareIt) {
+    if (!cuda::ClangEngine::available()) return;
+    test::TempDir d;
+    // Parsed first (one thread, in path order), so that csrc/api.cpp is read with the precompiled
+    // prefix, which a scan builds after its first two files.
+    d.write("a1.cu", "__global__ void k1(float* x) { x[0] = 1; }\n");
+    d.write("a2.cu", "__global__ void k2(float* x) { x[0] = 2; }\n");
+    d.write("csrc/api.cpp", "#include <torch/extension.h>\n\n"
+                            "std::vector<at::Tensor> mha_fwd(at::Tensor q) {\n"
+                            "  auto stream = at::cuda::getCurrentCUDAStream().stream();\n"
+                            "  const int n = std::min(2, 4);\n"
+                            "  return {q};\n}\n\n"
+                            "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"fwd\", &mha_fwd); }\n");
+    for (const char* prefix : {"1", "0"}) {
+        ::setenv("MPSPORT_CLANG_PREFIX", prefix, 1);
+        ScanOptions o;
+        o.jobs = 1;
+        const ScanResult r = test::bundled_scanner().scan(d.path(), {d.path()}, o);
+        ::unsetenv("MPSPORT_CLANG_PREFIX");
+        ASSERT_NE(find_op(r, "fwd"), nullptr) << prefix;
+        EXPECT_EQ(find_op(r, "fwd")->devices, std::vector<NativeDevice>{NativeDevice::CUDA}) << prefix;
+    }
+}
+
 // A file may match through a macro of a repository header without naming a trigger itself; and
 // Clang's typo correction never turns an undeclared name into a CUDA one (hipGetDevice -> cudaGetDevice).
 TEST(ClangEngine, TriggerMacrosWakeAFileAndTypoCorrectionIsOff) {

@@ -20,6 +20,9 @@
 #include <set>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -218,9 +221,81 @@ const ClangApi* clang_api(std::string* why = nullptr) {
     if (why) *why = error;
     return api;
 }
+
+struct ChildEnd {
+    bool timed_out = false;
+    int signal = 0;  // the signal that ended the child, 0 when it exited
+};
+
+// Runs `work` in a forked child (memory-limited) and reads what it returns through a pipe, within
+// `timeout_s`; a child past it is killed.
+ChildEnd run_child(unsigned timeout_s, std::string& wire, const std::function<std::string()>& work) {
+    int fds[2];
+    if (::pipe(fds) != 0) throw std::runtime_error(std::string("cannot create a pipe for Clang: ") + std::strerror(errno));
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+        ::close(fds[0]);
+        ::close(fds[1]);
+        throw std::runtime_error(std::string("cannot fork for Clang: ") + std::strerror(errno));
+    }
+    if (pid == 0) {
+        ::close(fds[0]);
+#ifndef MPSPORT_ASAN
+        // Not under AddressSanitizer, whose shadow memory reserves terabytes of address space: the
+        // limit would make every TU fail to start ("Failed to mmap").
+        rlimit limit{kChildMemoryLimit, kChildMemoryLimit};
+        ::setrlimit(RLIMIT_AS, &limit);
+#endif
+        write_all(fds[1], work());
+        ::_exit(0);  // no atexit handlers or static destructors of the parent's state
+    }
+    ::close(fds[1]);
+    ChildEnd end;
+    end.timed_out = !read_until_eof(fds[0], wire, std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s));
+    ::close(fds[0]);
+    if (end.timed_out) ::kill(pid, SIGKILL);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!end.timed_out && WIFSIGNALED(status)) end.signal = WTERMSIG(status);
+    return end;
+}
 #endif
 
 }  // namespace
+
+#ifdef MPSPORT_WITH_CLANG
+const std::string& ClangEngine::prefix(bool cuda) const {
+    static const std::string none;
+    // Building it costs about two files' parse with the prefix read as text.
+    constexpr unsigned kParsesWithoutPrefix = 2;
+    // MPSPORT_CLANG_PREFIX=0: every file reads the prefix as text instead (slower; the same
+    // findings, which the tests check).
+    const char* setting = std::getenv("MPSPORT_CLANG_PREFIX");
+    if ((setting && std::string(setting) == "0") || m_parses.fetch_add(1) < kParsesWithoutPrefix) return none;
+    std::call_once(m_prefix_built[cuda], [&] {
+        {
+            std::lock_guard<std::mutex> lock(m_prefix_dir_mutex);
+            if (m_prefix_dir.empty()) {
+                std::string pattern = (fs::temp_directory_path() / "mpsport-prefix-XXXXXX").string();
+                if (!::mkdtemp(pattern.data())) return;
+                m_prefix_dir = pattern;
+            }
+        }
+        const std::string output = m_prefix_dir + (cuda ? "/cuda.pch" : "/cxx.pch");
+        std::string error;
+        const ChildEnd end = run_child(120, error, [&] { return clang_api()->prefix(output, cuda); });
+        std::error_code ec;
+        if (!end.timed_out && !end.signal && error.empty() && fs::is_regular_file(output, ec)) {
+            m_prefix[cuda] = output;
+        } else if (std::getenv("MPSPORT_CLANG_PROFILE")) {
+            std::fprintf(stderr, "mpsport: no %s prefix (%s)\n", cuda ? "CUDA" : "C++",
+                         end.timed_out ? "timed out" : end.signal ? "crashed" : error.c_str());
+        }
+    });
+    return m_prefix[cuda];
+}
+#endif
 
 std::string facts_to_json(const TuFacts& facts) { return facts_json(facts).dump(); }
 TuFacts facts_from_json(const std::string& text) { return facts_of(json::parse(text)); }
@@ -249,7 +324,12 @@ void ClangEngine::prepare() const {
 #endif
 }
 
-ClangEngine::~ClangEngine() = default;
+ClangEngine::~ClangEngine() {
+    if (!m_prefix_dir.empty()) {
+        std::error_code ec;
+        fs::remove_all(m_prefix_dir, ec);
+    }
+}
 
 bool ClangEngine::available() {
 #ifdef MPSPORT_WITH_CLANG
@@ -307,51 +387,47 @@ TuResult ClangEngine::analyze(const std::string& path, const fs::path& absolute,
     }
 #ifdef MPSPORT_WITH_CLANG
     TuInput in{path, absolute, kind, &text, flags.for_file(absolute), &flags.headers()};
-    int fds[2];
-    if (::pipe(fds) != 0) throw std::runtime_error(std::string("cannot create a pipe for Clang: ") + std::strerror(errno));
-    const pid_t pid = ::fork();
-    if (pid < 0) {
-        ::close(fds[0]);
-        ::close(fds[1]);
-        throw std::runtime_error(std::string("cannot fork for Clang: ") + std::strerror(errno));
-    }
-    if (pid == 0) {
-        ::close(fds[0]);
-#ifndef MPSPORT_ASAN
-        // Not under AddressSanitizer, whose shadow memory reserves terabytes of address space: the
-        // limit would make every TU fail to start ("Failed to mmap").
-        rlimit limit{kChildMemoryLimit, kChildMemoryLimit};
-        ::setrlimit(RLIMIT_AS, &limit);
-#endif
+    // MPSPORT_CLANG_PROFILE=1: each parsed file's wall time on standard error, to find the slow ones.
+    static const bool profile = std::getenv("MPSPORT_CLANG_PROFILE") != nullptr;
+    const auto started = std::chrono::steady_clock::now();
+    struct Report {
+        bool on;
+        const std::string& path;
+        std::chrono::steady_clock::time_point started;
+        ~Report() {
+            if (on)
+                std::fprintf(stderr, "mpsport: clang %8.3f s %s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
+                             path.c_str());
+        }
+    } report{profile, path, started};
+    in.prefix_pch = prefix(parses_as_cuda(kind, text));
+    for (;;) {
         std::string wire;
-        try {
-            wire = result_to_wire(clang_api()->run(*m_compiled, in));
-        } catch (const std::exception& e) {
-            TuResult failed;
-            failed.skip_reason = std::string("Clang failed: ") + e.what();
-            wire = result_to_wire(failed);
+        const ChildEnd end = run_child(timeout_s, wire, [&] {
+            try {
+                return result_to_wire(clang_api()->run(*m_compiled, in));
+            } catch (const std::exception& e) {
+                TuResult failed;
+                failed.skip_reason = std::string("Clang failed: ") + e.what();
+                return result_to_wire(failed);
+            }
+        });
+        if (end.timed_out) {
+            result.skip_reason = "Clang timed out after " + std::to_string(timeout_s) + " s on this translation unit";
+        } else if (end.signal) {
+            result.skip_reason = "Clang crashed on this translation unit (signal " + std::to_string(end.signal) + ")";
+        } else {
+            try {
+                result = result_from_wire(wire, m_rules);
+            } catch (const std::exception& e) {
+                result.skip_reason = std::string("Clang worker answered nothing usable: ") + e.what();
+            }
         }
-        write_all(fds[1], wire);
-        ::_exit(0);  // no atexit handlers or static destructors of the parent's state
-    }
-    ::close(fds[1]);
-    std::string wire;
-    const bool finished = read_until_eof(fds[0], wire, std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s));
-    ::close(fds[0]);
-    if (!finished) ::kill(pid, SIGKILL);
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (!finished) {
-        result.skip_reason = "Clang timed out after " + std::to_string(timeout_s) + " s on this translation unit";
-    } else if (WIFSIGNALED(status)) {
-        result.skip_reason = "Clang crashed on this translation unit (signal " + std::to_string(WTERMSIG(status)) + ")";
-    } else {
-        try {
-            result = result_from_wire(wire, m_rules);
-        } catch (const std::exception& e) {
-            result.skip_reason = std::string("Clang worker answered nothing usable: ") + e.what();
-        }
+        // A precompiled prefix that this file cannot load (a fatal error naming it) costs the file
+        // nothing: it reads the prefix as text.
+        if (in.prefix_pch.empty() || !result.skip_reason || result.skip_reason->find(in.prefix_pch) == std::string::npos) break;
+        in.prefix_pch.clear();
+        result = TuResult{};
     }
 #else
     (void)path, (void)absolute, (void)kind, (void)text, (void)flags, (void)timeout_s, (void)always;

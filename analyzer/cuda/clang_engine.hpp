@@ -7,6 +7,7 @@
 #pragma once
 
 #include <filesystem>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -150,6 +151,16 @@ private:
     // The rules' trigger literals: a file holding none of them is not parsed (nullptr: parse every file).
     std::unique_ptr<TriggerSet> m_triggers;
     std::shared_ptr<const TriggerSet> m_shim_macros;  // trigger macros when CompileFlags has none (lone files)
+    // The precompiled prefix of each language (0: C++, 1: CUDA: translation_unit.hpp's
+    // build_prefix), built in a child once a scan has parsed two files (building it costs about
+    // that); empty when not built or when building failed, and then the file reads the same prefix
+    // as text.
+    const std::string& prefix(bool cuda) const;
+    mutable std::once_flag m_prefix_built[2];
+    mutable std::string m_prefix[2];
+    mutable std::string m_prefix_dir;
+    mutable std::mutex m_prefix_dir_mutex;
+    mutable std::atomic<unsigned> m_parses{0};
 };
 
 // Every file's facts together: the native modules with their ops' device paths, and the findings

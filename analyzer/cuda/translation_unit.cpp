@@ -3,6 +3,7 @@
 #include <clang/Basic/Version.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendAction.h>
+#include <clang/Frontend/FrontendActions.h>
 #include <clang/Lex/Lexer.h>
 #include <clang/Lex/PPCallbacks.h>
 #include <clang/Lex/Preprocessor.h>
@@ -10,6 +11,7 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/VirtualFileSystem.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <functional>
 #include <set>
@@ -25,6 +27,27 @@ namespace {
 // Virtual paths: nothing on disk lives under them.
 constexpr const char* kShimPath = "/__mpsport__/shim/mpsport_cuda_shim.h";
 constexpr const char* kMissingDir = "/__mpsport__/missing";
+constexpr const char* kPrefixPath = "/__mpsport__/shim/mpsport_prefix.h";
+
+// What the precompiled prefix holds besides the shim: the standard headers that extension sources
+// include most. They were most of a typical file's parse (gsplat's kernels: <algorithm>, <variant>,
+// <tuple>, <vector>); loaded from the prefix they cost a fraction. A file's own `#include <vector>`
+// is then a no-op (its guard is defined), and a file that includes none of them sees their names
+// too, which only ever turns an undeclared-name error into a declaration.
+constexpr const char* kPrefixHeaders[] = {
+    "algorithm", "array",   "atomic",  "cassert",       "cfloat",        "climits", "cmath",  "cstddef", "cstdint",
+    "cstdio",    "cstdlib", "cstring", "functional",    "iostream",      "limits",  "map",    "memory",  "mutex",
+    "numeric",   "optional", "set",    "sstream",       "string",        "tuple",   "type_traits", "unordered_map",
+    "unordered_set", "utility", "variant", "vector",    "stdexcept",     "iterator", "initializer_list"};
+
+std::string prefix_text(bool cuda) {
+    std::string text;
+    // Clang's CUDA wrappers of <algorithm> and <new> need these before the standard headers; the
+    // shim defines them again, the same.
+    if (cuda) text += "#include <stdlib.h>\n#define __host__ __attribute__((host))\n#define __device__ __attribute__((device))\n";
+    for (const char* h : kPrefixHeaders) text += std::string("#include <") + h + ">\n";
+    return text + "#include \"" + kShimPath + "\"\n";
+}
 
 // How much header text one translation unit may read. A vendored library with generated tables
 // (cuFFTDx's 34 MB database) costs half a minute per file that includes it; past the budget every
@@ -110,7 +133,9 @@ private:
 // seconds torch/extension.h takes to parse (docs/clang-engine.md).
 class WithoutTorchHeaders : public llvm::vfs::ProxyFileSystem {
 public:
-    explicit WithoutTorchHeaders(IncludeBudget& budget) : ProxyFileSystem(llvm::vfs::getRealFileSystem()), m_budget(budget) {}
+    // `prefix`: the precompiled prefix, which is no header and on no budget.
+    WithoutTorchHeaders(IncludeBudget& budget, std::string prefix)
+        : ProxyFileSystem(llvm::vfs::getRealFileSystem()), m_budget(budget), m_prefix(std::move(prefix)) {}
     llvm::ErrorOr<llvm::vfs::Status> status(const llvm::Twine& path) override {
         if (hidden(path.str())) return std::make_error_code(std::errc::no_such_file_or_directory);
         return ProxyFileSystem::status(path);
@@ -120,12 +145,13 @@ public:
         auto file = ProxyFileSystem::openFileForRead(path);
         if (!file) return file;
         auto st = (*file)->status();
-        if (!st || st->isDirectory() || installed(path.str()) || m_budget.take(st->getSize())) return file;
+        if (!st || st->isDirectory() || installed(path.str()) || path.str() == m_prefix || m_budget.take(st->getSize())) return file;
         return std::unique_ptr<llvm::vfs::File>(new EmptyFile(llvm::vfs::Status::copyWithNewSize(*st, 0)));
     }
 
 private:
     IncludeBudget& m_budget;
+    std::string m_prefix;
     // The standard library and Clang's own headers: not the repository's, so not on its budget.
     static bool installed(const std::string& p) {
         for (const char* dir : {"/usr/", "/Library/", "/Applications/", "/opt/homebrew/"})
@@ -222,6 +248,16 @@ private:
 class Consumer : public clang::ASTConsumer {
 public:
     Consumer(const ClangRules& rules, CheckOutput& out) : m_rules(rules), m_out(out) {}
+    // The bodies of functions in the standard library, Clang's own headers, the shim and -isystem
+    // folders are skipped, as clangd does for a preamble: no rule reports there and no check follows
+    // calls into them. The repository's headers, found directly or by their path's tail, keep their
+    // bodies: native-op-devices follows a binding's calls into them. Clang never skips a constexpr
+    // body or one whose return type is deduced (Sema::canSkipFunctionBody).
+    bool shouldSkipFunctionBody(clang::Decl* d) override {
+        const auto& sm = d->getASTContext().getSourceManager();
+        const clang::SourceLocation at = sm.getExpansionLoc(d->getLocation());
+        return sm.isInSystemHeader(at) && !sm.getFilename(at).startswith(kMissingDir);
+    }
     void HandleTranslationUnit(clang::ASTContext& ctx) override {
         // Only what the main file declares is traversed: the shim and the system headers hold nothing
         // to report and most of the AST.
@@ -249,6 +285,10 @@ private:
 class Action : public clang::ASTFrontendAction {
 public:
     Action(const ClangRules& rules, CheckOutput& out, bool& ran) : m_rules(rules), m_out(out), m_ran(ran) {}
+    bool BeginInvocation(clang::CompilerInstance& ci) override {
+        ci.getFrontendOpts().SkipFunctionBodies = true;  // asks Consumer::shouldSkipFunctionBody, body by body
+        return true;
+    }
     std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci, llvm::StringRef) override {
         m_ran = true;
         m_out.sm = &ci.getSourceManager();
@@ -263,9 +303,6 @@ private:
     bool& m_ran;
 };
 
-bool looks_like_cuda(const std::string& text) {
-    return text.find("__global__") != std::string::npos || text.find("<<<") != std::string::npos;
-}
 
 std::vector<std::string> command_line(const TuInput& in, bool cuda) {
     // -fno-spell-checking: with the toolkit's headers missing, typo correction would turn an undeclared
@@ -281,7 +318,13 @@ std::vector<std::string> command_line(const TuInput& in, bool cuda) {
     } else {
         args.push_back("-xc++");
     }
-    args.insert(args.end(), {"-include", kShimPath});
+    if (in.prefix_pch.empty()) {
+        args.insert(args.end(), {"-include", kPrefixPath});  // the same prefix, read as text
+    } else {
+        // Not validated against this file's -D/-I: the prefix was built with none, and what a file's
+        // own macros would change in the standard headers does not matter to any rule.
+        args.insert(args.end(), {"-include-pch", in.prefix_pch, "-Xclang", "-fno-validate-pch"});
+    }
     args.insert(args.end(), in.flags.begin(), in.flags.end());
     args.insert(args.end(), {"-idirafter", kMissingDir, in.absolute.string()});
     return args;
@@ -327,13 +370,56 @@ bool CheckOutput::add(const Rule& rule, clang::SourceLocation begin, clang::Sour
     return true;
 }
 
-TuResult run_translation_unit(const ClangRules& rules, const TuInput& in) {
-    const bool cuda = in.kind == FileKind::cuda || looks_like_cuda(*in.text);
+namespace {
+
+// Writes the PCH to the path given, with every function body it may skip skipped (the default
+// answer of ASTConsumer::shouldSkipFunctionBody), as clangd builds a preamble.
+class PrefixAction : public clang::GeneratePCHAction {
+public:
+    explicit PrefixAction(std::string output) : m_output(std::move(output)) {}
+    bool BeginInvocation(clang::CompilerInstance& ci) override {
+        ci.getFrontendOpts().OutputFile = m_output;
+        ci.getFrontendOpts().SkipFunctionBodies = true;
+        return GeneratePCHAction::BeginInvocation(ci);
+    }
+
+private:
+    std::string m_output;
+};
+
+}  // namespace
+
+std::string build_prefix(const std::string& output, bool cuda) {
     auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
     memory->addFile(kShimPath, 0, llvm::MemoryBuffer::getMemBuffer(shim_header()));
+    memory->addFile(kPrefixPath, 0, llvm::MemoryBuffer::getMemBufferCopy(prefix_text(cuda)));
+    auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
+    overlay->pushOverlay(memory);
+    auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
+    std::vector<std::string> args = command_line(TuInput{}, cuda);
+    args.pop_back();  // no file: the prefix instead, as a header, which includes the shim itself
+    const auto include = std::find(args.begin(), args.end(), "-include");
+    args.erase(include, include + 2);
+    if (!cuda) args.push_back("-xc++-header");
+    args.push_back(kPrefixPath);
+    Diagnostics diags;
+    clang::tooling::ToolInvocation invocation(args, std::make_unique<PrefixAction>(output), files.get());
+    invocation.setDiagnosticConsumer(&diags);
+    const bool ok = invocation.run();
+    if (!diags.first_fatal().empty()) return diags.first_fatal();
+    if (!diags.first_error().empty()) return diags.first_error();
+    if (!ok) return "Clang could not write the prefix";
+    return {};
+}
+
+TuResult run_translation_unit(const ClangRules& rules, const TuInput& in) {
+    const bool cuda = parses_as_cuda(in.kind, *in.text);
+    auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+    memory->addFile(kShimPath, 0, llvm::MemoryBuffer::getMemBuffer(shim_header()));
+    memory->addFile(kPrefixPath, 0, llvm::MemoryBuffer::getMemBufferCopy(prefix_text(cuda)));
     memory->addFile(in.absolute.string(), 0, llvm::MemoryBuffer::getMemBufferCopy(*in.text));
     IncludeBudget budget;
-    auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::makeIntrusiveRefCnt<WithoutTorchHeaders>(budget));
+    auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::makeIntrusiveRefCnt<WithoutTorchHeaders>(budget, in.prefix_pch));
     overlay->pushOverlay(memory);
     overlay->pushOverlay(llvm::makeIntrusiveRefCnt<MissingIncludeFs>(in.repo_headers, budget));
     auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
@@ -365,7 +451,7 @@ std::string clang_version() { return CLANG_VERSION_STRING; }
 
 extern "C" const mpsport::cuda::ClangApi* mpsport_clang_api() {
     static const mpsport::cuda::ClangApi api{&mpsport::cuda::compile_clang_rules, &mpsport::cuda::run_translation_unit,
-                                             &mpsport::cuda::clang_version};
+                                             &mpsport::cuda::clang_version, &mpsport::cuda::build_prefix};
     return &api;
 }
 

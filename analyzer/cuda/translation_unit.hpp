@@ -20,7 +20,19 @@ struct TuInput {
     const std::string* text = nullptr;
     std::vector<std::string> flags;  // -I, -D, -std from CompileFlags
     const std::vector<std::string>* repo_headers = nullptr;  // CompileFlags::headers()
+    // The precompiled prefix (build_prefix()) for this file's language; empty: -include the shim.
+    std::string prefix_pch;
 };
+
+// Whether a file is parsed as CUDA: by its kind, or a header that holds kernels or launches.
+inline bool parses_as_cuda(FileKind kind, const std::string& text) {
+    return kind == FileKind::cuda || text.find("__global__") != std::string::npos || text.find("<<<") != std::string::npos;
+}
+
+// Writes the precompiled prefix for CUDA or for C++ to `output`: the standard library headers
+// extension sources include, then the shim, with the bodies of their functions skipped. A file
+// parsed with it reads no standard header again. Returns an empty string, or what went wrong.
+std::string build_prefix(const std::string& output, bool cuda);
 
 // Parses every rule's matcher text with Clang's dynamic matcher parser and looks up its check;
 // throws RuleError naming the rule file and the position of the error.
@@ -37,6 +49,7 @@ struct ClangApi {
     std::shared_ptr<const ClangRules> (*compile)(const std::vector<const Rule*>& rules);
     TuResult (*run)(const ClangRules& rules, const TuInput& in);
     std::string (*version)();
+    std::string (*prefix)(const std::string& output, bool cuda);
 };
 
 }  // namespace mpsport::cuda
