@@ -64,7 +64,7 @@ void remove_old_files(const fs::path& dir, std::uint64_t key) {
 }
 
 constexpr std::uint32_t kMagic = 0x4d505343;  // "MPSC"
-constexpr std::uint32_t kFormat = 11;
+constexpr std::uint32_t kFormat = 12;
 
 // A flat little binary format: loading it is most of a warm scan, and a JSON/msgpack DOM of every
 // finding costs several times more than reading the fields straight into place.
@@ -232,6 +232,7 @@ void write_facts(Writer& w, const FileFacts& facts) {
         w.u64(e.module ? 1 : 0);
         w.i64(e.line);
         write_strings(w, e.path_args);
+        write_strings(w, e.overrides);
     }
     write_strings(w, facts.project_names);
     w.u64(facts.collect_skips.size());
@@ -289,6 +290,7 @@ FileFacts read_facts(Reader& r) {
         e.module = r.u64() != 0;
         e.line = static_cast<int>(r.i64());
         e.path_args = read_strings(r);
+        e.overrides = read_strings(r);
     }
     facts.project_names = read_strings(r);
     facts.collect_skips.resize(r.count());
@@ -344,6 +346,7 @@ void write_config_facts(Writer& w, const configs::PythonConfigFacts& c) {
         for (const auto& s : *list) {
             w.str(s.path);
             w.i64(s.line);
+            w.str(s.hydra_name);
         }
     }
     w.u64(c.reads.size());
@@ -369,6 +372,7 @@ void read_config_facts(Reader& r, configs::PythonConfigFacts& c) {
             configs::PathRef p;
             p.path = r.str();
             p.line = static_cast<int>(r.i64());
+            p.hydra_name = r.str();
             list->push_back(std::move(p));
         }
     for (std::uint64_t n = r.u64(); n > 0; --n) {

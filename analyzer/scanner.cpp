@@ -301,10 +301,12 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         }
     const std::vector<configs::Launch> launches = data_launches(walked, entries);
     for (const auto& l : launches)
-        for (const auto& arg : l.args) readers_key += l.via + ">" + l.script + ":" + arg + "|";
+        for (const auto* list : {&l.args, &l.overrides})
+            for (const auto& arg : *list) readers_key += l.via + ">" + l.script + ":" + arg + "|";
     const std::uint64_t readers_hash = fnv1a64(readers_key);
     std::vector<std::vector<DataReader>> data_readers(n);
     const configs::NamedFiles names(python_files);
+    const configs::HydraSelection hydra(base);
     in_parallel([&](std::size_t i) {
         const FileEntry& file = walked.files[i];
         ScanCache::Entry& entry = entries[i];
@@ -314,7 +316,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
             return;
         }
         if (file.kind != FileKind::config) return;
-        data_readers[i] = configs::config_readers(file.path, names, python_files, launches);
+        data_readers[i] = configs::config_readers(file.path, names, python_files, launches, hydra);
         entry.hash = fnv1a64(std::to_string(readers_hash) + ":" + std::to_string(file.size) + ":" + std::to_string(file.mtime_ns));
         const ScanCache::Entry* cached = options.cache_dir ? cache.find(file.path) : nullptr;
         if (cached && cached->hash == entry.hash && cached->size == file.size && cached->mtime_ns == file.mtime_ns && file.mtime_ns != 0) {

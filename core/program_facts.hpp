@@ -65,6 +65,9 @@ struct EntryRef {
     // Arguments after the script that look like file paths (`--config configs/x.yaml`,
     // `--resume=ckpt/last.pt`): the script reads those data files.
     std::vector<std::string> path_args = {};
+    // Hydra-style overrides after the script (`trainer=gpu`, `+experiment=big`): the config options
+    // the command line selects.
+    std::vector<std::string> overrides = {};
 };
 
 // A place in the code that reads a data file (a run config, a checkpoint): the data file takes the
@@ -74,6 +77,9 @@ struct DataReader {
     int line = 0;      // where it names or loads it; 0 when a launch script passes it on the command line
     std::string how;   // for the related location: "names configs/x.yaml", "run by train.sh:3 with --config ..."
     bool load = false;                 // a checkpoint load call, whose `remap` is known
+    // A Hydra config option that the reader's primary config does not select by default (and no
+    // launch script selects): a run loads it only when its command line picks it.
+    bool unselected = false;
     std::optional<std::string> remap;  // that call's map_location as written; nullopt: not given
 };
 

@@ -136,6 +136,7 @@ struct DataReaderVocabulary {
     std::vector<CheckpointLoadCall> checkpoint_loads;
     std::optional<WeightRule> unread;    // a data file no code reads
     std::optional<WeightRule> remapped;  // a CUDA-saved checkpoint every load remaps off CUDA
+    std::optional<WeightRule> unselected;  // a Hydra config option no default run loads
 };
 
 struct ProgramVocabulary {

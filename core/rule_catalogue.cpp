@@ -218,6 +218,7 @@ DataReaderVocabulary parse_data_readers(const YAML::Node& node, const fs::path& 
     }
     if (node["unread"]) d.unread = parse_weight(node["unread"], "data_readers.unread", file);
     if (node["remapped"]) d.remapped = parse_weight(node["remapped"], "data_readers.remapped", file);
+    if (node["unselected"]) d.unselected = parse_weight(node["unselected"], "data_readers.unselected", file);
     return d;
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "analyzer/configs/config_facts.hpp"
+#include "analyzer/configs/hydra.hpp"
 #include "analyzer/scanner.hpp"
 #include "test_support.hpp"
 
@@ -261,4 +262,62 @@ TEST(ConfigReach, WarmScanKeepsTheReachAndFollowsTheLaunchScript) {
     EXPECT_EQ(reach_of_config(warm), "core");
     d.write("run.sh", "python train.py --epochs 3\n");  // no longer passes the config
     EXPECT_EQ(reach_of_config(test::bundled_scanner().scan(d.path(), {d.path()}, o)), "0 findings");
+}
+
+// A Hydra folder's configs: the primary one and what its defaults list selects (through the
+// selected configs' own defaults, relative to their group; `override`, `optional`, `@package`,
+// `_self_`, `???`, Hydra's own groups) are what a bare run loads; a launch script's overrides pick
+// more. The rest are options a run loads only when its command line picks them.
+TEST(Configs, HydraLoadsThePrimaryConfigAndWhatItsDefaultsSelect) {
+    test::TempDir d;
+    d.write("src/conf/train.yaml", "defaults:\n  - trainer: default\n  - optional model: small\n  - override hydra/launcher: basic\n"
+                                   "  - data@loader: ???\n  - paths\n  - _self_\nlr: 0.1\n");
+    d.write("src/conf/paths.yaml", "root: /data\n");
+    d.write("src/conf/trainer/default.yaml", "defaults:\n  - optim: adam\n  - /callbacks: [ckpt, log]\ndevice: cpu\n");
+    d.write("src/conf/trainer/optim/adam.yaml", "lr: 0.1\n");
+    d.write("src/conf/trainer/gpu.yaml", "device: cuda\n");
+    d.write("src/conf/callbacks/ckpt.yaml", "every: 1\n");
+    d.write("src/conf/callbacks/log.yml", "every: 10\n");
+    d.write("src/conf/model/small.yaml", "width: 8\n");
+    d.write("src/conf/model/big.yaml", "width: 800\n");
+    d.write("src/conf/data/cifar.yaml", "name: cifar\n");
+    const HydraSelection hydra(d.path());
+    EXPECT_EQ(hydra.loaded("src/conf/", "train", {}),
+              (std::set<std::string>{"src/conf/train.yaml", "src/conf/paths.yaml", "src/conf/trainer/default.yaml",
+                                     "src/conf/trainer/optim/adam.yaml", "src/conf/callbacks/ckpt.yaml", "src/conf/callbacks/log.yml",
+                                     "src/conf/model/small.yaml"}));
+    EXPECT_TRUE(hydra.selected("src/conf/", "train.yaml", {"trainer=gpu", "+data=cifar"}, "src/conf/trainer/gpu.yaml"));
+    EXPECT_TRUE(hydra.selected("src/conf/", "train.yaml", {"trainer=gpu", "+data=cifar"}, "src/conf/data/cifar.yaml"));
+    EXPECT_FALSE(hydra.selected("src/conf/", "train", {}, "src/conf/trainer/gpu.yaml"));
+    EXPECT_FALSE(hydra.selected("src/conf/", "train", {}, "src/conf/model/big.yaml"));
+}
+
+TEST(Configs, AHydraOptionNoRunSelectsIsOptionalOneALaunchScriptPicksIsCore) {
+    test::TempDir d;
+    d.write("train.py", "import hydra\nimport torch\n\n\n@hydra.main(config_path=\"conf\",\n            config_name=\"config\")\n"
+                        "def main(cfg):\n    return torch.nn.Linear(2, 2).to(torch.device(cfg.trainer.device))\n\n\n"
+                        "if __name__ == \"__main__\":\n    main()\n");
+    d.write("conf/config.yaml", "defaults:\n  - trainer: default\n  - _self_\n");
+    d.write("conf/trainer/default.yaml", "device: cuda\n");
+    d.write("conf/trainer/gpu.yaml", "device: cuda:0\n");
+    d.write("conf/trainer/multi.yaml", "device: cuda:1\n");
+    d.write("scripts/cluster.sh", "#!/bin/bash\npython train.py trainer=multi lr=0.2\n");
+    const ScanResult r = scan_dir(d);
+    auto device_finding = [&](const std::string& path) {
+        const auto got = findings_in(r, path);
+        EXPECT_EQ(got.size(), 1u) << path;
+        return got.empty() ? Finding{} : got.front();
+    };
+    const Finding by_default = device_finding("conf/trainer/default.yaml");
+    EXPECT_EQ(by_default.reach, Reach::core);
+    EXPECT_EQ(by_default.severity, Severity::major);
+    const Finding picked = device_finding("conf/trainer/multi.yaml");
+    EXPECT_EQ(picked.reach, Reach::core);
+    EXPECT_EQ(picked.severity, Severity::major);
+    const Finding option = device_finding("conf/trainer/gpu.yaml");
+    EXPECT_EQ(option.reach, Reach::optional);
+    EXPECT_EQ(option.severity, Severity::minor);
+    EXPECT_EQ(option.impact, std::min(option.rule_impact, VerdictImpact::dual));
+    ASSERT_FALSE(option.related.empty());
+    EXPECT_EQ(option.related.back().label, "Hydra option below conf/, not selected by conf/config.yaml");
 }

@@ -210,6 +210,7 @@ PythonConfigFacts python_config_facts(std::string_view text, const std::set<std:
         std::size_t nl = text.find('\n', pos);
         if (nl == std::string_view::npos) nl = text.size();
         const std::string line(text.substr(pos, nl - pos));
+        const std::size_t line_start = pos;
         pos = nl + 1;
         ++line_no;
         const std::size_t first = line.find_first_not_of(" \t");
@@ -217,8 +218,14 @@ PythonConfigFacts python_config_facts(std::string_view text, const std::set<std:
         if (has_any(line, p.literal_needles)) {
             for (std::sregex_iterator it(line.begin(), line.end(), p.config_literal), end; it != end; ++it)
                 out.files.push_back({(*it)[1].str(), line_no});
-            for (std::sregex_iterator it(line.begin(), line.end(), p.folder_keyword), end; it != end; ++it)
-                out.directories.push_back({(*it)[1].str(), line_no});
+            for (std::sregex_iterator it(line.begin(), line.end(), p.folder_keyword), end; it != end; ++it) {
+                // Hydra's config_name, in the same call: on this line or the next few.
+                static const std::regex config_name(R"re(\bconfig_name\s*=\s*["']([^"'\n]+)["'])re");
+                const std::string window(text.substr(line_start, std::min<std::size_t>(400, text.size() - line_start)));
+                std::smatch name;
+                const bool named = std::regex_search(window, name, config_name);
+                out.directories.push_back({(*it)[1].str(), line_no, named ? name[1].str() : std::string()});
+            }
             for (std::sregex_iterator it(line.begin(), line.end(), p.checkpoint_literal), end; it != end; ++it)
                 if (!std::regex_search(line.substr(0, static_cast<std::size_t>(it->position())), save_call))  // written, not read
                     out.checkpoints.push_back({(*it)[1].str(), line_no});
@@ -251,15 +258,22 @@ bool names_path(const std::string& written, const std::string& path) {
     return glob && glob_names(*glob, path);
 }
 
-std::optional<int> refers_by_directory(const PythonConfigFacts& facts, const std::string& python_path, const std::string& config_path) {
+std::optional<HydraRef> hydra_folder_of(const PythonConfigFacts& facts, const std::string& python_path, const std::string& config_path) {
     const std::string here = directory_of(python_path);
     for (const auto& dir : facts.directories) {
         const std::string d = strip_relative(dir.path);
+        if (d.empty()) continue;
         const std::string below_script = (here.empty() ? "" : here + "/") + d + "/";
-        if (config_path.rfind(below_script, 0) == 0 || config_path.rfind(d + "/", 0) == 0 ||
-            config_path.find("/" + d + "/") != std::string::npos)
-            return dir.line;
+        if (config_path.rfind(below_script, 0) == 0) return HydraRef{&dir, below_script};
+        if (config_path.rfind(d + "/", 0) == 0) return HydraRef{&dir, d + "/"};
+        if (const std::size_t at = config_path.find("/" + d + "/"); at != std::string::npos)
+            return HydraRef{&dir, config_path.substr(0, at + d.size() + 2)};
     }
+    return std::nullopt;
+}
+
+std::optional<int> refers_by_directory(const PythonConfigFacts& facts, const std::string& python_path, const std::string& config_path) {
+    if (auto ref = hydra_folder_of(facts, python_path, config_path)) return ref->folder->line;
     return std::nullopt;
 }
 

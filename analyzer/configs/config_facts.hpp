@@ -25,6 +25,9 @@ struct KeyRead {
 struct PathRef {
     std::string path;  // "configs/base.yaml", "configs/{name}.yaml" (f-string holes kept), "conf" (a folder)
     int line = 0;
+    // A Hydra folder's primary config, `config_name="config"` beside `config_path="conf"`: empty
+    // when none is given (then every config below the folder counts as read).
+    std::string hydra_name = {};
 };
 
 // A call that loads a checkpoint (rules/program.yaml data_readers.checkpoint_loads).
@@ -48,6 +51,14 @@ struct PythonConfigFacts {
 // Reads Python source text (comment lines skipped); `keys` are the config keys the rules care about
 // (every config rule's `keys`), `vocabulary` how files are named and loaded.
 PythonConfigFacts python_config_facts(std::string_view text, const std::set<std::string>& keys, const DataReaderVocabulary& vocabulary);
+
+// The Hydra folder (as written, and resolved against `config_path`: "conf" -> "src/conf") through
+// which a Python file refers to the config file `config_path`; nullopt when it does not.
+struct HydraRef {
+    const PathRef* folder;
+    std::string resolved;  // the folder's path in the repository, '/'-terminated
+};
+std::optional<HydraRef> hydra_folder_of(const PythonConfigFacts& facts, const std::string& python_path, const std::string& config_path);
 
 // The line at which a Python file at `python_path` naming `facts` refers to the config file
 // `config_path` (both relative to the scanned root); nullopt if it does not. A literal path matches

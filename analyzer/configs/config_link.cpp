@@ -143,13 +143,32 @@ std::vector<ImportFact> config_targets(const std::vector<ConfigValue>& values, c
 }  // namespace
 
 std::vector<DataReader> config_readers(const std::string& config_path, const NamedFiles& names, const std::vector<PythonFile>& python,
-                                       const std::vector<Launch>& launches) {
+                                       const std::vector<Launch>& launches, const HydraSelection& hydra) {
     std::vector<DataReader> out;
     for (const auto& [p, line] : names.readers(config_path)) {
         DataReader r;
         r.path = *python[p].path;
         r.line = line;
         r.how = "names " + config_path;
+        const PythonConfigFacts& facts = *python[p].facts;
+        const bool literal = std::any_of(facts.files.begin(), facts.files.end(), [&](const PathRef& f) { return names_path(f.path, config_path); });
+        const auto folder = literal ? std::nullopt : hydra_folder_of(facts, r.path, config_path);
+        if (folder && !folder->folder->hydra_name.empty()) {
+            // The options the launch scripts of this file pick count as loaded; with none, a bare run.
+            std::vector<std::vector<std::string>> runs;
+            for (const auto& l : launches)
+                if (l.script == r.path && !l.overrides.empty()) runs.push_back(l.overrides);
+            runs.emplace_back();
+            const bool loaded = std::any_of(runs.begin(), runs.end(), [&](const std::vector<std::string>& overrides) {
+                return hydra.selected(folder->resolved, folder->folder->hydra_name, overrides, config_path);
+            });
+            if (!loaded) {
+                r.unselected = true;
+                std::string primary = folder->folder->hydra_name;
+                if (primary.find('.') == std::string::npos) primary += ".yaml";
+                r.how = "Hydra option below " + folder->resolved + ", not selected by " + folder->resolved + primary;
+            }
+        }
         out.push_back(std::move(r));
     }
     for (DataReader& r : launch_readers(config_path, launches)) out.push_back(std::move(r));

@@ -11,6 +11,7 @@
 
 #include "analyzer/configs/config_facts.hpp"
 #include "analyzer/configs/data_readers.hpp"
+#include "analyzer/configs/hydra.hpp"
 #include "core/finding.hpp"
 #include "core/program_facts.hpp"
 #include "core/rule_catalogue.hpp"
@@ -32,9 +33,10 @@ struct ConfigOutcome {
 };
 
 // The Python files that name the config at `config_path` (`names`: NamedFiles(python)), and the
-// scripts launched with it.
+// scripts launched with it. A file that names it only through a Hydra folder whose primary config
+// neither selects it nor is made to by a launch script's overrides reads it `unselected`.
 std::vector<DataReader> config_readers(const std::string& config_path, const NamedFiles& names, const std::vector<PythonFile>& python,
-                                       const std::vector<Launch>& launches);
+                                       const std::vector<Launch>& launches, const HydraSelection& hydra);
 
 // `readers`: config_readers() of the file.
 ConfigOutcome analyze_config(const FileEntry& file, std::vector<DataReader> readers, const std::vector<PythonFile>& python,

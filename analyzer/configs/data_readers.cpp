@@ -66,16 +66,16 @@ std::vector<Launch> launches_with_paths(const std::vector<FileWithFacts>& files,
     std::vector<Launch> out;
     for (const auto& f : files) {
         for (const auto& ref : f.facts->entry_refs) {
-            if (ref.path_args.empty()) continue;
+            if (ref.path_args.empty() && ref.overrides.empty()) continue;
             const std::string via = *f.path + ":" + std::to_string(ref.line);
             if (ref.module) {
                 const std::string file = module_file(ref.target, dir_of(*f.path), python_paths);
-                if (!file.empty()) out.push_back({file, via, ref.path_args});
+                if (!file.empty()) out.push_back({file, via, ref.path_args, ref.overrides});
                 continue;
             }
             for (const std::string& candidate : {normalise_relative(ref.target), normalise_relative(dir_of(*f.path) + "/" + ref.target)}) {
                 if (candidate.empty() || !python_paths.count(candidate)) continue;
-                out.push_back({candidate, via, ref.path_args});
+                out.push_back({candidate, via, ref.path_args, ref.overrides});
                 break;
             }
         }

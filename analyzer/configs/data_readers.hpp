@@ -18,6 +18,7 @@ struct Launch {
     std::string script;  // the Python file run, resolved in the repository
     std::string via;     // "scripts/train.sh:3"
     std::vector<std::string> args;
+    std::vector<std::string> overrides;  // Hydra `group=option` arguments
 };
 
 struct FileWithFacts {

@@ -43,6 +43,7 @@ void apply_data_reach(const ProgramModel& model, const DataReaders& readers, con
         const auto it = readers.find(f.location.path);
         std::vector<std::pair<const WeightRule*, std::string>> context;
         FileReach r;
+        bool unselected = false;
         if (it == readers.end() || it->second.empty()) {
             // with no entry point found, nothing counts as unreached (a lone checkpoint asked about)
             const bool tooling = model.is_tooling_path(f.location.path);
@@ -55,6 +56,9 @@ void apply_data_reach(const ProgramModel& model, const DataReaders& readers, con
             // map_location remaps devices, nothing else: only a device finding goes away with it
             if (f.category == "device" && v.remapped && std::all_of(sites.begin(), sites.end(), remaps_off_cuda))
                 context.emplace_back(&*v.remapped, "every load remaps it: " + *sites.front().remap);
+            // A Hydra option no default run loads: reached, but only when a command line picks it.
+            unselected = std::all_of(sites.begin(), sites.end(), [](const DataReader& s) { return s.unselected; });
+            if (unselected && v.unselected) context.emplace_back(&*v.unselected, sites.front().how);
         }
         f.reach = reach_for(r.level);
         if (f.reach == Reach::core || f.reach == Reach::optional) {
@@ -62,6 +66,7 @@ void apply_data_reach(const ProgramModel& model, const DataReaders& readers, con
             f.chain.push_back(f.location.path);
         }
         weigh(f, r.level, r, vocabulary, context);
+        if (unselected && f.reach == Reach::core) f.reach = Reach::optional;  // the default option is the other path
     }
 }
 

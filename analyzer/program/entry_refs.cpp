@@ -1,6 +1,7 @@
 #include "analyzer/program/entry_refs.hpp"
 
 #include <algorithm>
+#include <regex>
 #include <sstream>
 #define TOML_EXCEPTIONS 1
 #include <toml++/toml.h>
@@ -57,6 +58,18 @@ std::vector<std::string> path_args(const std::vector<std::string>& tokens, std::
     return out;
 }
 
+// The Hydra overrides from `from` on, up to the next command: `trainer=gpu`, `+experiment=big`,
+// `model/encoder=vit` (a group, '=', an option; not a --flag=value).
+std::vector<std::string> overrides(const std::vector<std::string>& tokens, std::size_t from) {
+    static const std::regex override(R"re(^\+{0,2}[A-Za-z_][\w/.]*=[\w.\-/]+$)re");
+    std::vector<std::string> out;
+    for (std::size_t k = from; k < tokens.size(); ++k) {
+        if (is_python(tokens[k]) || is_launcher(tokens[k])) break;
+        if (std::regex_match(tokens[k], override)) out.push_back(tokens[k]);
+    }
+    return out;
+}
+
 // The scripts and modules one command line runs.
 void commands(std::string_view line, int line_no, FileFacts& out) {
     const auto tokens = tokens_of(line);
@@ -66,12 +79,12 @@ void commands(std::string_view line, int line_no, FileFacts& out) {
             const std::string& t = tokens[k];
             if (t == "-m" && k + 1 < tokens.size()) {
                 // `python -m pkg.train --config configs/x.yaml`: the module reads those files too
-                out.entry_refs.push_back({tokens[k + 1], true, line_no, path_args(tokens, k + 2)});
+                out.entry_refs.push_back({tokens[k + 1], true, line_no, path_args(tokens, k + 2), overrides(tokens, k + 2)});
                 ++k;
                 continue;  // `python -m torch.distributed.run … train.py` also runs train.py
             }
             if (ends_with(t, ".py")) {
-                out.entry_refs.push_back({t.compare(0, 2, "./") == 0 ? t.substr(2) : t, false, line_no, path_args(tokens, k + 1)});
+                out.entry_refs.push_back({t.compare(0, 2, "./") == 0 ? t.substr(2) : t, false, line_no, path_args(tokens, k + 1), overrides(tokens, k + 1)});
                 i = k;
                 break;
             }
