@@ -123,7 +123,10 @@ TEST(PythonOpMaps, NamesFromPythonModuleVariantsAndTheHandTable) {
     EXPECT_EQ(m.method("values"), nullptr);
     EXPECT_EQ(m.function("torch.Tensor.take")->front(), "aten::take") << "an explicit Tensor.take is still known";
     // What only autograd runs, apart from what the call runs: a backward-only fallback is weighed by gradients.
-    EXPECT_EQ(m.autograd_ops("torch.nn.functional.grid_sample"), Ops{"aten::grid_sampler_2d_backward"});
+    EXPECT_EQ(m.autograd_ops("torch.nn.functional.grid_sample(mode=bilinear, rank=2)"), Ops{"aten::grid_sampler_2d_backward"});
+    // F.grid_sample samples a 5-D input with grid_sampler_3d (rules/mps/python-names.yaml by_argument).
+    EXPECT_EQ(*m.function("torch.nn.functional.grid_sample(mode=nearest, rank=3)"),
+              (Ops{"aten::grid_sampler_3d", "aten::grid_sampler_3d_backward"}));
     EXPECT_EQ(m.autograd_ops("torch.take"), Ops{"aten::put_"});
     EXPECT_TRUE(m.autograd_ops("torch.Tensor.put_").empty() ||
                 std::find(m.autograd_ops("torch.Tensor.put_").begin(), m.autograd_ops("torch.Tensor.put_").end(), "aten::put_") ==

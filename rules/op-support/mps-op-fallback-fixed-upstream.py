@@ -63,6 +63,21 @@ def volume(size):
     return F.interpolate(vol, scale_factor=2)
 
 
+def warp_volume(grid):
+    # A 5-D input samples with grid_sampler_3d, which has an MPS kernel from 2.14.1.
+    vol = torch.randn(1, 2, 4, 8, 8)
+    # ruleid: mps-op-fallback-fixed-upstream
+    return F.grid_sample(vol, grid, align_corners=False)
+
+
+def warp_image(grid):
+    # A 4-D input samples with grid_sampler_2d (an MPS kernel in 2.6.0 already); only its backward,
+    # grid_sampler_2d_backward, waits for 2.14.1.
+    img = torch.randn(1, 2, 8, 8)
+    # ruleid: mps-op-fallback-fixed-upstream
+    return F.grid_sample(img, grid, "nearest")
+
+
 class Decoder3d(nn.Module):
     def __init__(self):
         super().__init__()
