@@ -143,6 +143,7 @@ AuditRun run_python_audit(const AuditOptions& options) {
     lo.env["MPSPORT_PROBE_REMAP"] = options.remap.empty() ? "" : "cuda=" + options.remap;
     lo.env["MPSPORT_PROBE_LEAK_THRESHOLD"] = fmt::format("{}", options.leak_threshold);
     lo.env["MPSPORT_PROBE_TIME"] = options.time ? "1" : "";
+    lo.env["MPSPORT_PROBE_MESSAGES"] = options.messages;
 
     AuditRun run;
     run.launch = launch(lo);

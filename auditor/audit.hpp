@@ -26,6 +26,8 @@ struct AuditOptions {
     std::string remap;  // "" or the target of --remap cuda=cpu|mps: "cpu" or "mps"
     double leak_threshold = 0.26;  // --leak-threshold: memory rise first -> last step flagged as a suspected leak
     bool time = false;  // --time with --compare cpu: time the step replayed on the CPU too
+    // MpsMessages::matches_json() of the rules: how the probe finds PyTorch's MPS messages ("": its defaults)
+    std::string messages;
 };
 
 // `--remap cuda=cpu` -> "cpu"; throws std::runtime_error naming the accepted forms otherwise.

@@ -89,6 +89,7 @@ int run_audit(const AuditArgs& args) {
         if (o.device == "auto" && !o.remap.empty()) o.device = o.remap;
         o.leak_threshold = args.leak_threshold;
         o.time = args.time;
+        o.messages = load_mps_messages(rules).matches_json();
         if (o.time && o.compare != "cpu") throw std::runtime_error("--time needs --compare cpu: it times the step replayed on the CPU");
         AuditRun run = args.sweep.empty() ? run_python_audit(o) : run_sweep(o, parse_sweep(args.sweep));
         trace = std::move(run.trace);

@@ -1,11 +1,14 @@
 #include "core/mps_tables.hpp"
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "core/hash.hpp"
 #include "core/paths.hpp"
+#include "core/rule_schema.hpp"
 
 namespace fs = std::filesystem;
 
@@ -54,19 +57,27 @@ MpsSupport MpsTable::lookup(const std::string& op) const {
     return MpsSupport::unknown;
 }
 
-std::string mps_fallback_warning(const std::string& op) {
-    return "The operator '" + op +
-           "' is not currently supported on the MPS backend and will fall back to run on the CPU. This may have performance implications.";
+std::string MpsMessage::for_op(const std::string& op) const {
+    std::string out = text;
+    for (std::size_t at = out.find("{op}"); at != std::string::npos; at = out.find("{op}", at + op.size())) out.replace(at, 4, op);
+    return out;
 }
 
-// The whole text, as Python prints it. <COMMIT_SHA> is the git commit the user's torch was built from
-// ("Unknown" for builds without one), which a static pass cannot know.
-std::string mps_not_implemented_error(const std::string& op) {
-    return "NotImplementedError: The operator '" + op +
-           "' is not currently implemented for the MPS device. If you want this op to be considered for addition please comment on "
-           "https://github.com/pytorch/pytorch/issues/141287 and mention use-case, that resulted in missing op as well as commit hash "
-           "<COMMIT_SHA>. As a temporary fix, you can set the environment variable `PYTORCH_ENABLE_MPS_FALLBACK=1` to use the CPU as "
-           "a fallback for this op. WARNING: this will be slower than running natively on MPS.";
+std::string MpsMessages::matches_json() const {
+    return nlohmann::json{{"fallback_warning", fallback_warning.match}, {"not_implemented", not_implemented.match}, {"float64", float64.match}}.dump();
+}
+
+MpsMessages load_mps_messages(const fs::path& rules_dir) {
+    const fs::path path = rules_dir / "mps" / "runtime-messages.yaml";
+    YAML::Node doc;
+    try {
+        doc = YAML::LoadFile(path.string());
+    } catch (const YAML::Exception& e) {
+        throw std::runtime_error(path.generic_string() + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+    }
+    validate_with_schema(doc, rules_dir / "mps" / "runtime-messages.schema.json", path);
+    auto message = [&](const char* key) { return MpsMessage{doc[key]["text"].as<std::string>(), doc[key]["match"].as<std::string>()}; };
+    return {message("fallback_warning"), message("not_implemented"), message("float64")};
 }
 
 // Kernels of one vendor library that the dispatcher picks because of the backend the step ran on

@@ -45,9 +45,21 @@ struct MpsPrediction {
 // Predicts MPS behaviour of an op given the dtypes it ran with.
 MpsPrediction predict(const MpsTable& table, const std::string& op, const std::vector<std::string>& dtypes);
 
-// What PyTorch prints when an op has no MPS kernel (../shared/data/pytorch/SOURCES.md, MPSFallback.mm).
-std::string mps_fallback_warning(const std::string& op);
-std::string mps_not_implemented_error(const std::string& op);
+// What PyTorch prints on MPS, word for word: rules/mps/runtime-messages.yaml.
+struct MpsMessage {
+    std::string text;   // with {op} where PyTorch names the op
+    std::string match;  // a Python regex that finds it in a run's output, the op as its first group
+    std::string for_op(const std::string& op) const;
+};
+struct MpsMessages {
+    MpsMessage fallback_warning;  // with PYTORCH_ENABLE_MPS_FALLBACK=1
+    MpsMessage not_implemented;   // without it
+    MpsMessage float64;           // a float64 tensor on MPS
+    // {"fallback_warning": match, ...}: what the audit hands the probe (MPSPORT_PROBE_MESSAGES).
+    std::string matches_json() const;
+};
+// Throws std::runtime_error naming the file and what is wrong.
+MpsMessages load_mps_messages(const std::filesystem::path& rules_dir);
 
 std::string mps_table_to_json(const MpsTable& table);
 MpsTable mps_table_from_json(const std::string& text, const std::string& origin);

@@ -4,11 +4,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analyzer/scanner.hpp"
 #include "auditor/mps_tables.hpp"
 #include "core/paths.hpp"
 #include "test_support.hpp"
 
 #include <algorithm>
+#include <regex>
 #include <set>
 
 namespace fs = std::filesystem;
@@ -196,3 +198,41 @@ TEST(PythonOpMap, HandKeptWrappersRunTheOpsTheMapNames) {
 }
 
 }  // namespace
+
+// PyTorch's MPS messages are data (rules/mps/runtime-messages.yaml): the static pass quotes their
+// text, the probe finds them with their patterns. Each pattern finds its own text and its op; the
+// probe's defaults (for a probe run on its own) are the data's patterns; the texts are
+// SOURCES.md's strings.
+TEST(MpsMessages, TheDataIsWhatTheStaticPassQuotesAndWhatTheProbeLooksFor) {
+    const MpsMessages m = load_mps_messages(test::rules_dir());
+    EXPECT_EQ(m.fallback_warning.for_op("aten::nanmedian"),
+              "The operator 'aten::nanmedian' is not currently supported on the MPS backend and will fall back to run on the CPU. "
+              "This may have performance implications.");
+    EXPECT_EQ(m.not_implemented.for_op("aten::nanmedian").rfind("NotImplementedError: The operator 'aten::nanmedian' is not currently "
+                                                                 "implemented for the MPS device.", 0),
+              0u);
+    for (const MpsMessage* msg : {&m.fallback_warning, &m.not_implemented}) {
+        std::smatch found;
+        const std::string text = msg->for_op("aten::linalg_eig");
+        ASSERT_TRUE(std::regex_search(text, found, std::regex(msg->match))) << msg->match;
+        EXPECT_EQ(found[1].str(), "aten::linalg_eig");
+    }
+    EXPECT_TRUE(std::regex_search(m.float64.text, std::regex(m.float64.match)));
+    // The probe's own defaults, as written in probe.py, are the data's patterns.
+    const std::string probe = read_file(test::source_dir() / "auditor/probe/mpsport_probe/probe.py");
+    const auto data = nlohmann::json::parse(m.matches_json());
+    for (const auto& [key, pattern] : data.items())
+        EXPECT_NE(probe.find("\"" + key + "\": r\"" + pattern.get<std::string>() + "\""), std::string::npos) << key << ": " << pattern;
+    // A static finding quotes the data's text.
+    test::TempDir d;
+    d.write("train.py", "import torch\nx = torch.randn(8, 8, device='mps')\nm = torch.linalg.eig(x)\n");
+    ScanOptions o;
+    o.jobs = 1;
+    const ScanResult r = test::bundled_scanner().scan(d.path(), {d.path()}, o);
+    bool quoted = false;
+    for (const auto& f : r.findings)
+        if (f.rule_id == "mps-op-fallback")
+            quoted = f.fix.find(m.fallback_warning.for_op("aten::linalg_eig")) != std::string::npos &&
+                     f.fix.find(m.not_implemented.for_op("aten::linalg_eig")) != std::string::npos;
+    EXPECT_TRUE(quoted);
+}

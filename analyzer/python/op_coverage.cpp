@@ -334,18 +334,18 @@ std::vector<std::string> fallbacks(const MpsTable& table, const std::vector<std:
     return out;
 }
 
-// What happens on MPS, in PyTorch's own words (../shared/data/pytorch/SOURCES.md, MPSFallback.mm): an op
+// What happens on MPS, in PyTorch's own words (rules/mps/runtime-messages.yaml): an op
 // PyTorch registers to the CPU fallback itself always runs on the CPU with the warning; any other raises
 // NotImplementedError unless PYTORCH_ENABLE_MPS_FALLBACK=1 sends it to the CPU with the same warning. A
 // backward op does so in loss.backward(), not at the call.
-std::string runtime_behaviour(const MpsTable& table, const std::vector<std::string>& missing, bool backward) {
+std::string runtime_behaviour(const MpsTable& table, const MpsMessages& messages, const std::vector<std::string>& missing, bool backward) {
     const std::string where = backward ? "on MPS, the backward pass (loss.backward()) " : "on MPS it ";
     for (const auto& op : missing)
         if (table.forced_fallback.count(op))
             return "PyTorch " + table.torch_version + " registers " + op + " to the CPU fallback, so " + where + "always runs " +
-                   (backward ? "it " : "") + "on the CPU ('" + mps_fallback_warning(op) + "')";
-    return where + "raises '" + mps_not_implemented_error(missing.front()) + "', or with PYTORCH_ENABLE_MPS_FALLBACK=1 runs " +
-           (backward ? "it " : "") + "on the CPU ('" + mps_fallback_warning(missing.front()) + "')";
+                   (backward ? "it " : "") + "on the CPU ('" + messages.fallback_warning.for_op(op) + "')";
+    return where + "raises '" + messages.not_implemented.for_op(missing.front()) + "', or with PYTORCH_ENABLE_MPS_FALLBACK=1 runs " +
+           (backward ? "it " : "") + "on the CPU ('" + messages.fallback_warning.for_op(missing.front()) + "')";
 }
 
 // The same in a few words, for the one-line message (the full text goes in the fix).
@@ -400,6 +400,7 @@ std::unique_ptr<OpTables> load_op_tables(const fs::path& rules_dir, const std::s
     t->target = load_mps_table(rules_dir, target_torch);
     t->newest = target_torch == bundled_torch_versions().back() ? t->target : load_mps_table(rules_dir, bundled_torch_versions().back());
     t->names = load_python_op_map(rules_dir, target_torch);
+    t->messages = load_mps_messages(rules_dir);
     return t;
 }
 
@@ -479,7 +480,7 @@ void mps_op_support(const AnalysisInput& in, const Rule& rule, std::vector<Match
                       {"torch", t.target.torch_version},
                       {"newest", t.newest.torch_version},
                       {"also", target_is_newest ? std::string() : " (nor in " + t.newest.torch_version + ")"},
-                      {"runtime", runtime_behaviour(t.target, missing.ops, backward)},
+                      {"runtime", runtime_behaviour(t.target, t.messages, missing.ops, backward)},
                       {"runtime_summary", runtime_summary(t.target, missing.ops)},
                       {"gradients", ""}};
         if (!missing.maybe.empty()) {

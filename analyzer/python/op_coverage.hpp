@@ -20,6 +20,7 @@ struct OpTables {
     MpsTable target;     // the --target-torch version
     MpsTable newest;     // the newest bundled version (the same as target when that is the newest)
     PythonOpMap names;   // Python names of the target version
+    MpsMessages messages;  // what PyTorch prints (rules/mps/runtime-messages.yaml)
 };
 
 // Throws std::runtime_error naming the missing or malformed file.

@@ -22,9 +22,29 @@ SCHEMA = "mpsport.trace/1"
 EXIT_DONE = 86  # the probe stopped the script after its steps: `mpsport audit` reads this as success
 MAX_OP_KEYS = int(os.environ.get("MPSPORT_PROBE_MAX_KEYS", "4096"))  # distinct (op, phase, devices, dtypes) keys kept
 
-_FALLBACK_WARNING = re.compile(r"The operator '([^']+)' is not currently supported on the MPS backend")
-_NOT_IMPLEMENTED = re.compile(r"The operator '([^']+)' is not currently implemented for the MPS device")
-_FLOAT64_ERROR = re.compile(r"MPS framework doesn't support float64")
+# How PyTorch's MPS messages are found in a run: the audit passes rules/mps/runtime-messages.yaml's
+# `match` patterns in MPSPORT_PROBE_MESSAGES; these are the same, for a probe run on its own (a test
+# checks that they agree with the data).
+_DEFAULT_MESSAGES = {
+    "fallback_warning": r"The operator '([^']+)' is not currently supported on the MPS backend",
+    "not_implemented": r"The operator '([^']+)' is not currently implemented for the MPS device",
+    "float64": r"MPS framework doesn't support float64",
+}
+
+
+def _message_patterns():
+    patterns = dict(_DEFAULT_MESSAGES)
+    try:
+        patterns.update(json.loads(os.environ.get("MPSPORT_PROBE_MESSAGES") or "{}"))
+    except ValueError:
+        pass  # a malformed value: the defaults
+    return {k: re.compile(v) for k, v in patterns.items()}
+
+
+_MESSAGES = _message_patterns()
+_FALLBACK_WARNING = _MESSAGES["fallback_warning"]
+_NOT_IMPLEMENTED = _MESSAGES["not_implemented"]
+_FLOAT64_ERROR = _MESSAGES["float64"]
 
 _state = None
 
