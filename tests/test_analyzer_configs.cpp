@@ -242,6 +242,16 @@ TEST(ConfigFacts, GlobsAndCheckpointLoads) {
     EXPECT_EQ(named, (std::vector<std::string>{"weights/model.pt", "weights/best.ckpt", "weights/other.pt"}));
 }
 
+// `import torch as T`: T.load is torch.load, with its map_location; MyT.load is not.
+TEST(ConfigFacts, ALoadThroughAModuleAliasIsALoad) {
+    const auto f = python_config_facts("import torch as T\nimport numpy as np\n"
+                                       "sd = T.load('weights/a.pt', map_location='cpu')\nx = MyT.load('weights/b.pt')\n",
+                                       {}, test::bundled_catalogue().program().readers);
+    std::vector<std::string> loads;
+    for (const auto& l : f.loads) loads.push_back(l.call + "@" + std::to_string(l.line) + ":" + l.path + "|" + l.remap.value_or("-"));
+    EXPECT_EQ(loads, (std::vector<std::string>{"torch.load@3:weights/a.pt|map_location='cpu'"}));
+}
+
 // A config's findings come from the cache on a warm scan; its readers do not (they decide its reach),
 // and a changed launch script is a changed reader.
 TEST(ConfigReach, WarmScanKeepsTheReachAndFollowsTheLaunchScript) {

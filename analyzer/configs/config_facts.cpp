@@ -152,15 +152,31 @@ std::optional<std::string> literal_value(const std::string& arg, std::string_vie
 
 bool is_identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
+// `import torch as T`: the names a module goes by in this file besides its own.
+std::vector<std::string> module_aliases(std::string_view text, const std::string& module) {
+    const std::regex alias("(?:^|\\n)[ \\t]*import[ \\t]+" + module + "[ \\t]+as[ \\t]+(\\w+)");
+    std::vector<std::string> out;
+    const std::string all(text);
+    for (std::sregex_iterator it(all.begin(), all.end(), alias), end; it != end; ++it) out.push_back((*it)[1].str());
+    return out;
+}
+
 void find_loads(std::string_view text, const DataReaderVocabulary& v, std::vector<CheckpointLoad>& out) {
     for (const auto& load : v.checkpoint_loads) {
         const bool dotted = load.call.find('.') != std::string::npos;
-        const std::string needle = load.call + "(";
+        // `torch.load(`, and `T.load(` where the file imports torch as T
+        std::vector<std::string> needles = {load.call + "("};
+        if (dotted) {
+            const std::string module = load.call.substr(0, load.call.find('.'));
+            if (text.find("import " + module + " as") != std::string_view::npos)
+                for (const auto& a : module_aliases(text, module)) needles.push_back(a + load.call.substr(module.size()) + "(");
+        }
+        for (const std::string& needle : needles)
         for (std::size_t at = text.find(needle); at != std::string_view::npos; at = text.find(needle, at + 1)) {
             // `torch.load(` must not be `xtorch.load(`; a bare name may follow a receiver's dot
             if (at > 0 && (is_identifier_char(text[at - 1]) || (dotted && text[at - 1] == '.'))) continue;
             if (is_comment_at(text, at)) continue;
-            const auto args = call_arguments(text, at + load.call.size());
+            const auto args = call_arguments(text, at + needle.size() - 1);
             CheckpointLoad l;
             l.call = load.call;
             l.line = line_at(text, at);
@@ -201,7 +217,10 @@ PythonConfigFacts python_config_facts(std::string_view text, const std::set<std:
         return std::any_of(keys.begin(), keys.end(), [&](const std::string& k) { return hay.find(k) != std::string_view::npos; });
     };
     const bool any_load = std::any_of(vocabulary.checkpoint_loads.begin(), vocabulary.checkpoint_loads.end(),
-                                      [&](const CheckpointLoadCall& c) { return text.find(c.call + "(") != std::string_view::npos; });
+                                      [&](const CheckpointLoadCall& c) {
+                                          // the call's last name: `torch.load(` also as `T.load(` (import torch as T)
+                                          return text.find(c.call.substr(c.call.rfind('.') + 1) + "(") != std::string_view::npos;
+                                      });
     // std::regex is slow: run it only on lines that hold a literal it could match.
     if (!mentions_key(text) && !has_any(text, p.literal_needles) && !any_load) return out;
     if (any_load) find_loads(text, vocabulary, out.loads);
