@@ -394,6 +394,34 @@ TEST(ProgramModel, ExtensionBuiltThroughAVariableIsLinkedAndOptional) {
     EXPECT_EQ(core->impact, VerdictImpact::stay) << core->note;
 }
 
+// The other two ways setup.py makes a CUDA build conditional: a conditional expression at the
+// setup() call, and a helper that returns [] early without CUDA. Either makes the extension (and its
+// kernels) optional, dual-track at most.
+TEST(ProgramModel, ACudaBuildUnderAConditionAtSetupOrAnEarlyReturnIsOptional) {
+    const std::vector<std::string> setups = {
+        "import torch\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n\n"
+        "setup(\n    name='lab',\n    ext_modules=[CUDAExtension('lab_ops', ['csrc/ops.cu'])] if torch.cuda.is_available() else [],\n"
+        "    cmdclass={'build_ext': BuildExtension},\n)\n",
+        "import torch\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension, CUDA_HOME\n\n\n"
+        "def get_extensions():\n    if not torch.cuda.is_available() or CUDA_HOME is None:\n        return []\n"
+        "    return [CUDAExtension('lab_ops', ['csrc/ops.cu'])]\n\n\n"
+        "setup(name='lab', ext_modules=get_extensions(), cmdclass={'build_ext': BuildExtension})\n"};
+    for (const auto& setup_py : setups) {
+        test::TempDir d;
+        d.write("setup.py", setup_py);
+        d.write("csrc/ops.cu", "__global__ void k(float* x) { x[0] = 1; }\n");
+        const ScanResult r = scan_dir(d);
+        const Finding* build = find(r, "cuda-extension-build", "setup.py");
+        ASSERT_NE(build, nullptr) << setup_py;
+        EXPECT_EQ(build->reach, Reach::optional) << build->note;
+        EXPECT_EQ(build->impact, VerdictImpact::dual) << build->note;
+        EXPECT_NE(build->note.find("built only under a condition in setup.py"), std::string::npos) << build->note;
+        const Finding* kernel = find(r, "cuda-kernel-source", "csrc/ops.cu");
+        ASSERT_NE(kernel, nullptr);
+        EXPECT_EQ(kernel->reach, Reach::optional) << kernel->note;
+    }
+}
+
 // An MPS op prediction in test code is info (rules/program.yaml reach_weights_for), the same call in
 // the training step keeps its rule's weight.
 TEST(ProgramModel, OpPredictionsInTestsAreInfo) {
