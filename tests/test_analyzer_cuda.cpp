@@ -3,6 +3,8 @@
 // the cache keeps native facts, and a broken matcher fails when rules load.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "analyzer/cuda/clang_engine.hpp"
 #include "analyzer/scanner.hpp"
 #include "core/paths.hpp"
@@ -208,38 +210,56 @@ TEST(ClangEngine, ABrokenMatcherOrAnUnknownCheckFailsBeforeAnyFileIsParsed) {
 
 }  // namespace
 
-// The trigger prefilter (a file that names nothing a rule looks for is not parsed) must change no
-// finding and no op's devices: every corpus repository and the rule fixtures, with and without it.
-TEST(ClangEngine, ThePrefilterChangesNoFindingOnTheCorpusOrTheFixtures) {
-    if (!cuda::ClangEngine::available()) return;
-    auto key = [](const ScanResult& r) {
-        std::vector<std::string> out;
-        for (const auto& f : r.findings)
-            out.push_back(f.rule_id + " " + f.location.path + ":" + std::to_string(f.location.line) + " " +
-                          std::string(to_string(f.severity)) + " " + f.message);
-        for (const auto& m : r.native_modules)
-            for (const auto& op : m.ops) {
-                std::string devices;
-                for (NativeDevice d : op.devices) devices += std::string(to_string(d)) + ",";
-                out.push_back(m.module_name + "." + op.name + " " + devices);
-            }
-        std::sort(out.begin(), out.end());
-        return out;
-    };
+namespace {
+
+// What two scans must agree on: findings, every op's devices, and the skipped files.
+std::vector<std::string> outcome_key(const ScanResult& r) {
+    std::vector<std::string> out;
+    for (const auto& f : r.findings)
+        out.push_back(f.rule_id + " " + f.location.path + ":" + std::to_string(f.location.line) + " " + std::string(to_string(f.severity)) +
+                      " " + f.message);
+    for (const auto& m : r.native_modules)
+        for (const auto& op : m.ops) {
+            std::string devices;
+            for (NativeDevice d : op.devices) devices += std::string(to_string(d)) + ",";
+            out.push_back(m.module_name + "." + op.name + " " + devices);
+        }
+    for (const auto& s : r.skipped) out.push_back("skipped " + s.path + " " + s.reason);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// Scans every corpus repository and the rule fixtures twice, `reference` then `other` (each given
+// the options to change), and expects the same outcome; the comparison must cover real C++/CUDA findings.
+void expect_same_outcome_on_corpus_and_fixtures(const std::function<ScanResult(const fs::path&)>& reference,
+                                                const std::function<ScanResult(const fs::path&)>& other) {
     std::vector<fs::path> trees = {test::rules_dir()};
     for (const auto& e : fs::directory_iterator(test::source_dir() / "corpus"))
         if (e.is_directory()) trees.push_back(e.path());
     std::size_t native_findings = 0;
     for (const fs::path& tree : trees) {
-        ScanOptions o;
-        o.jobs = 2;
-        const ScanResult filtered = test::bundled_scanner().scan(tree, {tree}, o);
-        o.parse_every_native_file = true;
-        const ScanResult full = test::bundled_scanner().scan(tree, {tree}, o);
-        EXPECT_EQ(key(filtered), key(full)) << tree;
-        for (const auto& f : full.findings) native_findings += test::bundled_catalogue().find(f.rule_id)->engine == "clang";
+        const ScanResult a = reference(tree), b = other(tree);
+        EXPECT_EQ(outcome_key(a), outcome_key(b)) << tree;
+        for (const auto& f : a.findings) native_findings += test::bundled_catalogue().find(f.rule_id)->engine == "clang";
     }
-    EXPECT_GT(native_findings, 50u);  // the comparison covers real C++/CUDA findings
+    EXPECT_GT(native_findings, 50u);
+}
+
+ScanResult scan_tree(const fs::path& tree, bool parse_every_native_file) {
+    ScanOptions o;
+    o.jobs = 2;
+    o.parse_every_native_file = parse_every_native_file;
+    return test::bundled_scanner().scan(tree, {tree}, o);
+}
+
+}  // namespace
+
+// The trigger prefilter (a file that names nothing a rule looks for is not parsed) must change no
+// finding and no op's devices: every corpus repository and the rule fixtures, with and without it.
+TEST(ClangEngine, ThePrefilterChangesNoFindingOnTheCorpusOrTheFixtures) {
+    if (!cuda::ClangEngine::available()) return;
+    expect_same_outcome_on_corpus_and_fixtures([](const fs::path& t) { return scan_tree(t, true); },
+                                               [](const fs::path& t) { return scan_tree(t, false); });
 }
 
 // The precompiled prefix (the standard headers and the shim, built once per scan) must change no
@@ -247,37 +267,13 @@ TEST(ClangEngine, ThePrefilterChangesNoFindingOnTheCorpusOrTheFixtures) {
 // (MPSPORT_CLANG_PREFIX=0): every corpus repository and the rule fixtures.
 TEST(ClangEngine, ThePrecompiledPrefixChangesNoFindingOnTheCorpusOrTheFixtures) {
     if (!cuda::ClangEngine::available()) return;
-    auto key = [](const ScanResult& r) {
-        std::vector<std::string> out;
-        for (const auto& f : r.findings)
-            out.push_back(f.rule_id + " " + f.location.path + ":" + std::to_string(f.location.line) + " " +
-                          std::string(to_string(f.severity)) + " " + f.message);
-        for (const auto& m : r.native_modules)
-            for (const auto& op : m.ops) {
-                std::string devices;
-                for (NativeDevice d : op.devices) devices += std::string(to_string(d)) + ",";
-                out.push_back(m.module_name + "." + op.name + " " + devices);
-            }
-        for (const auto& s : r.skipped) out.push_back("skipped " + s.path + " " + s.reason);
-        std::sort(out.begin(), out.end());
-        return out;
-    };
-    std::vector<fs::path> trees = {test::rules_dir()};
-    for (const auto& e : fs::directory_iterator(test::source_dir() / "corpus"))
-        if (e.is_directory()) trees.push_back(e.path());
-    std::size_t native_findings = 0;
-    for (const fs::path& tree : trees) {
-        ScanOptions o;
-        o.jobs = 2;
-        o.parse_every_native_file = true;
-        const ScanResult precompiled = test::bundled_scanner().scan(tree, {tree}, o);
-        ::setenv("MPSPORT_CLANG_PREFIX", "0", 1);
-        const ScanResult text = test::bundled_scanner().scan(tree, {tree}, o);
-        ::unsetenv("MPSPORT_CLANG_PREFIX");
-        EXPECT_EQ(key(precompiled), key(text)) << tree;
-        for (const auto& f : text.findings) native_findings += test::bundled_catalogue().find(f.rule_id)->engine == "clang";
-    }
-    EXPECT_GT(native_findings, 50u);  // the comparison covers real C++/CUDA findings
+    expect_same_outcome_on_corpus_and_fixtures([](const fs::path& t) { return scan_tree(t, true); },
+                                               [](const fs::path& t) {
+                                                   ::setenv("MPSPORT_CLANG_PREFIX", "0", 1);
+                                                   ScanResult text = scan_tree(t, true);
+                                                   ::unsetenv("MPSPORT_CLANG_PREFIX");
+                                                   return text;
+                                               });
 }
 
 // Torch's headers (which the shim stands for) bring the standard library with them, and extension
