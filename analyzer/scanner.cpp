@@ -32,12 +32,20 @@ namespace {
 
 // The command lines of shell, Slurm, Docker and Make files that run a Python script of this scan
 // with file paths as arguments (`python train.py --config configs/x.yaml`).
-std::vector<configs::Launch> data_launches(const WalkResult& walked, const std::vector<ScanCache::Entry>& entries) {
+// `unwalked`: for a partial scan (check), the cache's entries of the files it did not walk, whose
+// launch lines count as well.
+std::vector<configs::Launch> data_launches(const WalkResult& walked, const std::vector<ScanCache::Entry>& entries,
+                                           const std::vector<std::pair<const std::string*, const ScanCache::Entry*>>& unwalked) {
     std::vector<configs::FileWithFacts> files;
     std::set<std::string> python;
     for (std::size_t i = 0; i < walked.files.size(); ++i) {
         if (walked.files[i].kind == FileKind::python) python.insert(walked.files[i].path);
         if (!entries[i].outcome.facts.entry_refs.empty()) files.push_back({&walked.files[i].path, &entries[i].outcome.facts});
+    }
+    for (const auto& [path, entry] : unwalked) {
+        FileKind kind;
+        if (classify_file(*path, kind) && kind == FileKind::python) python.insert(*path);
+        if (!entry->outcome.facts.entry_refs.empty()) files.push_back({path, &entry->outcome.facts});
     }
     return configs::launches_with_paths(files, python);
 }
@@ -299,7 +307,23 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
             python_files.push_back({&walked.files[i].path, &entries[i].outcome.config_facts});
             readers_key += walked.files[i].path + ":" + std::to_string(entries[i].hash) + "|";
         }
-    const std::vector<configs::Launch> launches = data_launches(walked, entries);
+    // A check of a few files (a changed config, say) finds their readers among all the files the
+    // cache knows, not only among the files it checks.
+    std::vector<std::pair<const std::string*, const ScanCache::Entry*>> unwalked;
+    if (options.partial) {
+        std::set<std::string> walked_here;
+        for (const auto& f : walked.files) walked_here.insert(f.path);
+        cache.for_each([&](const std::string& path, const ScanCache::Entry& e) {
+            if (!walked_here.count(path) && !e.outcome.skip_reason) unwalked.emplace_back(&path, &e);
+        });
+        std::sort(unwalked.begin(), unwalked.end(), [](const auto& a, const auto& b) { return *a.first < *b.first; });
+        for (const auto& [path, e] : unwalked)
+            if (!e->outcome.config_facts.empty()) {
+                python_files.push_back({path, &e->outcome.config_facts});
+                readers_key += *path + ":" + std::to_string(e->hash) + "|";
+            }
+    }
+    const std::vector<configs::Launch> launches = data_launches(walked, entries, unwalked);
     for (const auto& l : launches)
         for (const auto* list : {&l.args, &l.overrides})
             for (const auto& arg : *list) readers_key += l.via + ">" + l.script + ":" + arg + "|";

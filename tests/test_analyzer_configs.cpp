@@ -331,3 +331,32 @@ TEST(Configs, AHydraOptionNoRunSelectsIsOptionalOneALaunchScriptPicksIsCore) {
     ASSERT_FALSE(option.related.empty());
     EXPECT_EQ(option.related.back().label, "Hydra option below conf/, not selected by conf/config.yaml");
 }
+
+// `check` of a changed config (a partial scan with the repository's cache): its readers are found
+// among every file the cache knows, the Python file that names it and the launch script that picks
+// a Hydra option, not only among the files checked (it found none, and reported nothing).
+TEST(ConfigReach, ACheckOfAConfigFindsItsReadersInTheCache) {
+    test::TempDir d, cache;
+    d.write("train.py", "import json\nimport torch\n\nif __name__ == \"__main__\":\n    cfg = json.load(open('configs/run.json'))\n"
+                        "    dev = torch.device(cfg['device'])\n");
+    d.write("configs/run.json", "{\"device\": \"cuda:0\"}\n");
+    d.write("hydra_train.py", "import hydra\n\n\n@hydra.main(config_path=\"conf\", config_name=\"config\")\n"
+                              "def main(cfg):\n    return cfg.trainer.device\n\n\nif __name__ == \"__main__\":\n    main()\n");
+    d.write("conf/config.yaml", "defaults:\n  - trainer: default\n");
+    d.write("conf/trainer/default.yaml", "device: cpu\n");
+    d.write("conf/trainer/gpu.yaml", "device: cuda\n");
+    d.write("run.sh", "python hydra_train.py trainer=gpu\n");
+    ScanOptions o;
+    o.jobs = 2;
+    o.cache_dir = cache.path();
+    test::bundled_scanner().scan(d.path(), {d.path()}, o);
+    o.partial = true;
+    for (const std::string config : {"configs/run.json", "conf/trainer/gpu.yaml"}) {
+        const ScanResult r = test::bundled_scanner().scan(d.path(), {d.path() / config}, o);
+        const auto got = findings_in(r, config);
+        ASSERT_EQ(got.size(), 1u) << config;
+        EXPECT_EQ(got[0].rule_id, "config-cuda-device");
+        EXPECT_EQ(got[0].reach, Reach::core) << config;
+        EXPECT_EQ(got[0].severity, Severity::major) << config;
+    }
+}
