@@ -19,6 +19,13 @@ std::vector<Finding> findings_in(const ScanResult& r, const std::string& path) {
     return out;
 }
 
+// A script that loads the config its --config argument names (argparse; no path of its own) and
+// reads `read` of it on line 8.
+std::string argparse_reader(const std::string& read) {
+    return "import argparse\nimport yaml\n\np = argparse.ArgumentParser()\np.add_argument('--config')\n"
+           "args = p.parse_args()\ncfg = yaml.safe_load(open(args.config))\ndevice = " + read + "\n";
+}
+
 ScanResult scan_dir(const test::TempDir& d) {
     ScanOptions o;
     o.jobs = 2;
@@ -183,8 +190,7 @@ TEST(ConfigReach, LaunchScriptArgumentMakesTheScriptTheReader) {
     d.write("configs/exp.yaml", "trainer:\n  device: cuda\n");
     d.write("configs/unused.yaml", "device: cuda\n");
     d.write("scripts/run.sh", "#!/bin/bash\nset -e\npython train.py \\\n  --config configs/exp.yaml --epochs 3\n");
-    d.write("train.py", "import argparse\nimport yaml\n\np = argparse.ArgumentParser()\np.add_argument('--config')\n"
-                        "args = p.parse_args()\ncfg = yaml.safe_load(open(args.config))\ndevice = cfg['trainer']['device']\n");
+    d.write("train.py", argparse_reader("cfg['trainer']['device']"));
     const ScanResult r = scan_dir(d);
     const Finding* f = only(r, "config-cuda-device", "configs/exp.yaml");
     ASSERT_NE(f, nullptr);
@@ -202,8 +208,7 @@ TEST(ConfigReach, ModuleLaunchMakesTheModuleTheReader) {
     d.write("configs/exp.yaml", "device: cuda:0\n");
     d.write("configs/other.yaml", "device: cuda:0\n");
     d.write("src/pkg/__init__.py", "");
-    d.write("src/pkg/train.py", "import argparse\nimport yaml\n\np = argparse.ArgumentParser()\np.add_argument('--config')\n"
-                                "args = p.parse_args()\ncfg = yaml.safe_load(open(args.config))\ndevice = cfg['device']\n");
+    d.write("src/pkg/train.py", argparse_reader("cfg['device']"));
     d.write("scripts/run.sh", "#!/bin/bash\npython -m pkg.train --config configs/exp.yaml\n"
                               "python -m torch.distributed.run --nproc_per_node 2 configs/other.yaml\n");
     const ScanResult r = scan_dir(d);

@@ -304,7 +304,8 @@ private:
 };
 
 
-std::vector<std::string> command_line(const TuInput& in, bool cuda) {
+// The driver's flags for one language, before any prefix, include path or file.
+std::vector<std::string> language_args(bool cuda) {
     // -fno-spell-checking: with the toolkit's headers missing, typo correction would turn an undeclared
     // hipGetDevice into the shim's cudaGetDevice (a false match), and it is slow on error-heavy files.
     std::vector<std::string> args = {"clang", "-fsyntax-only", "-w", "-ferror-limit=0", "-fno-spell-checking", "-fno-color-diagnostics",
@@ -318,6 +319,19 @@ std::vector<std::string> command_line(const TuInput& in, bool cuda) {
     } else {
         args.push_back("-xc++");
     }
+    return args;
+}
+
+// The shim and the prefix that includes it, in memory: every parse mounts them.
+llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem> prefix_files(bool cuda) {
+    auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+    memory->addFile(kShimPath, 0, llvm::MemoryBuffer::getMemBuffer(shim_header()));
+    memory->addFile(kPrefixPath, 0, llvm::MemoryBuffer::getMemBufferCopy(prefix_text(cuda)));
+    return memory;
+}
+
+std::vector<std::string> command_line(const TuInput& in, bool cuda) {
+    std::vector<std::string> args = language_args(cuda);
     if (in.prefix_pch.empty()) {
         args.insert(args.end(), {"-include", kPrefixPath});  // the same prefix, read as text
     } else {
@@ -390,16 +404,11 @@ private:
 }  // namespace
 
 std::string build_prefix(const std::string& output, bool cuda) {
-    auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
-    memory->addFile(kShimPath, 0, llvm::MemoryBuffer::getMemBuffer(shim_header()));
-    memory->addFile(kPrefixPath, 0, llvm::MemoryBuffer::getMemBufferCopy(prefix_text(cuda)));
     auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
-    overlay->pushOverlay(memory);
+    overlay->pushOverlay(prefix_files(cuda));
     auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
-    std::vector<std::string> args = command_line(TuInput{}, cuda);
-    args.pop_back();  // no file: the prefix instead, as a header, which includes the shim itself
-    const auto include = std::find(args.begin(), args.end(), "-include");
-    args.erase(include, include + 2);
+    // The prefix itself is the file, read as a header (it includes the shim)
+    std::vector<std::string> args = language_args(cuda);
     if (!cuda) args.push_back("-xc++-header");
     args.push_back(kPrefixPath);
     Diagnostics diags;
@@ -414,9 +423,7 @@ std::string build_prefix(const std::string& output, bool cuda) {
 
 TuResult run_translation_unit(const ClangRules& rules, const TuInput& in) {
     const bool cuda = parses_as_cuda(in.kind, *in.text);
-    auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
-    memory->addFile(kShimPath, 0, llvm::MemoryBuffer::getMemBuffer(shim_header()));
-    memory->addFile(kPrefixPath, 0, llvm::MemoryBuffer::getMemBufferCopy(prefix_text(cuda)));
+    auto memory = prefix_files(cuda);
     memory->addFile(in.absolute.string(), 0, llvm::MemoryBuffer::getMemBufferCopy(*in.text));
     IncludeBudget budget;
     auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::makeIntrusiveRefCnt<WithoutTorchHeaders>(budget, in.prefix_pch));
