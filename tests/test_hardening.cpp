@@ -14,6 +14,7 @@
 #include "analyzer/scan_cache.hpp"
 #include "analyzer/scanner.hpp"
 #include "core/hash.hpp"
+#include "core/parallel.hpp"
 #include "core/paths.hpp"
 #include "core/source_text.hpp"
 #include "core/walker.hpp"
@@ -306,6 +307,23 @@ TEST(Regions, PaddedFilesGiveTheSameFindingsWithRegionsOnAndOff) {
 }
 
 // ---- --jobs -------------------------------------------------------------------------------------
+
+TEST(Jobs, AnExceptionInAWorkerReachesTheCallerAndStopsTheHandingOut) {
+    // Thrown on a worker thread, it would end the process (std::terminate) before this fix.
+    for (unsigned jobs : {1u, 2u, 4u}) {
+        std::atomic<int> ran{0};
+        try {
+            parallel_for(1000, [&](std::size_t i) {
+                ++ran;
+                if (i == 3) throw std::runtime_error("item 3 is bad");
+            }, jobs);
+            FAIL() << "the exception must reach the caller";
+        } catch (const std::runtime_error& e) {
+            EXPECT_STREQ(e.what(), "item 3 is bad");
+        }
+        EXPECT_LT(ran.load(), 1000) << "no item is handed out after the first exception (jobs " << jobs << ")";
+    }
+}
 
 TEST(Jobs, ReportsAreByteIdenticalForOneAndTwoJobs) {
     for (const char* repo : {"heavy-cuda", "light-lockin", "dual-track-ddp", "sparse-pointnet"}) {
