@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fstream>
 #include <set>
 #if defined(__unix__) || defined(__APPLE__)
 #include <fcntl.h>
@@ -18,9 +19,10 @@ namespace fs = std::filesystem;
 namespace mpsport {
 namespace {
 
-constexpr std::size_t kKeptFiles = 4;  // cache files of other keys beyond these are removed, oldest first
+constexpr std::size_t kKeptFiles = 8;  // cache and memo files of other keys beyond these are removed, oldest first
 
 std::string file_name(std::uint64_t key) { return "scan-cache-" + hex64(key) + ".bin"; }
+std::string memo_name(std::uint64_t key) { return "scan-result-" + hex64(key) + ".bin"; }
 
 // An exclusive lock on the cache folder for the life of the object (flock: released if we die).
 class FolderLock {
@@ -54,7 +56,7 @@ void remove_old_files(const fs::path& dir, std::uint64_t key) {
     std::vector<std::pair<fs::file_time_type, fs::path>> others;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
         const std::string name = it->path().filename().string();
-        if (name.rfind("scan-cache", 0) != 0 || name == file_name(key)) continue;
+        if (name.rfind("scan-", 0) != 0 || name == file_name(key) || name == memo_name(key)) continue;
         if (name.find(".tmp-mpsport-") != std::string::npos) continue;  // another process's write in flight
         others.emplace_back(it->last_write_time(ec), it->path());
     }
@@ -192,6 +194,30 @@ Finding read_finding(Reader& r) {
     f.lines = static_cast<int>(r.i64());
     for (std::uint64_t n = r.u64(); n > 0; --n) f.ops.push_back(r.str());
     f.approximate = r.u64() != 0;
+    return f;
+}
+
+// A finding as a whole scan leaves it (weighed, reached, fingerprinted): for the scan memo.
+void write_final_finding(Writer& w, const Finding& f) {
+    write_finding(w, f);
+    w.u64(static_cast<std::uint64_t>(f.severity));
+    w.u64(static_cast<std::uint64_t>(f.impact));
+    w.u64(static_cast<std::uint64_t>(f.reach));
+    w.str(f.native_op);
+    write_strings(w, f.chain);
+    w.str(f.fingerprint);
+    write_strings(w, f.observed);
+}
+
+Finding read_final_finding(Reader& r) {
+    Finding f = read_finding(r);
+    f.severity = static_cast<Severity>(r.u64());
+    f.impact = static_cast<VerdictImpact>(r.u64());
+    f.reach = static_cast<Reach>(r.u64());
+    f.native_op = r.str();
+    f.chain = read_strings(r);
+    f.fingerprint = r.str();
+    f.observed = read_strings(r);
     return f;
 }
 
@@ -490,5 +516,177 @@ ScanCache::Entry* ScanCache::find_to_take(const std::string& path) {
 }
 
 void ScanCache::put(const std::string& path, Entry entry) { m_entries[path] = std::move(entry); }
+
+// ---- The scan memo: a full scan's result, for the next full scan whose inputs are all unchanged ----
+
+namespace {
+
+constexpr std::uint32_t kMemoMagic = 0x4d50534d;  // "MPSM"
+
+// The walk's digest joined with the size and mtime of each file the scan read outside the walk
+// (absent: -1), as they are now.
+std::uint64_t with_extras(std::uint64_t walk_digest, const fs::path& base, const std::vector<std::string>& extras) {
+    std::string k = hex64(walk_digest);
+    for (const auto& path : extras) {
+        std::error_code ec;
+        const fs::path file = base / path;
+        const auto size = fs::file_size(file, ec);
+        const auto mtime = ec ? fs::file_time_type() : fs::last_write_time(file, ec);
+        k += "|" + path + ":" + (ec ? std::string("-1") : std::to_string(size) + ":" + std::to_string(mtime.time_since_epoch().count()));
+    }
+    return fnv1a64(k);
+}
+
+void write_result(Writer& w, const ScanResult& r) {
+    w.str(r.target_torch);
+    w.u64(r.files_scanned);
+    w.u64(r.lines_scanned);
+    w.u64(r.ignored_dirs);
+    w.u64(r.skipped.size());
+    for (const auto& sk : r.skipped) {
+        w.str(sk.path);
+        w.str(sk.reason);
+    }
+    w.u64(r.findings.size());
+    for (const auto& f : r.findings) write_final_finding(w, f);
+    write_strings(w, r.warnings);
+    w.u64(r.file_lines.size());
+    for (const auto& [path, lines] : r.file_lines) {
+        w.str(path);
+        w.u64(lines);
+    }
+    const ProgramSummary& p = r.program;
+    w.u64(p.entry_points.size());
+    for (const auto& e : p.entry_points) {
+        w.str(e.path);
+        w.str(e.why);
+        w.u64(e.tooling ? 1 : 0);
+    }
+    write_strings(w, p.own_packages);
+    for (std::size_t n : p.files) w.u64(n);
+    w.u64(p.complete ? 1 : 0);
+    w.str(p.incomplete_reason);
+    w.u64(r.native_modules.size());
+    for (const auto& m : r.native_modules) {
+        w.str(m.source_path);
+        w.str(m.module_name);
+        w.u64(m.ops.size());
+        for (const auto& op : m.ops) {
+            w.str(op.name);
+            w.u64(op.devices.size());
+            for (NativeDevice d : op.devices) w.u64(static_cast<std::uint64_t>(d));
+            write_location(w, op.location);
+        }
+    }
+}
+
+ScanResult read_result(Reader& r) {
+    ScanResult out;
+    out.target_torch = r.str();
+    out.files_scanned = r.u64();
+    out.lines_scanned = r.u64();
+    out.ignored_dirs = r.u64();
+    for (std::size_t n = r.count(); n > 0; --n) {
+        SkippedFile sk;
+        sk.path = r.str();
+        sk.reason = r.str();
+        out.skipped.push_back(std::move(sk));
+    }
+    out.findings.reserve(r.count());
+    for (std::size_t n = out.findings.capacity(); n > 0; --n) out.findings.push_back(read_final_finding(r));
+    out.warnings = read_strings(r);
+    for (std::size_t n = r.count(); n > 0; --n) {
+        std::string path = r.str();
+        out.file_lines[std::move(path)] = r.u64();
+    }
+    ProgramSummary& p = out.program;
+    for (std::size_t n = r.count(); n > 0; --n) {
+        EntryPoint e;
+        e.path = r.str();
+        e.why = r.str();
+        e.tooling = r.u64() != 0;
+        p.entry_points.push_back(std::move(e));
+    }
+    p.own_packages = read_strings(r);
+    for (std::size_t& n : p.files) n = r.u64();
+    p.complete = r.u64() != 0;
+    p.incomplete_reason = r.str();
+    for (std::size_t n = r.count(); n > 0; --n) {
+        NativeModule m;
+        m.source_path = r.str();
+        m.module_name = r.str();
+        for (std::size_t k = r.count(); k > 0; --k) {
+            NativeOp op;
+            op.name = r.str();
+            for (std::size_t d = r.count(); d > 0; --d) op.devices.push_back(static_cast<NativeDevice>(r.u64()));
+            op.location = read_location(r);
+            m.ops.push_back(std::move(op));
+        }
+        out.native_modules.push_back(std::move(m));
+    }
+    return out;
+}
+
+}  // namespace
+
+std::optional<ScanResult> ScanCache::load_result(const fs::path& dir, std::uint64_t key, std::uint64_t walk_digest, const fs::path& base,
+                                                 const std::function<bool(std::uint64_t)>& unchanged) {
+    // The header (what the result was made from) is read first and alone: when the caller holds
+    // what it needs, the result itself is never read (reading it was half of a warm scan).
+    std::ifstream in(dir / memo_name(key), std::ios::binary);
+    if (!in) return std::nullopt;
+    try {
+        std::string bytes(16, '\0');
+        if (!in.read(bytes.data(), 16)) return std::nullopt;
+        Reader first(bytes);
+        if (first.u64() != kMemoMagic) return std::nullopt;
+        const std::uint64_t header_size = first.u64();
+        if (header_size > (1u << 26)) return std::nullopt;
+        bytes.resize(header_size);
+        if (!in.read(bytes.data(), static_cast<std::streamsize>(header_size))) return std::nullopt;
+        Reader header(bytes);
+        if (header.u64() != kFormat || header.u64() != key || header.u64() != walk_digest) return std::nullopt;
+        const std::vector<std::string> extras = read_strings(header);
+        const std::uint64_t inputs = with_extras(walk_digest, base, extras);
+        if (header.u64() != inputs || !header.done()) return std::nullopt;
+        const std::uint64_t id = fnv1a64(hex64(key) + ":" + hex64(inputs));
+        if (unchanged && unchanged(id)) {
+            ScanResult reused;
+            reused.inputs_id = id;
+            reused.reused = true;
+            return reused;
+        }
+        const std::streamoff here = in.tellg();
+        in.seekg(0, std::ios::end);
+        bytes.resize(static_cast<std::size_t>(in.tellg() - here));
+        if (!in.seekg(here) || !in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()))) return std::nullopt;
+        Reader r(bytes);
+        ScanResult result = read_result(r);
+        if (!r.done()) return std::nullopt;
+        result.files_cached = result.files_scanned;  // every file is as the cache holds it
+        result.inputs_id = id;
+        return result;
+    } catch (const std::exception&) {
+        return std::nullopt;  // corrupt or cut short: scan
+    }
+}
+
+std::uint64_t ScanCache::save_result(const fs::path& dir, std::uint64_t key, std::uint64_t walk_digest, const fs::path& base,
+                                     const std::vector<std::string>& extras, const ScanResult& result) {
+    const std::uint64_t inputs = with_extras(walk_digest, base, extras);
+    Writer header;
+    header.u64(kFormat);
+    header.u64(key);
+    header.u64(walk_digest);
+    write_strings(header, extras);
+    header.u64(inputs);
+    Writer w;
+    w.u64(kMemoMagic);
+    w.u64(header.bytes().size());
+    Writer body;
+    write_result(body, result);
+    write_file_atomically(dir / memo_name(key), w.bytes() + header.bytes() + body.bytes());
+    return fnv1a64(hex64(key) + ":" + hex64(inputs));
+}
 
 }  // namespace mpsport

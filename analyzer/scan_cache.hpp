@@ -6,11 +6,15 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "analyzer/scanner.hpp"
+#include "core/scan_result.hpp"
 
 namespace mpsport {
 
@@ -37,6 +41,19 @@ public:
     // (perhaps saved by another process meanwhile) wins over what we loaded. Throws
     // std::runtime_error naming the file when it cannot be written.
     void save(const std::filesystem::path& dir, const std::set<std::string>* touched = nullptr) const;
+
+    // The scan memo: the whole result of the last full scan under `key`, kept beside the cache. It is
+    // served when the walk finds the same files with the same sizes, mtimes and stat problems
+    // (`walk_digest`, made by the scanner) and each file the scan read outside the walk (`extras`,
+    // relative to `base`: .mpsport.toml, Hydra configs an ignore rule hides) is as it was. A
+    // missing, stale or corrupt memo is nullopt. Every result is one a scan would give again: the
+    // same inputs, rules, options and build. The result's `inputs_id` names those inputs; when
+    // `unchanged(inputs_id)` returns true the result is not read (ScanOptions::unchanged).
+    static std::optional<ScanResult> load_result(const std::filesystem::path& dir, std::uint64_t key, std::uint64_t walk_digest,
+                                                 const std::filesystem::path& base, const std::function<bool(std::uint64_t)>& unchanged);
+    // Returns the inputs' id, as load_result will give it.
+    static std::uint64_t save_result(const std::filesystem::path& dir, std::uint64_t key, std::uint64_t walk_digest,
+                                     const std::filesystem::path& base, const std::vector<std::string>& extras, const ScanResult& result);
 
     const Entry* find(const std::string& path) const;
     // The entry itself, for a scan that takes what it holds (by move) instead of copying it; safe

@@ -50,6 +50,24 @@ std::vector<configs::Launch> data_launches(const WalkResult& walked, const std::
     return configs::launches_with_paths(files, python);
 }
 
+// What the scan memo is keyed on besides the cache key: the folder, every walked file's path, kind,
+// size and mtime (or why it cannot be read), the walk's skipped files and its count of ignored
+// folders. nullopt when a file has no mtime: then size and mtime cannot stand for its content.
+std::optional<std::uint64_t> digest_of_walk(const fs::path& base, const WalkResult& walked, const std::vector<SkippedFile>& skipped,
+                                            const std::vector<ScanCache::Entry>& entries) {
+    std::string k = base.generic_string() + "|" + std::to_string(walked.ignored_dirs);
+    k.reserve(walked.files.size() * 64);
+    for (std::size_t i = 0; i < walked.files.size(); ++i) {
+        const FileEntry& f = walked.files[i];
+        const auto& problem = entries[i].outcome.skip_reason;
+        if (!problem && f.mtime_ns == 0) return std::nullopt;
+        k += "|" + f.path + ":" + std::to_string(static_cast<int>(f.kind)) + ":" +
+             (problem ? *problem : std::to_string(f.size) + ":" + std::to_string(f.mtime_ns));
+    }
+    for (const auto& sk : skipped) k += "|skipped:" + sk.path + ":" + sk.reason;
+    return fnv1a64(k);
+}
+
 }  // namespace
 
 Scanner::Scanner(const RuleCatalogue& catalogue, std::string target_torch)
@@ -188,9 +206,6 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     phase("walk");
 
     const std::uint64_t cache_key = options.cache_dir ? ScanCache::key_for(m_catalogue, m_target_torch, options) : 0;
-    ScanCache cache = options.cache_dir ? ScanCache::load(*options.cache_dir, cache_key) : ScanCache();
-    phase("cache load");
-
     const std::size_t n = walked.files.size();
     std::vector<ScanCache::Entry> entries(n);
     std::vector<char> from_cache(n, 0);  // 1: same size and mtime; 2: same content, new mtime
@@ -198,17 +213,35 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(1, n)));
     auto in_parallel = [&](auto&& body) { parallel_for(n, body, jobs); };
 
-    // Phase 1: stat every file and take what the cache still knows by size and mtime.
+    // Phase 1: stat every file.
+    in_parallel([&](std::size_t i) {
+        if (auto problem = stat_file(walked.files[i], options.walk.max_file_size)) entries[i].outcome.skip_reason = *problem;
+        entries[i].size = walked.files[i].size;
+        entries[i].mtime_ns = walked.files[i].mtime_ns;
+    });
+    phase("stat");
+    // A full scan that walks the very files the last one did, each with the same size and mtime,
+    // gives the last one's result (the memo); everything else that decides it is in the cache key.
+    std::optional<std::uint64_t> walk_digest;
+    if (options.cache_dir && !options.partial) {
+        walk_digest = digest_of_walk(base, walked, result.skipped, entries);
+        if (walk_digest)
+            if (std::optional<ScanResult> memo = ScanCache::load_result(*options.cache_dir, cache_key, *walk_digest, base, options.unchanged)) {
+                phase("memo");
+                memo->timings = std::move(result.timings);
+                memo->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                return std::move(*memo);
+            }
+    }
+    ScanCache cache = options.cache_dir ? ScanCache::load(*options.cache_dir, cache_key) : ScanCache();
+    phase("cache load");
+
+    // Take what the cache still knows by size and mtime.
     std::atomic<bool> any_to_read{false};
     in_parallel([&](std::size_t i) {
         FileEntry& file = walked.files[i];
         ScanCache::Entry& entry = entries[i];
-        if (auto problem = stat_file(file, options.walk.max_file_size)) {
-            entry.outcome.skip_reason = *problem;
-            return;
-        }
-        entry.size = file.size;
-        entry.mtime_ns = file.mtime_ns;
+        if (entry.outcome.skip_reason) return;
         if (file.kind == FileKind::config) return;  // read after the Python files, if they name it
         // Taken, not copied (copying every outcome was a tenth of a warm scan): only this file's
         // worker looks at its entry again, and a partial scan keeps just the files it did not walk.
@@ -222,7 +255,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         }
         any_to_read = true;
     });
-    phase("stat");
+    phase("cache take");
     if (any_to_read) build_engines();  // here, so a broken rule fails the scan rather than a worker
     const bool any_native = std::any_of(walked.files.begin(), walked.files.end(), [](const FileEntry& f) {
         return f.kind == FileKind::cuda || f.kind == FileKind::cpp;
@@ -483,6 +516,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     phase("weigh");
     for (auto& [path, entry] : memos) fresh.put(path, std::move(entry));
     cache_changed = cache_changed || !memos.empty();
+    const std::size_t warnings_before_save = result.warnings.size();
     if (options.cache_dir && cache_changed) {
         try {
             fresh.save(*options.cache_dir, options.partial ? &walked_paths : nullptr);
@@ -495,6 +529,17 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     assign_fingerprints(result.findings);
     std::sort(result.skipped.begin(), result.skipped.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
     phase("sort");
+    if (walk_digest && result.warnings.size() == warnings_before_save) {
+        std::set<std::string> read = hydra.files_read();
+        std::vector<std::string> extras(read.begin(), read.end());
+        if (options.project_config) extras.push_back(program::kProjectConfigFile);
+        try {
+            result.inputs_id = ScanCache::save_result(*options.cache_dir, cache_key, *walk_digest, base, extras, result);
+        } catch (const std::exception& e) {
+            result.warnings.push_back(std::string("scan memo not saved: ") + e.what() + " (use --no-cache or --cache-dir)");
+        }
+        phase("memo save");
+    }
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
 }

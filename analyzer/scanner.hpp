@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -45,6 +46,10 @@ struct ScanOptions {
     bool parse_every_native_file = false;
     bool full_parse = false;  // --full-parse: tree-sitter parses whole Python files, never only regions
     checkpoints::Limits checkpoints;
+    // Asked, for a full scan with a cache whose inputs are all as the last full scan's, whether the
+    // caller already holds what it wants from a scan of the inputs with that id (a report it
+    // rendered then). When it answers true, the scan returns at once: `inputs_id`, `reused`, no findings.
+    std::function<bool(std::uint64_t inputs_id)> unchanged;
 };
 
 

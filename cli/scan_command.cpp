@@ -3,13 +3,17 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <functional>
 #include <set>
+#include <sstream>
 
 #include "analyzer/scanner.hpp"
 #include "auditor/trace.hpp"
 #include "cli/commands.hpp"
+#include "core/hash.hpp"
 #include "core/paths.hpp"
 #include "reports/op_evidence.hpp"
 #include "reports/render.hpp"
@@ -105,8 +109,14 @@ RuleCatalogue load_catalogue(const ScanArgs& args) {
     return catalogue;
 }
 
+// What a caller keeps from a scan in the cache folder, under the scan's inputs (ScanOptions::unchanged).
+using KeptOutput = std::function<bool(const fs::path& cache_dir, std::uint64_t inputs_id)>;
+
 // The scan behind scan, report, check and explain; nullopt when check --changed finds nothing.
-std::optional<ScanResult> scan_paths(const ScanArgs& args, Mode mode, const RuleCatalogue& catalogue) {
+// `kept`: asked, when the inputs are as the last full scan's, whether the caller holds its output.
+// `cache_dir`: set to the cache folder the scan used, if any.
+std::optional<ScanResult> scan_paths(const ScanArgs& args, Mode mode, const RuleCatalogue& catalogue, const KeptOutput& kept = {},
+                                     std::optional<fs::path>* cache_dir = nullptr) {
     const Scanner scanner(catalogue, args.target_torch);
 
     std::vector<fs::path> roots(args.paths.begin(), args.paths.end());
@@ -145,10 +155,66 @@ std::optional<ScanResult> scan_paths(const ScanArgs& args, Mode mode, const Rule
     options.parse_every_native_file = args.full_parse;
     if (!args.no_cache) options.cache_dir = args.cache_dir ? fs::path(*args.cache_dir) : base / ".mpsport_cache";
 
+    if (kept && options.cache_dir) options.unchanged = [&kept, dir = *options.cache_dir](std::uint64_t id) { return kept(dir, id); };
+    if (cache_dir) *cache_dir = options.cache_dir;
     ScanResult result = scanner.scan(base, roots, options);
     result.root = roots.size() == 1 ? roots[0].generic_string() : base.generic_string();
 
     return result;
+}
+
+// A rendered report kept in the cache folder: a line with its findings count and worst severity
+// (for --output and --fail-on), then its text, which is copied out in pieces (a warm scan of a large
+// repository was a tenth slower reading it whole).
+struct KeptReport {
+    fs::path file;
+    std::size_t text_offset = 0;
+    std::size_t findings = 0;
+    std::optional<Severity> worst;
+
+    static std::optional<KeptReport> open(const fs::path& file) {
+        std::ifstream in(file, std::ios::binary);
+        std::string head;
+        if (!in || !std::getline(in, head)) return std::nullopt;
+        KeptReport r{file, head.size() + 1, 0, std::nullopt};
+        std::string worst;
+        std::istringstream fields(head);
+        if (!(fields >> r.findings >> worst)) return std::nullopt;
+        if (worst != "none" && !(r.worst = parse_severity(worst))) return std::nullopt;
+        return r;
+    }
+    static void write(const fs::path& file, const std::string& text, std::size_t findings, std::optional<Severity> worst) {
+        write_file_atomically(file, std::to_string(findings) + " " + (worst ? std::string(to_string(*worst)) : std::string("none")) + "\n" + text);
+    }
+    // Copies the text to `out`; false when the file went away or was cut short meanwhile.
+    bool copy_to(std::ostream& out) const {
+        std::ifstream in(file, std::ios::binary);
+        if (!in.seekg(static_cast<std::streamoff>(text_offset))) return false;
+        std::vector<char> buf(1 << 20);
+        while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0)
+            out.write(buf.data(), in.gcount());
+        return in.eof() && out.good();
+    }
+};
+
+void print_timings(const std::vector<std::pair<std::string, double>>& timings, std::chrono::steady_clock::time_point t0,
+                   std::chrono::steady_clock::time_point t1, double scan_seconds) {
+    const auto t2 = std::chrono::steady_clock::now();
+    for (const auto& [name, seconds] : timings) std::cerr << fmt::format("mpsport: {:<16} {:8.3f} s\n", name, seconds);
+    std::cerr << fmt::format("mpsport: {:<16} {:8.3f} s\nmpsport: {:<16} {:8.3f} s\n", "report",
+                             std::chrono::duration<double>(t2 - t1).count() - scan_seconds, "total",
+                             std::chrono::duration<double>(t2 - t0).count());
+}
+
+// Prints or writes the report; the exit status of scan, report and check.
+int write_report(const ScanArgs& args, const std::string& text, std::size_t findings, bool failed) {
+    if (args.output) {
+        write_file_atomically(*args.output, text);
+        std::cerr << fmt::format("mpsport: wrote {} ({} findings)\n", *args.output, findings);
+    } else {
+        std::cout << text << std::flush;
+    }
+    return failed ? 1 : 0;
 }
 
 }  // namespace
@@ -165,10 +231,41 @@ int run_scan(const ScanArgs& args, Mode mode, bool color) {
     const auto t0 = std::chrono::steady_clock::now();
     const RuleCatalogue catalogue = load_catalogue(args);
     const auto t1 = std::chrono::steady_clock::now();
-    std::optional<ScanResult> scanned = scan_paths(args, mode, catalogue);
+    // A report of a full scan is kept in the cache folder under the scan's inputs and how it was
+    // rendered: a scan of the same, unchanged repository prints it again instead of reading the
+    // scan's result and rendering it (a warm scan of an unchanged tree; a baseline or a trace
+    // changes the report, and then it is made afresh).
+    const bool colored = color && !args.output;
+    const bool keep = !args.baseline && !args.trace;
+    const auto kept_report = [&](const fs::path& dir, std::uint64_t id) {
+        const std::string how = hex64(id) + ":" + args.format + ":" + std::to_string(static_cast<int>(mode)) + (colored ? ":color" : "");
+        return dir / ("scan-report-" + hex64(fnv1a64(how)) + ".txt");
+    };
+    std::optional<KeptReport> reused;
+    const KeptOutput kept = [&](const fs::path& dir, std::uint64_t id) {
+        if (keep) reused = KeptReport::open(kept_report(dir, id));
+        return reused.has_value();
+    };
+    std::optional<fs::path> cache_dir;
+    std::optional<ScanResult> scanned = scan_paths(args, mode, catalogue, kept, &cache_dir);
     if (!scanned) return 0;
     ScanResult& result = *scanned;
     if (args.timings) result.timings.insert(result.timings.begin(), {"rules", std::chrono::duration<double>(t1 - t0).count()});
+    if (result.reused) {
+        const bool failed = fail_on && reused->worst && *reused->worst >= *fail_on;
+        if (args.output) {
+            std::ostringstream text;
+            if (!reused->copy_to(text))
+                throw std::runtime_error(reused->file.generic_string() + ": the kept report was cut short; scan with --no-cache");
+            write_file_atomically(*args.output, text.str());
+            std::cerr << fmt::format("mpsport: wrote {} ({} findings)\n", *args.output, reused->findings);
+        } else if (!reused->copy_to(std::cout)) {
+            throw std::runtime_error(reused->file.generic_string() + ": the kept report was cut short; scan with --no-cache");
+        }
+        std::cout.flush();
+        if (args.timings) print_timings(result.timings, t0, t1, result.seconds);
+        return failed ? 1 : 0;
+    }
 
     if (args.baseline) {
         const auto known = baseline_fingerprints(*args.baseline);
@@ -187,25 +284,19 @@ int run_scan(const ScanArgs& args, Mode mode, bool color) {
     if (mode == Mode::report) assessment = assess(result.findings, evidence ? &*evidence : nullptr, catalogue, result.file_lines, &result);
 
     const Report report{result, catalogue, assessment ? &*assessment : nullptr, evidence ? &*evidence : nullptr, MPSPORT_VERSION};
-    const std::string text = render(report, *format, color && !args.output);
-    if (args.timings) {
-        const auto t2 = std::chrono::steady_clock::now();
-        for (const auto& [name, seconds] : result.timings) std::cerr << fmt::format("mpsport: {:<16} {:8.3f} s\n", name, seconds);
-        std::cerr << fmt::format("mpsport: {:<16} {:8.3f} s\nmpsport: {:<16} {:8.3f} s\n", "report",
-                                 std::chrono::duration<double>(t2 - t1).count() - result.seconds, "total",
-                                 std::chrono::duration<double>(t2 - t0).count());
+    const std::string text = render(report, *format, colored);
+    std::optional<Severity> worst;
+    for (const auto& f : result.findings) worst = std::max(worst.value_or(f.severity), f.severity);
+    // Kept only when the scan itself came from the memo, so that the report says so (files_cached).
+    if (keep && result.inputs_id && result.files_cached == result.files_scanned && cache_dir) {
+        try {
+            KeptReport::write(kept_report(*cache_dir, result.inputs_id), text, result.findings.size(), worst);
+        } catch (const std::exception& e) {
+            std::cerr << "mpsport: warning: report not kept in the cache: " << e.what() << "\n";
+        }
     }
-    if (args.output) {
-        write_file_atomically(*args.output, text);
-        std::cerr << fmt::format("mpsport: wrote {} ({} findings)\n", *args.output, result.findings.size());
-    } else {
-        std::cout << text << std::flush;
-    }
-
-    if (fail_on)
-        for (const auto& f : result.findings)
-            if (f.severity >= *fail_on) return 1;
-    return 0;
+    if (args.timings) print_timings(result.timings, t0, t1, result.seconds);
+    return write_report(args, text, result.findings.size(), fail_on && worst && *worst >= *fail_on);
 }
 
 int run_rules(const std::string& id, const std::optional<std::string>& rules_dir) {

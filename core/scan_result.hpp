@@ -1,6 +1,7 @@
 // What a static scan produced: the input of every report.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <utility>
@@ -28,6 +29,12 @@ struct ScanResult {
     ProgramSummary program;
     // Compiled extensions found in C++/CUDA sources, with the device paths of each op (native_facts.hpp).
     std::vector<NativeModule> native_modules;
+    // A full scan with a cache: the id of its inputs (every file's size and mtime, the rules, the
+    // options, the build), under which a caller may keep what it made of this result; else 0.
+    std::uint64_t inputs_id = 0;
+    // The scan's inputs are those of `inputs_id`, and the caller said it holds what it needs
+    // (ScanOptions::unchanged): nothing else is filled in.
+    bool reused = false;
     // Wall seconds of each phase of the scan, in order (--timings prints them).
     std::vector<std::pair<std::string, double>> timings;
 };

@@ -2,7 +2,9 @@
 // unchanged files and notices edits; the command line's exit codes and formats.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <thread>
 
 #include "analyzer/match.hpp"
@@ -146,7 +148,7 @@ TEST(Scanner, FingerprintsSurviveLineMoves) {
     EXPECT_NE(before.findings[0].location.line, after.findings[0].location.line);
 }
 
-std::string quote(const fs::path& p) { return "'" + p.string() + "'"; }
+using test::quote;
 
 TEST(CommandLine, ExitCodesFollowFailOn) {
     test::TempDir d;
@@ -214,6 +216,67 @@ TEST(CommandLine, CheckWithBaselineReportsOnlyNewFindings) {
     const auto j = nlohmann::json::parse(r.output);
     ASSERT_EQ(j["findings"].size(), 1u);
     EXPECT_EQ(j["findings"][0]["location"]["line"], 2);
+}
+
+// A full scan of an unchanged repository with a cache gives the last full scan's result (the memo)
+// and prints the report it kept; any change to what the scan reads is seen.
+TEST(ScanMemo, AnUnchangedRepositoryGetsTheSameReportAndEveryChangeIsSeen) {
+    test::TempDir d;
+    test::TempDir cache;
+    const fs::path repo = d.path() / "repos";
+    // Python, configs, checkpoints, a native module, guards, tooling: every part of a result.
+    fs::create_directories(repo);
+    for (const char* name : {"clean-mlp", "light-lockin", "model-zoo", "required-ext", "config-zoo", "segkit-weights", "tests-heavy"})
+        fs::copy(test::source_dir() / "corpus" / name, repo / name, fs::copy_options::recursive);
+    const std::string bin = MPSPORT_BINARY;
+    // `files_cached` is the one line a scan from the cache changes.
+    const auto scan = [&](const std::string& options) {
+        auto r = test::run_command(bin + " scan --format json --fail-on major " + options + " " + quote(repo) + " 2>" +
+                                   quote(d.path() / "stderr"));
+        r.output = std::regex_replace(r.output, std::regex("\"files_cached\": [0-9]+"), "\"files_cached\": N");
+        return r;
+    };
+    const auto from_memo_phase = [&] { return std::regex_search(read_file(d.path() / "stderr"), std::regex("mpsport: memo +[0-9]")); };
+    const std::string cached = "--timings --cache-dir " + quote(cache.path());
+    const auto fresh = scan("--no-cache");
+    ASSERT_EQ(fresh.exit_code, 1) << "the corpus has major findings";
+    EXPECT_TRUE(scan(cached).output == fresh.output);  // cold: fills the cache and the memo
+    EXPECT_FALSE(from_memo_phase());
+    const auto from_memo = scan(cached);  // the result from the memo, rendered and kept
+    EXPECT_TRUE(from_memo_phase());
+    EXPECT_TRUE(from_memo.output == fresh.output);
+    const auto kept = scan(cached);  // the kept report
+    EXPECT_TRUE(from_memo_phase());
+    EXPECT_TRUE(kept.output == fresh.output);
+    EXPECT_EQ(kept.exit_code, 1) << "--fail-on reads the kept report's worst severity";
+    const auto md = scan(cached + " --format md");
+    EXPECT_TRUE(md.output == scan("--no-cache --format md").output) << "another format is rendered, not the kept JSON";
+
+    // Each change is seen on the next scan, whatever was kept.
+    std::string before = fresh.output;
+    const auto changed = [&](const char* what) {
+        const auto after = scan(cached);
+        EXPECT_TRUE(after.output == scan("--no-cache").output) << what;
+        EXPECT_TRUE(after.output != before) << what;
+        before = after.output;
+        EXPECT_TRUE(scan(cached).output == before) << what << ", then nothing";
+    };
+    std::ofstream(repo / "clean-mlp" / "train.py", std::ios::app) << "\nextra = torch.zeros(3).cuda()\n";
+    changed("an edited file");
+    fs::remove(repo / "light-lockin" / "train.py");
+    changed("a removed file");
+    // An ignored .mpsport.toml is not walked, but the program model reads it: it is an input too.
+    std::ofstream(repo / ".gitignore") << ".mpsport.toml\n";
+    EXPECT_TRUE(scan(cached).output == before);
+    std::ofstream(repo / ".mpsport.toml") << "tooling_dirs = [\"model-zoo\", \"required-ext\"]\n";
+    changed("a new .mpsport.toml that the walk ignores");
+
+    // A memo that is cut short or garbage is ignored.
+    for (const auto& e : fs::directory_iterator(cache.path()))
+        if (e.path().filename().string().rfind("scan-result-", 0) == 0) fs::resize_file(e.path(), fs::file_size(e.path()) / 2);
+    for (const auto& e : fs::directory_iterator(cache.path()))
+        if (e.path().filename().string().rfind("scan-report-", 0) == 0) fs::remove(e.path());
+    EXPECT_TRUE(scan(cached).output == scan("--no-cache").output);
 }
 
 TEST(CommandLine, RulesListsAndExplains) {

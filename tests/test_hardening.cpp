@@ -25,7 +25,7 @@ using namespace mpsport;
 
 namespace {
 
-std::string quote(const fs::path& p) { return "'" + p.string() + "'"; }
+using test::quote;
 const std::string kBin = MPSPORT_BINARY;
 
 std::multiset<std::string> rule_ids(const ScanResult& r) {

@@ -70,6 +70,9 @@ private:
     std::optional<std::string> m_old;
 };
 
+// A path as one single-quoted shell word (test paths hold no quote).
+inline std::string quote(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+
 struct CommandResult {
     int exit_code;
     std::string output;

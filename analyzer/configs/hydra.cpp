@@ -95,6 +95,13 @@ std::set<std::string> HydraSelection::loaded(const std::string& folder, const st
     return m_loaded.emplace(key, std::move(out)).first->second;
 }
 
+std::set<std::string> HydraSelection::files_read() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    std::set<std::string> out;
+    for (const auto& [key, files] : m_loaded) out.insert(files.begin(), files.end());
+    return out;
+}
+
 bool HydraSelection::selected(const std::string& folder, const std::string& name, const std::vector<std::string>& overrides,
                               const std::string& config_path) const {
     return loaded(folder, name, overrides).count(config_path) > 0;

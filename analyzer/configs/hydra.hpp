@@ -24,6 +24,9 @@ public:
     // The configs such a run loads (relative to the root).
     std::set<std::string> loaded(const std::string& folder, const std::string& name, const std::vector<std::string>& overrides) const;
 
+    // Every config a `loaded` call found and read so far (relative to the root).
+    std::set<std::string> files_read() const;
+
 private:
     std::filesystem::path m_root;
     mutable std::mutex m_mutex;

@@ -8,7 +8,7 @@
 namespace mpsport::program {
 
 ProjectConfig load_project_config(const std::filesystem::path& folder) {
-    const std::filesystem::path file = folder / ".mpsport.toml";
+    const std::filesystem::path file = folder / kProjectConfigFile;
     ProjectConfig config;
     std::error_code ec;
     if (!std::filesystem::is_regular_file(file, ec)) return config;

@@ -12,6 +12,8 @@
 
 namespace mpsport::program {
 
+inline constexpr const char* kProjectConfigFile = ".mpsport.toml";
+
 struct ProjectConfig {
     std::vector<std::string> entries;
     std::vector<std::string> tooling_dirs;
