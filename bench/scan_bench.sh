@@ -44,7 +44,7 @@ t_cold=$(time3 "$mpsport" scan --no-cache --fail-on none --format json "$tree")
 "$mpsport" scan --cache-dir "$cache" --fail-on none --format json "$tree" >/dev/null
 t_warm=$(time3 "$mpsport" scan --cache-dir "$cache" --fail-on none --format json "$tree")
 # Warm with one Python file edited each time: the memo misses, the per-file cache serves the rest.
-edited=$(find "$tree" -name '*.py' -size +2k | sort | head -1)
+edited=$(find "$tree" -name '*.py' | sort | sed -n 1p)  # sed, not head: no SIGPIPE under pipefail
 cp "$edited" "$cache/edited.orig"
 trap 'cp "$cache/edited.orig" "$edited"; rm -rf "$cache"' EXIT
 edit_scan() { echo "# edit $RANDOM" >>"$edited"; "$mpsport" scan --cache-dir "$cache" --fail-on none --format json "$tree"; }

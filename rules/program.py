@@ -263,6 +263,23 @@ def reduce_loss(loss):
     return loss
 
 
+def setup_device(args):
+    # Hugging Face's example scripts: -1 is one process.
+    if args.local_rank == -1 or args.no_cuda:
+        # guard: none
+        device = torch.device("cuda")
+    else:
+        # guard: distributed-gate
+        torch.cuda.set_device(args.local_rank)
+    if args.local_rank not in [-1, 0]:
+        # guard: distributed-gate
+        torch.distributed.barrier()
+    if args.local_rank in [-1, 0]:
+        # guard: none
+        model.cuda()
+    return device
+
+
 def upfirdn(x, ext):
     if x.device.type == "cpu":
         # guard: none

@@ -80,13 +80,22 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
         if (listed(m_vocab.platform_names, q)) take(GuardKind::platform);
         if (under_any(m_vocab.mps_names, q)) t.mps = true;
     } else if (type == "comparison_operator" && ts_node_named_child_count(n) == 2) {
-        // `world_size == 1`, `get_world_size() <= 1`, `< 2`: the single-process branch
+        // `world_size == 1`, `get_world_size() <= 1`, `< 2`: the single-process branch; so are
+        // `local_rank == -1`, `< 0` and `local_rank in [-1, 0]` (a launcher sets -1 for one process)
         Test inner;
         classify_node(ts_node_named_child(n, 0), inner);
         const std::string_view op = m_facts.text(ts_node_child(n, 1));
-        const std::string_view bound = m_facts.text(ts_node_named_child(n, 1));
-        if (inner.kind == GuardKind::distributed_gate && ((op == "==" && bound == "1") || (op == "<=" && bound == "1") || (op == "<" && bound == "2")))
-            t.negated = !t.negated;
+        const TSNode right = ts_node_named_child(n, 1);
+        const std::string_view bound = m_facts.text(right);
+        const auto holds_minus_one = [&] {
+            if (!is_type(right, "list") && !is_type(right, "tuple")) return false;
+            for (uint32_t i = 0; i < ts_node_named_child_count(right); ++i)
+                if (m_facts.text(ts_node_named_child(right, i)) == "-1") return true;
+            return false;
+        };
+        const bool single = (op == "==" && (bound == "1" || bound == "-1")) || (op == "<=" && bound == "1") ||
+                            (op == "<" && (bound == "2" || bound == "0")) || (op == "in" && holds_minus_one());
+        if (inner.kind == GuardKind::distributed_gate && single) t.negated = !t.negated;
         // `importlib.util.find_spec("apex") is None`: the branch without the package
         if (inner.kind == GuardKind::import_fallback && bound == "None") {
             const TSNode left = ts_node_named_child(n, 0), right = ts_node_named_child(n, 1);
