@@ -28,13 +28,13 @@ int line_at(const std::string& text, uint32_t offset) {
 bool known_predicate(const std::string& op) {
     static const std::set<std::string> ops = {"eq", "not-eq", "any-of", "not-any-of", "match", "not-match",
                                               "qualname-eq", "qualname-any-of", "qualname-match", "value-match",
-                                              "not-in-call", "in-function", "not-beside-call", "assigned-qualname-match",
+                                              "not-in-call", "in-function", "not-beside-call", "beside-call", "rebound-by-call", "not-rebound-by-call", "assigned-qualname-match",
                                               "not-keyword-eq", "not-parent-type"};
     return ops.count(op) > 0;
 }
 bool takes_regex(const std::string& op) {
     static const std::set<std::string> ops = {"match",       "not-match",       "qualname-match",         "value-match",
-                                              "not-in-call", "not-beside-call", "assigned-qualname-match"};
+                                              "not-in-call", "not-beside-call", "beside-call", "rebound-by-call", "not-rebound-by-call", "assigned-qualname-match"};
     return ops.count(op) > 0;
 }
 
@@ -185,14 +185,29 @@ bool QuerySet::holds(const Predicate& p, const TSQueryMatch& match, const Module
         const TSNode arg = keyword_argument(node, p.values[0], facts);
         return ts_node_is_null(arg) || facts.text(arg) != p.values[1];
     }
-    if (op == "not-beside-call") {  // no matching call in the same function body (or module)
+    if (op == "not-beside-call" || op == "beside-call") {  // (no) matching call in the same function body (or module)
         TSNode scope = enclosing(node, {"function_definition"});
         if (ts_node_is_null(scope)) {
             for (scope = node; !ts_node_is_null(ts_node_parent(scope));) scope = ts_node_parent(scope);
         } else {
             scope = field(scope, "body");
         }
-        return !has_call(scope, *p.regex, facts);
+        return has_call(scope, *p.regex, facts) == (op == "beside-call");
+    }
+    // A module constant that a top-level call matching the regex may bind anew: nanoGPT's
+    // `exec(open('configurator.py').read())` sets any global from the command line.
+    if (op == "rebound-by-call" || op == "not-rebound-by-call") {
+        bool rebound = false;
+        if (is_type(node, "identifier") && !ts_node_is_null(facts.constant_definition(facts.text(node)))) {
+            TSNode root = node;
+            while (!ts_node_is_null(ts_node_parent(root))) root = ts_node_parent(root);
+            for (uint32_t i = 0; i < ts_node_named_child_count(root) && !rebound; ++i) {
+                const TSNode statement = ts_node_named_child(root, i);
+                const TSNode call = is_type(statement, "expression_statement") ? ts_node_named_child(statement, 0) : TSNode{};
+                rebound = !ts_node_is_null(call) && is_type(call, "call") && std::regex_search(facts.qualname(field(call, "function")), *p.regex);
+            }
+        }
+        return rebound == (op == "rebound-by-call");
     }
     if (op == "assigned-qualname-match") {  // a local name some assignment in its scope binds to a matching name
         for (const auto& b : bindings_of(node, facts))

@@ -76,3 +76,8 @@ def on_gpu(x):
         return True
     # ruleid: hardcoded-cuda-device
     return x.to(torch.device("cuda")).is_cuda
+
+
+def no_configurator_here():
+    # a function-level exec does not rebind the module's constants
+    exec("pass")
