@@ -236,7 +236,8 @@ int run_scan(const ScanArgs& args, Mode mode, bool color) {
     // scan's result and rendering it (a warm scan of an unchanged tree; a baseline or a trace
     // changes the report, and then it is made afresh).
     const bool colored = color && !args.output;
-    const bool keep = !args.baseline && !args.trace;
+    // The text format prints the scan's own seconds: it is rendered every time.
+    const bool keep = !args.baseline && !args.trace && *format != Format::text;
     const auto kept_report = [&](const fs::path& dir, std::uint64_t id) {
         const std::string how = hex64(id) + ":" + args.format + ":" + std::to_string(static_cast<int>(mode)) + (colored ? ":color" : "");
         return dir / ("scan-report-" + hex64(fnv1a64(how)) + ".txt");
