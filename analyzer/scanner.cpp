@@ -238,6 +238,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
 
     // Take what the cache still knows by size and mtime.
     std::atomic<bool> any_to_read{false};
+    std::atomic<bool> any_native_to_read{false};  // Clang, its module and flags, only for these
     in_parallel([&](std::size_t i) {
         FileEntry& file = walked.files[i];
         ScanCache::Entry& entry = entries[i];
@@ -254,6 +255,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
             return;
         }
         any_to_read = true;
+        if (file.kind == FileKind::cuda || file.kind == FileKind::cpp) any_native_to_read = true;
     });
     phase("cache take");
     if (any_to_read) build_engines();  // here, so a broken rule fails the scan rather than a worker
@@ -261,9 +263,9 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         return f.kind == FileKind::cuda || f.kind == FileKind::cpp;
     });
     auto infer_flags = [&] { return cuda::CompileFlags::infer(base, m_clang->trigger_literals()); };
-    cuda::CompileFlags flags = any_to_read && any_native ? infer_flags() : cuda::CompileFlags();
+    cuda::CompileFlags flags = any_native_to_read ? infer_flags() : cuda::CompileFlags();
     if (any_native && cuda::ClangEngine::forks_need_one_thread()) jobs = 1;  // see there: sanitizer builds only
-    if (any_to_read && any_native) m_clang->prepare();  // here too: a bad matcher fails the scan, not a worker
+    if (any_native_to_read) m_clang->prepare();  // here too: a bad matcher fails the scan, not a worker
 
     phase("engines");
     // Phase 2: read, hash and analyse the rest.
@@ -310,7 +312,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         const std::set<std::string> wanted = std::count(unparsed.begin(), unparsed.end(), 1) ? cuda::unresolved_callees(parsed)
                                                                                                : std::set<std::string>();
         if (!wanted.empty()) {
-            if (!any_to_read) flags = infer_flags();
+            if (!any_native_to_read) flags = infer_flags();
             const TriggerSet names(std::vector<std::string>(wanted.begin(), wanted.end()));
             in_parallel([&](std::size_t i) {
                 if (!unparsed[i]) return;

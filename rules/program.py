@@ -241,6 +241,7 @@ def pick_dtype():
 
 
 from tests.helpers import requires_gpu  # a repository's own skip decorator, imported by name
+from transformers.testing_utils import require_torch_multi_gpu
 from utils import comm
 
 
@@ -248,6 +249,12 @@ from utils import comm
 def test_imported_skip():
     # guard: test-skip
     torch.ones(2).cuda()
+
+
+@require_torch_multi_gpu  # transformers' testing_utils: skips below two CUDA devices
+def test_model_parallel():
+    # guard: test-skip
+    torch.cuda.set_device(1)
 
 
 def reduce_loss(loss):
