@@ -251,6 +251,16 @@ TEST(ScanMemo, AnUnchangedRepositoryGetsTheSameReportAndEveryChangeIsSeen) {
     EXPECT_EQ(kept.exit_code, 1) << "--fail-on reads the kept report's worst severity";
     const auto md = scan(cached + " --format md");
     EXPECT_TRUE(md.output == scan("--no-cache --format md").output) << "another format is rendered, not the kept JSON";
+    // The text report prints the scan's own time: never kept, so never stale.
+    const auto kept_reports = [&] {
+        int n = 0;
+        for (const auto& e : fs::directory_iterator(cache.path())) n += e.path().filename().string().rfind("scan-report-", 0) == 0;
+        return n;
+    };
+    const int before_text = kept_reports();
+    scan(cached + " --format text");
+    scan(cached + " --format text");
+    EXPECT_EQ(kept_reports(), before_text);
 
     // Each change is seen on the next scan, whatever was kept.
     std::string before = fresh.output;
