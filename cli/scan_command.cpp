@@ -4,9 +4,9 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <functional>
 #include <set>
 #include <sstream>
 
@@ -186,14 +186,14 @@ struct KeptReport {
     static void write(const fs::path& file, const std::string& text, std::size_t findings, std::optional<Severity> worst) {
         write_file_atomically(file, std::to_string(findings) + " " + (worst ? std::string(to_string(*worst)) : std::string("none")) + "\n" + text);
     }
-    // Copies the text to `out`; false when the file went away or was cut short meanwhile.
-    bool copy_to(std::ostream& out) const {
+    // Copies the text to `out`; throws naming the file when it went away or was cut short meanwhile.
+    void copy_to(std::ostream& out) const {
         std::ifstream in(file, std::ios::binary);
-        if (!in.seekg(static_cast<std::streamoff>(text_offset))) return false;
         std::vector<char> buf(1 << 20);
-        while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0)
-            out.write(buf.data(), in.gcount());
-        return in.eof() && out.good();
+        if (in.seekg(static_cast<std::streamoff>(text_offset)))
+            while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0) out.write(buf.data(), in.gcount());
+        if (!in.eof() || !out.good())
+            throw std::runtime_error(file.generic_string() + ": the kept report could not be read whole; scan with --no-cache");
     }
 };
 
@@ -254,17 +254,14 @@ int run_scan(const ScanArgs& args, Mode mode, bool color) {
     if (args.timings) result.timings.insert(result.timings.begin(), {"rules", std::chrono::duration<double>(t1 - t0).count()});
     if (result.reused) {
         const bool failed = fail_on && reused->worst && *reused->worst >= *fail_on;
+        if (args.timings) print_timings(result.timings, t0, t1, result.seconds);
         if (args.output) {
             std::ostringstream text;
-            if (!reused->copy_to(text))
-                throw std::runtime_error(reused->file.generic_string() + ": the kept report was cut short; scan with --no-cache");
-            write_file_atomically(*args.output, text.str());
-            std::cerr << fmt::format("mpsport: wrote {} ({} findings)\n", *args.output, reused->findings);
-        } else if (!reused->copy_to(std::cout)) {
-            throw std::runtime_error(reused->file.generic_string() + ": the kept report was cut short; scan with --no-cache");
+            reused->copy_to(text);
+            return write_report(args, text.str(), reused->findings, failed);
         }
+        reused->copy_to(std::cout);  // in pieces: a large report is never held whole
         std::cout.flush();
-        if (args.timings) print_timings(result.timings, t0, t1, result.seconds);
         return failed ? 1 : 0;
     }
 

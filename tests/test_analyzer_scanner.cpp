@@ -249,6 +249,10 @@ TEST(ScanMemo, AnUnchangedRepositoryGetsTheSameReportAndEveryChangeIsSeen) {
     EXPECT_TRUE(from_memo_phase());
     EXPECT_TRUE(kept.output == fresh.output);
     EXPECT_EQ(kept.exit_code, 1) << "--fail-on reads the kept report's worst severity";
+    const fs::path written = d.path() / "written.json";
+    EXPECT_EQ(scan(cached + " -o " + quote(written)).exit_code, 1);
+    EXPECT_TRUE(std::regex_replace(read_file(written), std::regex("\"files_cached\": [0-9]+"), "\"files_cached\": N") == fresh.output)
+        << "-o writes the kept report";
     const auto md = scan(cached + " --format md");
     EXPECT_TRUE(md.output == scan("--no-cache --format md").output) << "another format is rendered, not the kept JSON";
     // The text report prints the scan's own time: never kept, so never stale.
