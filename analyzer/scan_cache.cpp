@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <set>
 #if defined(__unix__) || defined(__APPLE__)
 #include <fcntl.h>
@@ -66,7 +67,23 @@ void remove_old_files(const fs::path& dir, std::uint64_t key) {
 }
 
 constexpr std::uint32_t kMagic = 0x4d505343;  // "MPSC"
-constexpr std::uint32_t kFormat = 12;
+constexpr std::uint32_t kFormat = 13;  // 13: a checksum of the content (flipped bytes in a string were read as they came)
+
+// The content and its checksum, appended; the content back when the checksum holds (a cache file
+// is only ever an optimisation: a damaged one is read as missing).
+std::string with_checksum(std::string bytes) {
+    const std::uint64_t sum = content_hash(bytes);
+    bytes.append(reinterpret_cast<const char*>(&sum), sizeof sum);
+    return bytes;
+}
+std::optional<std::string_view> checked(std::string_view bytes) {
+    if (bytes.size() < 8) return std::nullopt;
+    std::uint64_t sum;
+    std::memcpy(&sum, bytes.data() + bytes.size() - 8, 8);
+    bytes.remove_suffix(8);
+    if (content_hash(bytes) != sum) return std::nullopt;
+    return bytes;
+}
 
 // A flat little binary format: loading it is most of a warm scan, and a JSON/msgpack DOM of every
 // finding costs several times more than reading the fields straight into place.
@@ -442,7 +459,9 @@ ScanCache ScanCache::load(const fs::path& dir, std::uint64_t key) {
     if (!fs::exists(dir / file_name(key), ec)) return cache;
     try {
         const std::string bytes = read_file(dir / file_name(key));
-        Reader r(bytes);
+        const std::optional<std::string_view> content = checked(bytes);
+        if (!content) return cache;
+        Reader r(*content);
         if (r.u64() != kMagic || r.u64() != kFormat || r.u64() != key) return cache;
         for (std::uint64_t files = r.u64(); files > 0; --files) {
             std::string path = r.str();
@@ -502,7 +521,7 @@ void ScanCache::save(const fs::path& dir, const std::set<std::string>* touched) 
         write_config_facts(w, e.outcome.config_facts);
         write_extension_calls(w, e.outcome);
     }
-    write_file_atomically(dir / file_name(m_key), w.bytes());
+    write_file_atomically(dir / file_name(m_key), with_checksum(w.bytes()));
     remove_old_files(dir, m_key);
 }
 
@@ -661,7 +680,9 @@ std::optional<ScanResult> ScanCache::load_result(const fs::path& dir, std::uint6
         in.seekg(0, std::ios::end);
         bytes.resize(static_cast<std::size_t>(in.tellg() - here));
         if (!in.seekg(here) || !in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()))) return std::nullopt;
-        Reader r(bytes);
+        const std::optional<std::string_view> body = checked(bytes);
+        if (!body) return std::nullopt;
+        Reader r(*body);
         ScanResult result = read_result(r);
         if (!r.done()) return std::nullopt;
         result.files_cached = result.files_scanned;  // every file is as the cache holds it
@@ -681,11 +702,13 @@ std::uint64_t ScanCache::save_result(const fs::path& dir, std::uint64_t key, std
     header.u64(walk_digest);
     write_strings(header, extras);
     header.u64(inputs);
-    Writer w;  // one buffer: the result is most of it (10 MB for 10,000 findings)
+    Writer w;
     w.u64(kMemoMagic);
     w.u64(header.bytes().size());
     w.raw(header.bytes());
-    write_result(w, result);
+    Writer body;
+    write_result(body, result);
+    w.raw(with_checksum(body.bytes()));
     write_file_atomically(dir / memo_name(key), w.bytes());
     return fnv1a64(hex64(key) + ":" + hex64(inputs));
 }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -163,37 +162,35 @@ std::optional<ScanResult> scan_paths(const ScanArgs& args, Mode mode, const Rule
     return result;
 }
 
-// A rendered report kept in the cache folder: a line with its findings count and worst severity
-// (for --output and --fail-on), then its text, which is copied out in pieces (a warm scan of a large
-// repository was a tenth slower reading it whole).
+// A rendered report kept in the cache folder: a line with its findings count, worst severity (for
+// --output and --fail-on) and the checksum of its text, then the text. A damaged one is not served.
 struct KeptReport {
-    fs::path file;
-    std::size_t text_offset = 0;
+    std::string text;
     std::size_t findings = 0;
     std::optional<Severity> worst;
 
-    static std::optional<KeptReport> open(const fs::path& file) {
-        std::ifstream in(file, std::ios::binary);
-        std::string head;
-        if (!in || !std::getline(in, head)) return std::nullopt;
-        KeptReport r{file, head.size() + 1, 0, std::nullopt};
-        std::string worst;
-        std::istringstream fields(head);
-        if (!(fields >> r.findings >> worst)) return std::nullopt;
-        if (worst != "none" && !(r.worst = parse_severity(worst))) return std::nullopt;
-        return r;
+    static std::optional<KeptReport> read(const fs::path& file) {
+        std::error_code ec;
+        if (!fs::is_regular_file(file, ec)) return std::nullopt;
+        try {
+            std::string bytes = read_file(file);
+            const std::size_t eol = bytes.find('\n');
+            if (eol == std::string::npos) return std::nullopt;
+            KeptReport r;
+            std::string worst, sum;
+            std::istringstream head(bytes.substr(0, eol));
+            if (!(head >> r.findings >> worst >> sum)) return std::nullopt;
+            if (worst != "none" && !(r.worst = parse_severity(worst))) return std::nullopt;
+            r.text = bytes.substr(eol + 1);
+            if (hex64(content_hash(r.text)) != sum) return std::nullopt;
+            return r;
+        } catch (const std::exception&) {
+            return std::nullopt;  // gone or unreadable: render afresh
+        }
     }
     static void write(const fs::path& file, const std::string& text, std::size_t findings, std::optional<Severity> worst) {
-        write_file_atomically(file, std::to_string(findings) + " " + (worst ? std::string(to_string(*worst)) : std::string("none")) + "\n" + text);
-    }
-    // Copies the text to `out`; throws naming the file when it went away or was cut short meanwhile.
-    void copy_to(std::ostream& out) const {
-        std::ifstream in(file, std::ios::binary);
-        std::vector<char> buf(1 << 20);
-        if (in.seekg(static_cast<std::streamoff>(text_offset)))
-            while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0) out.write(buf.data(), in.gcount());
-        if (!in.eof() || !out.good())
-            throw std::runtime_error(file.generic_string() + ": the kept report could not be read whole; scan with --no-cache");
+        write_file_atomically(file, std::to_string(findings) + " " + (worst ? std::string(to_string(*worst)) : std::string("none")) + " " +
+                                        hex64(content_hash(text)) + "\n" + text);
     }
 };
 
@@ -244,7 +241,7 @@ int run_scan(const ScanArgs& args, Mode mode, bool color) {
     };
     std::optional<KeptReport> reused;
     const KeptOutput kept = [&](const fs::path& dir, std::uint64_t id) {
-        if (keep) reused = KeptReport::open(kept_report(dir, id));
+        if (keep) reused = KeptReport::read(kept_report(dir, id));
         return reused.has_value();
     };
     std::optional<fs::path> cache_dir;
@@ -253,16 +250,8 @@ int run_scan(const ScanArgs& args, Mode mode, bool color) {
     ScanResult& result = *scanned;
     if (args.timings) result.timings.insert(result.timings.begin(), {"rules", std::chrono::duration<double>(t1 - t0).count()});
     if (result.reused) {
-        const bool failed = fail_on && reused->worst && *reused->worst >= *fail_on;
         if (args.timings) print_timings(result.timings, t0, t1, result.seconds);
-        if (args.output) {
-            std::ostringstream text;
-            reused->copy_to(text);
-            return write_report(args, text.str(), reused->findings, failed);
-        }
-        reused->copy_to(std::cout);  // in pieces: a large report is never held whole
-        std::cout.flush();
-        return failed ? 1 : 0;
+        return write_report(args, reused->text, reused->findings, fail_on && reused->worst && *reused->worst >= *fail_on);
     }
 
     if (args.baseline) {

@@ -285,12 +285,33 @@ TEST(ScanMemo, AnUnchangedRepositoryGetsTheSameReportAndEveryChangeIsSeen) {
     std::ofstream(repo / ".mpsport.toml") << "tooling_dirs = [\"model-zoo\", \"required-ext\"]\n";
     changed("a new .mpsport.toml that the walk ignores");
 
-    // A memo that is cut short or garbage is ignored.
-    for (const auto& e : fs::directory_iterator(cache.path()))
-        if (e.path().filename().string().rfind("scan-result-", 0) == 0) fs::resize_file(e.path(), fs::file_size(e.path()) / 2);
-    for (const auto& e : fs::directory_iterator(cache.path()))
-        if (e.path().filename().string().rfind("scan-report-", 0) == 0) fs::remove(e.path());
-    EXPECT_TRUE(scan(cached).output == scan("--no-cache").output);
+    // A kept report, a memo or a cache with a flipped byte (in a string: the structure still holds),
+    // or cut short, is ignored.
+    const auto damage = [&](const char* prefix, bool cut) {
+        for (const auto& e : fs::directory_iterator(cache.path())) {
+            if (e.path().filename().string().rfind(prefix, 0) != 0) continue;
+            if (cut) {
+                fs::resize_file(e.path(), fs::file_size(e.path()) / 2);
+                continue;
+            }
+            std::string bytes = read_file(e.path());
+            const std::size_t at = bytes.rfind("cuda");
+            ASSERT_NE(at, std::string::npos);
+            bytes[at] = 'k';
+            std::ofstream(e.path(), std::ios::binary | std::ios::trunc) << bytes;
+        }
+    };
+    const std::string truth = scan("--no-cache").output;
+    EXPECT_TRUE(scan(cached).output == truth);  // the memo, rendered and kept
+    damage("scan-report-", false);
+    EXPECT_TRUE(scan(cached).output == truth) << "a damaged kept report";
+    damage("scan-report-", true);
+    damage("scan-result-", false);
+    EXPECT_TRUE(scan(cached).output == truth) << "a damaged memo";
+    damage("scan-report-", true);
+    damage("scan-result-", true);
+    damage("scan-cache-", false);
+    EXPECT_TRUE(scan(cached).output == truth) << "a cut memo and a damaged cache";
 }
 
 TEST(CommandLine, RulesListsAndExplains) {
