@@ -181,8 +181,9 @@ struct KeptReport {
             std::istringstream head(bytes.substr(0, eol));
             if (!(head >> r.findings >> worst >> sum)) return std::nullopt;
             if (worst != "none" && !(r.worst = parse_severity(worst))) return std::nullopt;
-            r.text = bytes.substr(eol + 1);
-            if (hex64(content_hash(r.text)) != sum) return std::nullopt;
+            bytes.erase(0, eol + 1);  // in place: the text is most of a large report's bytes
+            if (hex64(content_hash(bytes)) != sum) return std::nullopt;
+            r.text = std::move(bytes);
             return r;
         } catch (const std::exception&) {
             return std::nullopt;  // gone or unreadable: render afresh
