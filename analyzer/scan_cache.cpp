@@ -14,6 +14,7 @@
 #include "core/hash.hpp"
 #include "core/mps_tables.hpp"
 #include "core/paths.hpp"
+#include "core/walker.hpp"
 
 namespace fs = std::filesystem;
 
@@ -548,11 +549,10 @@ constexpr std::uint32_t kMemoMagic = 0x4d50534d;  // "MPSM"
 std::uint64_t with_extras(std::uint64_t walk_digest, const fs::path& base, const std::vector<std::string>& extras) {
     std::string k = hex64(walk_digest);
     for (const auto& path : extras) {
-        std::error_code ec;
-        const fs::path file = base / path;
-        const auto size = fs::file_size(file, ec);
-        const auto mtime = ec ? fs::file_time_type() : fs::last_write_time(file, ec);
-        k += "|" + path + ":" + (ec ? std::string("-1") : std::to_string(size) + ":" + std::to_string(mtime.time_since_epoch().count()));
+        FileEntry file;  // stat()ed as the walk stats its files
+        file.absolute = base / path;
+        const bool absent = stat_file(file, UINTMAX_MAX).has_value();
+        k += "|" + path + ":" + (absent ? std::string("-1") : std::to_string(file.size) + ":" + std::to_string(file.mtime_ns));
     }
     return fnv1a64(k);
 }

@@ -518,11 +518,12 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     phase("weigh");
     for (auto& [path, entry] : memos) fresh.put(path, std::move(entry));
     cache_changed = cache_changed || !memos.empty();
-    const std::size_t warnings_before_save = result.warnings.size();
+    bool cache_saved = true;  // a memo is kept only beside the cache it came with
     if (options.cache_dir && cache_changed) {
         try {
             fresh.save(*options.cache_dir, options.partial ? &walked_paths : nullptr);
         } catch (const std::exception& e) {
+            cache_saved = false;
             result.warnings.push_back(std::string("scan cache not saved: ") + e.what() + " (use --no-cache or --cache-dir)");
         }
     }
@@ -531,7 +532,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     assign_fingerprints(result.findings);
     std::sort(result.skipped.begin(), result.skipped.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
     phase("sort");
-    if (walk_digest && result.warnings.size() == warnings_before_save) {
+    if (walk_digest && cache_saved) {
         std::set<std::string> read = hydra.files_read();
         std::vector<std::string> extras(read.begin(), read.end());
         if (options.project_config) extras.push_back(program::kProjectConfigFile);

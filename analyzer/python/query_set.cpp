@@ -28,13 +28,13 @@ int line_at(const std::string& text, uint32_t offset) {
 bool known_predicate(const std::string& op) {
     static const std::set<std::string> ops = {"eq", "not-eq", "any-of", "not-any-of", "match", "not-match",
                                               "qualname-eq", "qualname-any-of", "qualname-match", "value-match",
-                                              "not-in-call", "in-function", "not-beside-call", "beside-call", "rebound-by-call", "not-rebound-by-call", "assigned-qualname-match",
+                                              "not-in-call", "in-function", "not-beside-call", "rebound-by-call", "not-rebound-by-call", "assigned-qualname-match",
                                               "not-keyword-eq", "not-parent-type"};
     return ops.count(op) > 0;
 }
 bool takes_regex(const std::string& op) {
     static const std::set<std::string> ops = {"match",       "not-match",       "qualname-match",         "value-match",
-                                              "not-in-call", "not-beside-call", "beside-call", "rebound-by-call", "not-rebound-by-call", "assigned-qualname-match"};
+                                              "not-in-call", "not-beside-call", "rebound-by-call", "not-rebound-by-call", "assigned-qualname-match"};
     return ops.count(op) > 0;
 }
 
@@ -185,14 +185,14 @@ bool QuerySet::holds(const Predicate& p, const TSQueryMatch& match, const Module
         const TSNode arg = keyword_argument(node, p.values[0], facts);
         return ts_node_is_null(arg) || facts.text(arg) != p.values[1];
     }
-    if (op == "not-beside-call" || op == "beside-call") {  // (no) matching call in the same function body (or module)
+    if (op == "not-beside-call") {  // no matching call in the same function body (or module)
         TSNode scope = enclosing(node, {"function_definition"});
         if (ts_node_is_null(scope)) {
             for (scope = node; !ts_node_is_null(ts_node_parent(scope));) scope = ts_node_parent(scope);
         } else {
             scope = field(scope, "body");
         }
-        return has_call(scope, *p.regex, facts) == (op == "beside-call");
+        return !has_call(scope, *p.regex, facts);
     }
     // A module constant that a top-level call matching the regex may bind anew: nanoGPT's
     // `exec(open('configurator.py').read())` sets any global from the command line.
