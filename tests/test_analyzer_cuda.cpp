@@ -343,6 +343,26 @@ TEST(ClangEngine, AFileDefiningABindingsCalleeIsParsedForItsDevices) {
     }
 }
 
+// The budget is the repository's header text only. The driver opens libstdc++ by a path that starts
+// "/../lib/gcc/...", which once counted: a file read with the prefix as text had its repository
+// headers cut short where the same file read with the precompiled prefix had them whole.
+TEST(ClangEngine, TheHeaderBudgetCountsOnlyTheRepositorysHeaders) {
+    if (!cuda::ClangEngine::available()) return;
+    test::TempDir d;
+    std::string tables;
+    for (int i = 0; tables.size() < cuda::kIncludeBudgetBytes * 3 / 4; ++i) tables += "static const int table_" + std::to_string(i) + "[4] = {1, 2, 3, 4};\n";
+    d.write("vendor/lib.cuh", "#pragma once\n#include <vector>\n" + tables + "#define SCALE_KERNEL(name) __global__ void name(float* x) { x[0] *= 2.f; }\n");
+    d.write("src/k.cu", "#include \"../vendor/lib.cuh\"\nSCALE_KERNEL(scale)\n");
+    for (const char* prefix : {"1", "0"}) {
+        ::setenv("MPSPORT_CLANG_PREFIX", prefix, 1);
+        const ScanResult r = scan_tree(d.path());
+        ::unsetenv("MPSPORT_CLANG_PREFIX");
+        // the kernel exists only through the header's macro, read past the tables
+        EXPECT_EQ(hits(r, "cuda-kernel-source"), (std::vector<std::pair<std::string, int>>{{"src/k.cu", 2}})) << prefix;
+        EXPECT_TRUE(r.warnings.empty()) << prefix << ": " << (r.warnings.empty() ? "" : r.warnings[0]);
+    }
+}
+
 // A file whose includes pass the per-file budget (a vendored library's generated tables) still has
 // its own lines analysed, and the scan says which files read their headers only in part.
 TEST(ClangEngine, IncludesPastTheBudgetReadAsEmptyAndTheScanSaysSo) {

@@ -72,7 +72,7 @@ struct TuFacts {
 
 // How much of the repository's header text one translation unit may read (translation_unit.cpp);
 // the headers past it read as empty.
-inline constexpr std::size_t kIncludeBudgetBytes = std::size_t(4) << 20;
+inline constexpr std::size_t kIncludeBudgetBytes = std::size_t(1) << 20;
 
 struct TuResult {
     std::vector<Match> matches;
