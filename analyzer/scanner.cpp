@@ -65,6 +65,7 @@ std::optional<std::uint64_t> digest_of_walk(const fs::path& base, const WalkResu
              (problem ? *problem : std::to_string(f.size) + ":" + std::to_string(f.mtime_ns));
     }
     for (const auto& sk : skipped) k += "|skipped:" + sk.path + ":" + sk.reason;
+    for (const auto& d : walked.licensed_dirs) k += "|licensed:" + d.dir + ":" + std::to_string(d.licence);
     return fnv1a64(k);
 }
 
@@ -462,6 +463,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     }
     if (!options.entries.empty()) model_options.entries = options.entries;  // the command line wins
     model_options.data_readers = &readers_of;
+    model_options.licensed_dirs = walked.licensed_dirs;
     phase("native links");
     program::ProgramModel model(records, m_catalogue.program(), model_options);
     phase("program model");

@@ -148,6 +148,10 @@ struct ProgramVocabulary {
     // Per rule category ("op-support", "dtype"): taken on top of reach_weights.
     std::map<std::string, std::map<Reach, WeightRule>> reach_weights_for;
     DataReaderVocabulary readers;
+    // Third-party code copied into the repository: a folder with one of these names, or one that holds
+    // its own licence file and is no Python package. Weighs a tooling or unreached file there.
+    std::vector<std::string> vendored_dirs;
+    std::optional<WeightRule> vendored;
 };
 
 enum class MpsStatus { none, partial, native };

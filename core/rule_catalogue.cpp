@@ -276,10 +276,15 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
         }
     }
     if (const YAML::Node dr = doc["data_readers"]) p.readers = parse_data_readers(dr, file);
+    if (const YAML::Node v = doc["vendored"]) {
+        p.vendored_dirs = string_list(v, "dirs", file);
+        if (!v["weight"]) fail(file, "vendored: expected 'dirs' and 'weight'");
+        p.vendored = parse_weight(v["weight"], "vendored.weight", file);
+    }
     for (const auto& kv : doc) {
         const std::string key = kv.first.as<std::string>();
         if (key != "guards" && key != "tooling" && key != "guard_weights" && key != "reach_weights" && key != "reach_weights_for" &&
-            key != "data_readers")
+            key != "data_readers" && key != "vendored")
             fail(file, "unknown top-level key '" + key + "'");
     }
     return p;

@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
+#include <fstream>
 #include <atomic>
 #include <thread>
 #include <chrono>
 #include <set>
 
 #include "core/gitignore.hpp"
+#include "core/hash.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -111,6 +114,7 @@ public:
             m_result.skipped.push_back({rel.empty() ? abs.filename().generic_string() : rel, "not a regular file; not opened"});
         } else {
             add_file(abs, rel.empty() ? abs.filename().generic_string() : rel, /*explicit_file=*/true);
+            licensed_parents(rel);
         }
     }
 
@@ -128,6 +132,19 @@ public:
     void visit_subfolder(const fs::path& dir, const std::string& rel) { visit_dir(dir, rel); }
 
 private:
+    // For a file given by name (`check`), the folders above it that hold a licence, up to the base.
+    void licensed_parents(const std::string& rel) {
+        if (rel.empty() || starts_with(rel, "/")) return;  // the base itself, or outside it
+        for (fs::path dir = fs::path(rel).parent_path();; dir = dir.parent_path()) {
+            std::error_code ec;
+            for (fs::directory_iterator it(m_base / dir, ec), end; !ec && it != end; it.increment(ec)) {
+                if (!is_licence_file_name(it->path().filename().string()) || !it->is_regular_file(ec)) continue;
+                m_result.licensed_dirs.push_back({dir.generic_string(), licence_digest(it->path())});
+            }
+            if (dir.empty()) break;
+        }
+    }
+
     std::string relative_of(const fs::path& abs) const {
         std::error_code ec;
         fs::path rel = fs::relative(abs, m_base, ec);
@@ -231,6 +248,7 @@ private:
                 else visit_dir(entry.path(), child_rel);
             } else if (entry.is_regular_file(ec)) {
                 if (ignored(child_rel, false)) continue;
+                if (is_licence_file_name(name)) m_result.licensed_dirs.push_back({rel, licence_digest(entry.path())});
                 add_file(entry.path(), child_rel, false);
             } else if (FileKind kind; classify_file(child_rel, kind) && !ignored(child_rel, false)) {
                 // A FIFO or device named like a source file: opening it could block the scan forever.
@@ -343,6 +361,25 @@ bool classify_file(std::string_view rel, FileKind& kind) {
     return false;
 }
 
+bool is_licence_file_name(std::string_view name) {
+    std::string lower(name.substr(0, 8));
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const auto stem_is = [&](std::string_view stem) {
+        return starts_with(lower, stem) && (name.size() == stem.size() || name[stem.size()] == '.' || name[stem.size()] == '-' || name[stem.size()] == '_');
+    };
+    return stem_is("license") || stem_is("licence") || stem_is("copying");
+}
+
+std::uint64_t licence_digest(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return 0;
+    std::string text(64 << 10, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    text.erase(std::remove_if(text.begin(), text.end(), [](unsigned char c) { return std::isspace(c); }), text.end());
+    return fnv1a64(text);
+}
+
 std::optional<std::string> stat_file(FileEntry& file, std::uintmax_t max_file_size) {
     if (!size_and_mtime(file.absolute, file.size, file.mtime_ns)) return std::string("unreadable: ") + std::strerror(errno);
     if (file.size > max_file_size && file.kind != FileKind::checkpoint && file.kind != FileKind::config)
@@ -372,7 +409,10 @@ WalkResult walk(const fs::path& base, const std::vector<fs::path>& roots, const 
         result.files.insert(result.files.end(), std::make_move_iterator(part.files.begin()), std::make_move_iterator(part.files.end()));
         result.skipped.insert(result.skipped.end(), part.skipped.begin(), part.skipped.end());
         result.ignored_dirs += part.ignored_dirs;
+        result.licensed_dirs.insert(result.licensed_dirs.end(), part.licensed_dirs.begin(), part.licensed_dirs.end());
     }
+    std::sort(result.licensed_dirs.begin(), result.licensed_dirs.end());
+    result.licensed_dirs.erase(std::unique(result.licensed_dirs.begin(), result.licensed_dirs.end()), result.licensed_dirs.end());
     std::sort(result.files.begin(), result.files.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
     result.files.erase(std::unique(result.files.begin(), result.files.end(),
                                    [](const auto& a, const auto& b) { return a.path == b.path; }),

@@ -32,6 +32,13 @@ struct SkippedFile {
     std::string reason;
 };
 
+struct LicensedDir {
+    std::string dir;
+    std::uint64_t licence = 0;  // digest of the licence text without its white space (licence_digest)
+    bool operator<(const LicensedDir& o) const { return dir < o.dir || (dir == o.dir && licence < o.licence); }
+    bool operator==(const LicensedDir& o) const { return dir == o.dir && licence == o.licence; }
+};
+
 struct WalkOptions {
     bool respect_gitignore = true;
     bool follow_symlinks = false;
@@ -45,7 +52,18 @@ struct WalkResult {
     std::vector<FileEntry> files;
     std::vector<SkippedFile> skipped;
     std::size_t ignored_dirs = 0;  // by .gitignore or the built-in list: expected, not reported one by one
+    // Folders that hold a licence file (LICENSE*, LICENCE*, COPYING*), "" for the base: the roots of
+    // projects, for the program model (a folder inside another project, under another licence, is
+    // vendored code). Sorted by folder. For a file given by name, its parent folders up to the base
+    // are looked at.
+    std::vector<LicensedDir> licensed_dirs;
 };
+
+// Whether a file name is a licence's (LICENSE, LICENSE.txt, Licence.md, COPYING, ...).
+bool is_licence_file_name(std::string_view name);
+// The digest of a licence file's first 64 KB without white space (a copy indented differently is the
+// same licence); 0 when it cannot be read.
+std::uint64_t licence_digest(const std::filesystem::path& file);
 
 // Fills size and mtime; returns why the file must be skipped (unreadable, oversized), or nullopt.
 // Checkpoints have no size limit here: only their headers are read (checkpoints::Limits); nor

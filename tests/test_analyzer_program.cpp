@@ -3,6 +3,8 @@
 // facts from the cache without truncating it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "analyzer/cuda/clang_engine.hpp"
@@ -163,6 +165,69 @@ TEST(ProgramModel, CheckReadsOtherFilesFromTheCacheAndKeepsThem) {
     const ScanResult again = scan_dir(d, full);
     EXPECT_EQ(again.files_cached, 3u);
     EXPECT_EQ(find(again, "cuda-method-call", "unused.py")->reach, Reach::unreached);
+}
+
+// Third-party code copied into a repository: a folder under another licence than the project's (or
+// named third_party), whose files only tooling or nothing reaches, is reported at info with the
+// folder named. A folder under the project's own licence, a licensed Python package, a vendored
+// file the training run reaches, and repositories side by side in one tree keep their weight; and
+// `check` of one file says the same as the full scan.
+TEST(ProgramModel, VendoredCodeTheRunDoesNotReachIsInfo) {
+    const std::string mit = "MIT License\n\nCopyright (c) Lab.\n\nPermission is hereby granted, free of charge...\n";
+    const std::string cuda_example = "int main() {\n  float* p;\n  cudaMalloc(&p, 4);\n  return 0;\n}\n";
+    test::TempDir d;
+    d.write("LICENSE", mit);
+    d.write("train.py", "import torch\nimport sdk.wrapper\n\nif __name__ == \"__main__\":\n    pass\n");
+    d.write("sdk/__init__.py", "");
+    d.write("sdk/LICENSE.txt", "LICENSE AGREEMENT FOR THE VENDOR SDK\n");
+    d.write("sdk/wrapper.py", "import torch\nx = torch.zeros(2).cuda()\n");       // reached from train.py
+    d.write("csrc/sdk/LICENSE.txt", "LICENSE AGREEMENT FOR THE VENDOR SDK\n");
+    d.write("csrc/sdk/examples/demo.py", "import torch\ny = torch.zeros(2).cuda()\n");  // tooling, vendored
+    d.write("csrc/sdk/unused.py", "import torch\nz = torch.zeros(2).cuda()\n");         // unreached, vendored
+    d.write("examples/ours/LICENSE", "  MIT License\n\n  Copyright (c) Lab.\n\n  Permission is hereby granted, free of charge...\n");
+    d.write("examples/ours/run.py", "import torch\nw = torch.zeros(2).cuda()\n");       // the project's own licence, re-indented
+    d.write("third_party/lib/helpers.py", "import torch\nv = torch.zeros(2).cuda()\n");   // by its folder's name
+    ScanOptions o;
+    o.cache_dir = d.path() / ".mpsport_cache";
+    const ScanResult r = scan_dir(d, o);
+    auto at = [&](const ScanResult& res, const char* path) {
+        const Finding* f = find(res, "cuda-method-call", path);
+        EXPECT_NE(f, nullptr) << path;
+        return f ? *f : Finding{};
+    };
+    const Finding demo = at(r, "csrc/sdk/examples/demo.py");
+    EXPECT_EQ(demo.severity, Severity::info);
+    EXPECT_NE(demo.note.find("vendored in csrc/sdk/"), std::string::npos) << demo.note;
+    EXPECT_EQ(at(r, "csrc/sdk/unused.py").severity, Severity::info);
+    EXPECT_EQ(at(r, "third_party/lib/helpers.py").severity, Severity::info);
+    EXPECT_EQ(at(r, "examples/ours/run.py").severity, Severity::minor) << "the project's own licence: its own example";
+    EXPECT_EQ(at(r, "sdk/wrapper.py").reach, Reach::core);
+    EXPECT_EQ(at(r, "sdk/wrapper.py").severity, Severity::major) << "a licensed package the run imports is not set aside";
+
+    // check of the vendored example alone: the same weight
+    ScanOptions partial = o;
+    partial.partial = true;
+    const ScanResult checked = test::bundled_scanner().scan(d.path(), {d.path() / "csrc/sdk/examples/demo.py"}, partial);
+    EXPECT_EQ(at(checked, "csrc/sdk/examples/demo.py").severity, Severity::info);
+
+    // the memo sees a licence change: the SDK now under the project's licence is the project's code
+    EXPECT_EQ(at(scan_dir(d, o), "csrc/sdk/examples/demo.py").severity, Severity::info);
+    const ScanResult memo = scan_dir(d, o);
+    EXPECT_TRUE(std::any_of(memo.timings.begin(), memo.timings.end(), [](const auto& t) { return t.first == "memo"; })) << "from the memo";
+    EXPECT_EQ(at(memo, "csrc/sdk/examples/demo.py").severity, Severity::info);
+    d.write("csrc/sdk/LICENSE.txt", mit);
+    const ScanResult relicensed = scan_dir(d, o);
+    EXPECT_EQ(at(relicensed, "csrc/sdk/examples/demo.py").severity, Severity::minor);
+
+    // two repositories side by side, no licence above them: neither is the other's vendored copy
+    test::TempDir tree;
+    tree.write("repo_a/LICENSE", mit);
+    tree.write("repo_a/examples/demo.py", "import torch\ny = torch.zeros(2).cuda()\n");
+    tree.write("repo_b/LICENSE", "Apache License\nVersion 2.0\n");
+    tree.write("repo_b/examples/demo.py", "import torch\ny = torch.zeros(2).cuda()\n");
+    const ScanResult side = scan_dir(tree);
+    EXPECT_EQ(at(side, "repo_a/examples/demo.py").severity, Severity::minor);
+    EXPECT_EQ(at(side, "repo_b/examples/demo.py").severity, Severity::minor);
 }
 
 // Op-level reach: a CUDA-only op of an extension is as needed as the Python calls of it. The one the

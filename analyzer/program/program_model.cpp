@@ -56,6 +56,8 @@ ProgramModel::ProgramModel(const std::vector<FileRecord>& files, const ProgramVo
     for (const auto& d : options.not_tooling_dirs) m_tooling_dirs.erase(std::remove(m_tooling_dirs.begin(), m_tooling_dirs.end(), d), m_tooling_dirs.end());
     m_tooling_files = vocabulary.tooling_files;
     m_tooling_files.insert(m_tooling_files.end(), options.tooling_files.begin(), options.tooling_files.end());
+    m_licensed_dirs = options.licensed_dirs;
+    std::sort(m_licensed_dirs.begin(), m_licensed_dirs.end());
     index_files(files);
     for (const auto& f : files)
         if ((f.kind == FileKind::python || f.kind == FileKind::config) && f.facts) add_edges(f);
@@ -162,6 +164,35 @@ std::optional<std::string> ProgramModel::test_skip_of(const std::string& path) c
             if (fnmatch(glob.c_str(), (has_slash ? rel : name).c_str(), 0) == 0) return scope.note;
             if (rel.compare(0, glob.size() + 1, glob + "/") == 0) return scope.note;
         }
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> ProgramModel::vendored_root(const std::string& path) const {
+    // From the nearest folder up. A licensed folder is a project; it is vendored when a project above
+    // it (or the scanned base) has another licence: LoRA's examples/NLG carries Microsoft's MIT
+    // licence like the repository (its own code), examples/NLU Hugging Face's Apache licence (a copy
+    // of transformers). Side-by-side repositories in one tree have no project above them. A licensed
+    // folder that is a Python package is the repository's own (its parents may still be vendored).
+    const auto licences_of = [&](const std::string& dir) {
+        std::vector<std::uint64_t> out;
+        auto it = std::lower_bound(m_licensed_dirs.begin(), m_licensed_dirs.end(), LicensedDir{dir, 0});
+        for (; it != m_licensed_dirs.end() && it->dir == dir; ++it) out.push_back(it->licence);
+        return out;
+    };
+    std::vector<std::pair<std::string, std::vector<std::uint64_t>>> projects;  // nearest first
+    for (std::size_t slash = path.rfind('/'); slash != std::string::npos && slash > 0; slash = path.rfind('/', slash - 1)) {
+        const std::string dir = path.substr(0, slash);
+        const std::string name = dir.substr(dir.rfind('/') == std::string::npos ? 0 : dir.rfind('/') + 1);
+        if (std::find(m_vocab.vendored_dirs.begin(), m_vocab.vendored_dirs.end(), name) != m_vocab.vendored_dirs.end()) return dir;
+        if (auto l = licences_of(dir); !l.empty()) projects.emplace_back(dir, std::move(l));
+    }
+    if (auto l = licences_of(""); !l.empty()) projects.emplace_back("", std::move(l));
+    for (std::size_t i = 0; i + 1 < projects.size(); ++i) {
+        const auto& [dir, licences] = projects[i];
+        const auto& outer = projects[i + 1].second;
+        const bool same = std::any_of(licences.begin(), licences.end(), [&](std::uint64_t l) { return std::count(outer.begin(), outer.end(), l) > 0; });
+        if (!same && !m_python_index.count(dir + "/__init__.py")) return dir;
     }
     return std::nullopt;
 }

@@ -72,6 +72,8 @@ struct ModelOptions {
     // Who reads each data file: a config that names repository modules (`target:`) links its readers
     // to them. Not owned; may be null.
     const std::map<std::string, std::vector<DataReader>>* data_readers = nullptr;
+    // Folders that hold a licence file (WalkResult::licensed_dirs): where vendored projects start.
+    std::vector<LicensedDir> licensed_dirs;
 };
 
 class ProgramModel {
@@ -109,6 +111,11 @@ public:
     // Why the tests in `path` do not run without CUDA, when a conftest.py says so (an autouse fixture
     // that skips, collect_ignore_glob set without CUDA): "tests/conftest.py:12: ..."; nullopt otherwise.
     std::optional<std::string> test_skip_of(const std::string& path) const;
+    // The folder of the third-party project that `path` sits in, copied into the repository: the
+    // nearest folder above it named in the vocabulary's vendored dirs, or one that holds a licence
+    // other than the project's around it and is no Python package. nullopt for the repository's own
+    // code.
+    std::optional<std::string> vendored_root(const std::string& path) const;
 
 private:
     struct SkipScope {
@@ -145,6 +152,7 @@ private:
     std::vector<SkipScope> m_skip_scopes;
     std::vector<std::string> m_tooling_dirs;   // the vocabulary's, with the repository's own settings
     std::vector<std::string> m_tooling_files;
+    std::vector<LicensedDir> m_licensed_dirs;  // sorted
     std::set<std::string> m_python;                 // importable .py files, in order (walks over them are deterministic)
     std::unordered_set<std::string> m_python_index; // the same, for the many lookups of an import's candidates
     std::unordered_set<std::string> m_dirs;         // the folders that hold them, at any depth

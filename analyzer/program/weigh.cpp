@@ -186,7 +186,10 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
         }
         f.reach = reach_for(r.level);
         if (f.reach == Reach::core || f.reach == Reach::optional) f.chain = r.chain;
-        weigh(f, r.level, r, vocabulary);
+        std::vector<std::pair<const WeightRule*, std::string>> context;
+        if (vocabulary.vendored && (r.level == Level::tooling || r.level == Level::unreached))
+            if (auto root = model.vendored_root(f.location.path)) context.emplace_back(&*vocabulary.vendored, "vendored in " + *root + "/");
+        weigh(f, r.level, r, vocabulary, context);
         kept.push_back(std::move(f));
     }
     findings = std::move(kept);
