@@ -10,6 +10,7 @@
 #include "analyzer/checkpoints/zip_reader.hpp"
 #include "analyzer/configs/config_link.hpp"
 #include "analyzer/lines/line_engine.hpp"
+#include "analyzer/lines/shell_guards.hpp"
 #include "analyzer/manifests/includes.hpp"
 #include "analyzer/manifests/manifest_engine.hpp"
 #include "analyzer/match.hpp"
@@ -162,7 +163,11 @@ FileOutcome Scanner::analyze_file(const FileEntry& file, std::string text, const
         const FileKind manifest = manifests::manifest_kind(path, kind);
         if (m_manifests->reads(manifest))
             append_findings(m_manifests->analyze(manifest, source), source, path, suppressions, out.findings);
-        if (m_lines->reads(kind)) append_findings(m_lines->analyze(kind, source), source, path, suppressions, out.findings);
+        if (m_lines->reads(kind)) {
+            std::vector<Match> matches = m_lines->analyze(kind, source);
+            if (kind == FileKind::shell) lines::guard_shell_matches(source.text(), m_catalogue.program().guards, matches);
+            append_findings(matches, source, path, suppressions, out.findings);
+        }
         if (kind != FileKind::python) out.facts = program::entry_facts(kind, source.text());
         if (m_clang->reads(kind)) {
             cuda::TuResult tu = m_clang->analyze(path, file.absolute, kind, source.text(), flags, clang_timeout_s, parse_native);

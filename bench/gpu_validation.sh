@@ -14,7 +14,8 @@ build=${BUILD:-/tmp/mpsport-gpu-build}
 prefix=$("$py" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')
 "$py" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.get_device_name(0))'
 cmake -S "$repo" -B "$build" -G Ninja -DMPSPORT_BUILD_TESTS=OFF -DCMAKE_PREFIX_PATH="$prefix" \
-  -DMPSPORT_GRAMMAR_DIR="$repo/build/_deps/tree-sitter-python-0.23.6" > "$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }
+  -DMPSPORT_GRAMMAR_DIR="$repo/build/_deps/tree-sitter-python-0.23.6" \
+  -DMPSPORT_BASH_GRAMMAR_DIR="$repo/build/_deps/tree-sitter-bash-0.23.3" > "$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }
 grep "mpsport:" "$out/cmake.log"
 cmake --build "$build" -j "$(nproc)" > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 mpsport=$build/mpsport

@@ -91,6 +91,13 @@ struct GuardVocabulary {
     std::vector<std::string> device_functions;
     std::vector<std::string> platform_names;     // sys.platform, platform.system, torch.version.hip
     std::vector<std::string> mac_strings;        // "darwin": the branch that names macOS is not a guard
+    // Shell and Slurm scripts (analyzer/lines/shell_guards.hpp): what a test of the platform or of
+    // the CUDA toolkit names.
+    std::vector<std::string> shell_platform_probes;         // uname, OSTYPE
+    std::vector<std::string> shell_linux_strings;           // Linux: the branch that names it is not a Mac's
+    std::vector<std::string> shell_cuda_probes;             // nvcc, nvidia-smi, CUDA_HOME, /usr/local/cuda
+    std::vector<std::string> shell_cuda_version_variables;  // CU_VERSION: a build's CUDA flavour
+    std::vector<std::string> shell_cpu_strings;             // cpu: the flavour a Mac builds
     std::vector<std::string> skip_decorators;    // unittest.skipIf, pytest.mark.skipif
     // Skip decorators a repository's test helpers define and its tests import (@requires_cuda), by name
     std::vector<std::string> skip_decorator_names;

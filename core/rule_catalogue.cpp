@@ -239,7 +239,10 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
         {"training_methods", &v.training_methods},   {"distributed_functions", &v.distributed_functions},
         {"skip_decorator_names", &v.skip_decorator_names}, {"fixture_decorators", &v.fixture_decorators},
         {"collect_ignore_names", &v.collect_ignore_names}, {"package_checks", &v.package_checks},
-        {"device_functions", &v.device_functions},   {"exit_calls", &v.exit_calls}};
+        {"device_functions", &v.device_functions},   {"exit_calls", &v.exit_calls},
+        {"shell_platform_probes", &v.shell_platform_probes}, {"shell_linux_strings", &v.shell_linux_strings},
+        {"shell_cuda_probes", &v.shell_cuda_probes}, {"shell_cuda_version_variables", &v.shell_cuda_version_variables},
+        {"shell_cpu_strings", &v.shell_cpu_strings}};
     for (const auto& kv : g) {
         const std::string key = kv.first.as<std::string>();
         auto it = std::find_if(std::begin(lists), std::end(lists), [&](const auto& l) { return key == l.first; });

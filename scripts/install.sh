@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs everything mpsport needs on a Debian 12 machine (run as root), fetches the
-# tree-sitter-python grammar into the build folder, and checks its ABI.
+# tree-sitter grammars (Python, and Bash for shell and Slurm scripts) into the build folder, and
+# checks their ABI.
 # Idempotent: when every package and the grammar are already there it does no network work.
 set -euo pipefail
 
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=${MPSPORT_BUILD_DIR:-$repo_root/build}
-grammar_version=0.23.6
-grammar_dir=$build_dir/_deps/tree-sitter-python-$grammar_version
+# name@version of each grammar; CMakeLists.txt names the same versions.
+grammars=(tree-sitter-python@0.23.6 tree-sitter-bash@0.23.3)
 
 packages=(
   build-essential cmake ninja-build pkg-config git ca-certificates
@@ -40,20 +41,26 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-if [ ! -f "$grammar_dir/src/parser.c" ]; then
-  echo "install.sh: fetching tree-sitter-python@$grammar_version with npm pack"
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
-  (cd "$tmp" && npm pack --silent "tree-sitter-python@$grammar_version" >/dev/null)
-  mkdir -p "$grammar_dir"
-  tar -xzf "$tmp/tree-sitter-python-$grammar_version.tgz" -C "$grammar_dir" --strip-components=1 package/src
-fi
-
-# The Debian tree-sitter runtime (0.20.7) loads grammar ABI 13 and 14 only.
-abi=$(sed -n 's/^#define LANGUAGE_VERSION \([0-9]*\)$/\1/p' "$grammar_dir/src/parser.c")
-if [ "$abi" != 13 ] && [ "$abi" != 14 ]; then
-  echo "install.sh: $grammar_dir/src/parser.c has grammar ABI '$abi'; tree-sitter 0.20 needs 13 or 14." >&2
-  echo "install.sh: delete $grammar_dir and check grammar_version in this script." >&2
-  exit 2
-fi
-echo "install.sh: dependencies ready (tree-sitter-python $grammar_version, ABI $abi)"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+summary=()
+for grammar in "${grammars[@]}"; do
+  name=${grammar%@*}
+  version=${grammar#*@}
+  grammar_dir=$build_dir/_deps/$name-$version
+  if [ ! -f "$grammar_dir/src/parser.c" ]; then
+    echo "install.sh: fetching $grammar with npm pack"
+    (cd "$tmp" && npm pack --silent "$grammar" >/dev/null)
+    mkdir -p "$grammar_dir"
+    tar -xzf "$tmp/$name-$version.tgz" -C "$grammar_dir" --strip-components=1 package/src
+  fi
+  # The Debian tree-sitter runtime (0.20.7) loads grammar ABI 13 and 14 only.
+  abi=$(sed -n 's/^#define LANGUAGE_VERSION \([0-9]*\)$/\1/p' "$grammar_dir/src/parser.c")
+  if [ "$abi" != 13 ] && [ "$abi" != 14 ]; then
+    echo "install.sh: $grammar_dir/src/parser.c has grammar ABI '$abi'; tree-sitter 0.20 needs 13 or 14." >&2
+    echo "install.sh: delete $grammar_dir and check the versions in this script." >&2
+    exit 2
+  fi
+  summary+=("$name $version, ABI $abi")
+done
+echo "install.sh: dependencies ready ($(IFS=';'; echo "${summary[*]}" | sed 's/;/; /g'))"

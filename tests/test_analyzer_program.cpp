@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -228,6 +229,54 @@ TEST(ProgramModel, VendoredCodeTheRunDoesNotReachIsInfo) {
     const ScanResult side = scan_dir(tree);
     EXPECT_EQ(at(side, "repo_a/examples/demo.py").severity, Severity::minor);
     EXPECT_EQ(at(side, "repo_b/examples/demo.py").severity, Severity::minor);
+}
+
+// Shell and Slurm scripts, read with tree-sitter-bash: a CUDA setting in a branch a Mac never takes
+// (the else of a Darwin test, a Linux arm of `case $(uname)`, an arm beside `cpu)` of
+// `case $CU_VERSION`, behind `command -v nvidia-smi &&` or `[ -n "$CUDA_HOME" ]`, the probe itself)
+// is info with the test named; the unconditional one keeps its weight, and so does the branch a
+// Mac takes.
+TEST(ProgramModel, ShellBranchesAMacNeverTakesAreGuarded) {
+    test::TempDir d;
+    d.write("scripts/build.sh",
+            "#!/bin/bash\n"                                          // 1
+            "if [ \"$(uname)\" = \"Darwin\" ]; then\n"                // 2
+            "  export TORCH_CUDA_ARCH_LIST=\"8.0\"\n"                   // 3: the Mac's branch (odd, but taken)
+            "else\n"                                                  // 4
+            "  export CUDA_HOME=/usr/local/cuda\n"                     // 5: platform
+            "fi\n"                                                    // 6
+            "case $CU_VERSION in\n"                                   // 7
+            "  cu118)\n"                                              // 8
+            "    export CUDA_HOME=/usr/local/cuda-11.8\n"              // 9: device-check
+            "    ;;\n"                                                // 10
+            "  cpu)\n"                                                // 11
+            "    echo cpu\n"                                          // 12
+            "    ;;\n"                                                // 13
+            "esac\n"                                                  // 14
+            "case \"$(uname -s)\" in\n"                                // 15
+            "  Linux*) export CUDA_PATH=/usr/local/cuda ;;\n"          // 16: platform
+            "esac\n"                                                  // 17
+            "command -v nvidia-smi >/dev/null && nvidia-smi\n"        // 18: the probe, then its branch
+            "if [ -n \"$CUDA_HOME\" ]; then\n"                          // 19
+            "  nvcc --version\n"                                      // 20: device-check
+            "fi\n"                                                    // 21
+            "nvcc --version\n");                                      // 22: unconditional
+    const ScanResult r = scan_dir(d);
+    std::map<int, const Finding*> at;
+    for (const auto& f : r.findings)
+        if (f.location.path == "scripts/build.sh") at[f.location.line] = &f;
+    const auto guard_of = [&](int line) { return at.count(line) ? at[line]->guard : GuardKind::none; };
+    ASSERT_EQ(at.size(), 7u);
+    EXPECT_EQ(guard_of(3), GuardKind::none) << "the branch a Mac takes";
+    EXPECT_EQ(guard_of(5), GuardKind::platform);
+    EXPECT_EQ(at[5]->guard_note, "[ \"$(uname)\" = \"Darwin\" ]");
+    EXPECT_EQ(at[5]->severity, Severity::info);
+    EXPECT_EQ(guard_of(9), GuardKind::device_check);
+    EXPECT_EQ(guard_of(16), GuardKind::platform);
+    EXPECT_EQ(guard_of(18), GuardKind::device_check);
+    EXPECT_EQ(guard_of(20), GuardKind::device_check);
+    EXPECT_EQ(guard_of(22), GuardKind::none);
+    EXPECT_EQ(at[22]->severity, Severity::minor);
 }
 
 // Op-level reach: a CUDA-only op of an extension is as needed as the Python calls of it. The one the

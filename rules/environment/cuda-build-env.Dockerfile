@@ -11,3 +11,7 @@ RUN TORCH_CUDA_ARCH_LIST="8.0" pip install -e .
 RUN echo "toolkit at ${CUDA_HOME}"
 # ok: cuda-build-env
 ENV PYTHONUNBUFFERED=1
+# ok: cuda-build-env
+ENV FORCE_CUDA=0
+# ok: cuda-build-env
+ENV FORCE_CUDA="false"
