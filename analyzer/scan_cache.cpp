@@ -68,7 +68,7 @@ void remove_old_files(const fs::path& dir, std::uint64_t key) {
 }
 
 constexpr std::uint32_t kMagic = 0x4d505343;  // "MPSC"
-constexpr std::uint32_t kFormat = 13;  // 13: a checksum of the content (flipped bytes in a string were read as they came)
+constexpr std::uint32_t kFormat = 14;  // 14: FileFacts::hosted_demo; 13: a checksum of the content
 
 // The content and its checksum, appended; the content back when the checksum holds (a cache file
 // is only ever an optimisation: a damaged one is read as missing).
@@ -244,6 +244,7 @@ void write_facts(Writer& w, const FileFacts& facts) {
     w.u64(facts.script ? 1 : 0);
     w.i64(facts.script_line);
     w.u64(static_cast<std::uint64_t>(facts.file_guard));
+    w.str(facts.hosted_demo);
     w.u64(facts.imports.size());
     for (const auto& i : facts.imports) {
         w.str(i.module);
@@ -302,6 +303,7 @@ FileFacts read_facts(Reader& r) {
     facts.script = r.u64() != 0;
     facts.script_line = static_cast<int>(r.i64());
     facts.file_guard = static_cast<GuardKind>(r.u64());
+    facts.hosted_demo = r.str();
     facts.imports.resize(r.count());
     for (auto& i : facts.imports) {
         i.module = r.str();

@@ -142,12 +142,14 @@ FileOutcome Scanner::analyze_file(const FileEntry& file, std::string text, const
     }
     try {
         if (kind == FileKind::notebook) {
-            notebooks::NotebookSource nb = notebooks::notebook_to_python(text);
+            const ProgramVocabulary& vocab = m_catalogue.program();
+            notebooks::NotebookSource nb = notebooks::notebook_to_python(text, {vocab.hosted_notebook_metadata, vocab.hosted_notebook_strings});
             const SourceText source(std::move(nb.python));
             out.lines = source.line_count();
             auto analysed = m_python->analyze(source.text(), full_parse);
             append_findings(analysed.matches, source, path, Suppressions::parse(source), out.findings, &nb.cell_lines);
             out.facts = std::move(analysed.facts);
+            out.facts.hosted_demo = std::move(nb.hosted);
             out.config_facts = configs::python_config_facts(source.text(), m_config_keys, m_catalogue.program().readers);
             return out;
         }

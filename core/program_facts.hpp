@@ -116,10 +116,12 @@ struct FileFacts {
     GuardKind file_guard = GuardKind::none;
     std::vector<CollectSkip> collect_skips;
     std::vector<ReturnWithoutCuda> returns_without_cuda;
+    // A notebook made for a hosted GPU service, and why ("its metadata has 'colab'"); empty otherwise.
+    std::string hosted_demo;
 
     bool empty() const {
         return !script && imports.empty() && extensions.empty() && ops_calls.empty() && entry_refs.empty() && project_names.empty() &&
-               file_guard == GuardKind::none && collect_skips.empty() && returns_without_cuda.empty();
+               file_guard == GuardKind::none && collect_skips.empty() && returns_without_cuda.empty() && hosted_demo.empty();
     }
 };
 

@@ -150,6 +150,10 @@ struct ProgramVocabulary {
     GuardVocabulary guards;
     std::vector<std::string> tooling_dirs;   // a path with one of these folders is tooling
     std::vector<std::string> tooling_files;  // file-name globs: test_*.py, conftest.py
+    // A notebook made for a hosted GPU service is a demo entry (tooling): its metadata keys, and
+    // strings any of its cells hold.
+    std::vector<std::string> hosted_notebook_metadata;
+    std::vector<std::string> hosted_notebook_strings;
     std::map<GuardKind, WeightRule> guard_weights;
     std::map<Reach, WeightRule> reach_weights;
     // Per rule category ("op-support", "dtype"): taken on top of reach_weights.

@@ -253,6 +253,8 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
     if (!tooling || !tooling.IsMap()) fail(file, "expected a 'tooling' map with 'dirs' and 'files'");
     p.tooling_dirs = string_list(tooling, "dirs", file);
     p.tooling_files = string_list(tooling, "files", file);
+    if (tooling["hosted_notebook_metadata"]) p.hosted_notebook_metadata = string_list(tooling, "hosted_notebook_metadata", file);
+    if (tooling["hosted_notebook_strings"]) p.hosted_notebook_strings = string_list(tooling, "hosted_notebook_strings", file);
     if (const YAML::Node gw = doc["guard_weights"]) {
         for (const auto& kv : gw) {
             auto kind = parse_guard_kind(kv.first.as<std::string>());

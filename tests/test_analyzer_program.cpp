@@ -279,6 +279,40 @@ TEST(ProgramModel, ShellBranchesAMacNeverTakesAreGuarded) {
     EXPECT_EQ(at[22]->severity, Severity::minor);
 }
 
+// A notebook made for a hosted GPU service (Colab's metadata key, an "Open in Colab" badge) is a
+// demo: a tooling entry, wherever it lies; a plain notebook beside it is a training entry. The
+// reason is in the report's entry points, and it survives the cache.
+TEST(ProgramModel, NotebooksMadeForColabAreDemos) {
+    const auto notebook = [](const std::string& metadata, const std::string& markdown) {
+        return "{\"metadata\": {" + metadata + "}, \"nbformat\": 4, \"nbformat_minor\": 5, \"cells\": ["
+               "{\"cell_type\": \"markdown\", \"metadata\": {}, \"source\": [\"" + markdown + "\"]},"
+               "{\"cell_type\": \"code\", \"metadata\": {}, \"execution_count\": null, \"outputs\": [], "
+               "\"source\": [\"!nvidia-smi\\n\", \"import torch\\n\", \"model = torch.nn.Linear(2, 2).cuda()\\n\"]}]}";
+    };
+    test::TempDir d;
+    d.write("scripts/colab_demo.ipynb", notebook("\"colab\": {\"provenance\": []}, \"kernelspec\": {\"name\": \"python3\"}", "# Demo"));
+    d.write("scripts/badge_demo.ipynb", notebook("", "<a href=\\\"https://colab.research.google.com/github/lab/repo\\\">Open In Colab</a>"));
+    d.write("scripts/train.ipynb", notebook("\"kernelspec\": {\"name\": \"python3\"}", "# Train"));
+    ScanOptions o;
+    o.cache_dir = d.path() / ".mpsport_cache";
+    for (int run = 0; run < 2; ++run) {  // cold, then from the cache
+        const ScanResult r = scan_dir(d, o);
+        const Finding* colab = find(r, "cuda-method-call", "scripts/colab_demo.ipynb");
+        const Finding* badge = find(r, "cuda-method-call", "scripts/badge_demo.ipynb");
+        const Finding* train = find(r, "cuda-method-call", "scripts/train.ipynb");
+        ASSERT_TRUE(colab && badge && train) << run;
+        EXPECT_EQ(colab->reach, Reach::tooling) << run;
+        EXPECT_EQ(badge->reach, Reach::tooling) << run;
+        EXPECT_EQ(train->reach, Reach::core) << run;
+        EXPECT_EQ(train->severity, Severity::major) << run;
+        EXPECT_EQ(colab->severity, Severity::minor) << run;
+        bool said = false;
+        for (const auto& e : r.program.entry_points)
+            said = said || (e.path == "scripts/colab_demo.ipynb" && e.tooling && e.why.find("its metadata has 'colab'") != std::string::npos);
+        EXPECT_TRUE(said) << run;
+    }
+}
+
 // Op-level reach: a CUDA-only op of an extension is as needed as the Python calls of it. The one the
 // training step calls is core (stay-on-CUDA); the one only a test calls is tooling; the one nobody
 // calls is optional while other ops of the module are called; a torch.ops op takes the reach of its

@@ -5,7 +5,7 @@
 
 namespace mpsport::notebooks {
 
-NotebookSource notebook_to_python(std::string_view json_text) {
+NotebookSource notebook_to_python(std::string_view json_text, const HostedMarkers& hosted) {
     nlohmann::json nb;
     try {
         nb = nlohmann::json::parse(json_text.begin(), json_text.end());
@@ -15,8 +15,20 @@ NotebookSource notebook_to_python(std::string_view json_text) {
     if (!nb.is_object() || !nb.contains("cells") || !nb["cells"].is_array())
         throw std::runtime_error("notebook has no 'cells' list (not nbformat 4?)");
     NotebookSource out;
+    if (nb.contains("metadata") && nb["metadata"].is_object())
+        for (const auto& key : hosted.metadata_keys)
+            if (out.hosted.empty() && nb["metadata"].contains(key)) out.hosted = "its metadata has '" + key + "'";
     int code_cell = 0;
     for (const auto& cell : nb["cells"]) {
+        if (out.hosted.empty() && cell.is_object() && cell.contains("source")) {
+            std::string all;
+            if (cell["source"].is_string()) all = cell["source"].get<std::string>();
+            else if (cell["source"].is_array())
+                for (const auto& piece : cell["source"])
+                    if (piece.is_string()) all += piece.get<std::string>();
+            for (const auto& s : hosted.cell_strings)
+                if (out.hosted.empty() && all.find(s) != std::string::npos) out.hosted = "a cell names " + s;
+        }
         // A cell_type that is not a string is not a code cell (value() would throw a bare type_error).
         if (!cell.is_object() || !cell.contains("cell_type") || cell["cell_type"] != "code") continue;
         ++code_cell;

@@ -11,10 +11,19 @@ namespace mpsport::notebooks {
 struct NotebookSource {
     std::string python;
     std::vector<std::pair<int, int>> cell_lines;  // per line of `python`: 1-based code cell, 1-based line in it
+    // Why this is a notebook made for a hosted service (Colab, Kaggle): "its metadata has 'colab'",
+    // "a cell names colab.research.google.com"; empty when nothing says so.
+    std::string hosted;
+};
+
+// What marks a notebook made for a hosted GPU service (rules/program.yaml tooling.hosted_notebooks).
+struct HostedMarkers {
+    std::vector<std::string> metadata_keys;  // top-level metadata keys: colab, kaggle
+    std::vector<std::string> cell_strings;   // in any cell: colab.research.google.com, google.colab
 };
 
 // IPython magics and shell escapes (%, %%, !) become comments so line numbers stay aligned.
 // Throws std::runtime_error when the notebook is not valid nbformat JSON.
-NotebookSource notebook_to_python(std::string_view json_text);
+NotebookSource notebook_to_python(std::string_view json_text, const HostedMarkers& hosted = {});
 
 }  // namespace mpsport::notebooks

@@ -637,7 +637,12 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
         return;
     }
     for (const auto& f : files) {
-        if (f.kind == FileKind::notebook) add(f.path, "notebook");
+        if (f.kind == FileKind::notebook) {
+            if (f.facts && !f.facts->hosted_demo.empty())
+                add(f.path, "notebook made for a hosted GPU service (" + f.facts->hosted_demo + "): a demo", true);
+            else
+                add(f.path, "notebook");
+        }
         if (!f.facts) continue;
         if (f.facts->script) {
             const bool smoke = self_test(f.path);
