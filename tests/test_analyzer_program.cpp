@@ -313,6 +313,36 @@ TEST(ProgramModel, NotebooksMadeForColabAreDemos) {
     }
 }
 
+// A folder of checkouts (no licence at its base, licensed repositories right below it) is scanned
+// as the repositories one by one would be: an import in one never resolves to a module of another,
+// and a package one declares is not the other's own. (Scanning 23 public repositories side by side,
+// RWKV's `from transformers import ...` resolved to LoRA's copy of transformers, whose files became core.)
+TEST(ProgramModel, CheckoutsSideBySideDoNotImportEachOther) {
+    test::TempDir d;
+    d.write("lab_a/LICENSE", "MIT License\n");
+    d.write("lab_a/setup.py", "from setuptools import setup\nsetup(name=\"flash_attn\", packages=[\"flash_attn\"])\n");
+    d.write("lab_a/flash_attn/__init__.py", "import torch\n");
+    d.write("lab_a/common/cuda_ops.py", "import torch\nkernel = torch.zeros(2).cuda()\n");  // nothing in lab_a imports it
+    d.write("lab_b/LICENSE", "Apache License\n");
+    d.write("lab_b/train.py", "import torch\nimport flash_attn\nfrom common import cuda_ops\n\nif __name__ == \"__main__\":\n    pass\n");
+    const ScanResult tree = scan_dir(d);
+    const Finding* in_a = find(tree, "cuda-method-call", "lab_a/common/cuda_ops.py");
+    ASSERT_NE(in_a, nullptr);
+    EXPECT_EQ(in_a->reach, Reach::unreached) << "lab_b's `from common import` is not lab_a's module";
+    const Finding* dep = find(tree, "cuda-only-package-import", "lab_b/train.py");
+    ASSERT_NE(dep, nullptr) << "flash_attn is lab_a's own package, not lab_b's";
+    EXPECT_EQ(dep->subject, "flash_attn");
+
+    // the same as lab_b scanned alone
+    test::TempDir alone;
+    alone.write("LICENSE", "Apache License\n");
+    alone.write("train.py", "import torch\nimport flash_attn\nfrom common import cuda_ops\n\nif __name__ == \"__main__\":\n    pass\n");
+    const Finding* dep_alone = find(test::bundled_scanner().scan(alone.path(), {alone.path()}, {}), "cuda-only-package-import", "train.py");
+    ASSERT_NE(dep_alone, nullptr);
+    EXPECT_EQ(dep->severity, dep_alone->severity);
+    EXPECT_EQ(dep->reach, dep_alone->reach);
+}
+
 // Op-level reach: a CUDA-only op of an extension is as needed as the Python calls of it. The one the
 // training step calls is core (stay-on-CUDA); the one only a test calls is tooling; the one nobody
 // calls is optional while other ops of the module are called; a torch.ops op takes the reach of its

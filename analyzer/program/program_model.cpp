@@ -58,6 +58,12 @@ ProgramModel::ProgramModel(const std::vector<FileRecord>& files, const ProgramVo
     m_tooling_files.insert(m_tooling_files.end(), options.tooling_files.begin(), options.tooling_files.end());
     m_licensed_dirs = options.licensed_dirs;
     std::sort(m_licensed_dirs.begin(), m_licensed_dirs.end());
+    // A folder of checkouts: no licence at the base, and two or more licensed folders right below it.
+    if (m_licensed_dirs.empty() || !m_licensed_dirs.front().dir.empty()) {
+        for (const auto& l : m_licensed_dirs)
+            if (l.dir.find('/') == std::string::npos && (m_projects.empty() || m_projects.back() != l.dir)) m_projects.push_back(l.dir);
+        if (m_projects.size() < 2) m_projects.clear();
+    }
     index_files(files);
     for (const auto& f : files)
         if ((f.kind == FileKind::python || f.kind == FileKind::config) && f.facts) add_edges(f);
@@ -242,7 +248,7 @@ void ProgramModel::index_files(const std::vector<FileRecord>& files) {
                 const auto slash = rel.find('/');
                 const std::string head = slash == std::string::npos ? rel.substr(0, rel.size() - 3) : rel.substr(0, slash);
                 m_root_heads[head].push_back(root);
-                if (slash == std::string::npos || m_python_index.count(join(root, head + "/__init__.py"))) m_own.insert(head);
+                if (slash == std::string::npos || m_python_index.count(join(root, head + "/__init__.py"))) own(path, head);
             }
             if (root.empty()) break;
         }
@@ -253,10 +259,17 @@ void ProgramModel::index_files(const std::vector<FileRecord>& files) {
     }
     for (const auto& f : files) {
         if (!f.facts) continue;
-        for (const auto& name : f.facts->project_names) m_own.insert(normalise_package(name));
+        for (const auto& name : f.facts->project_names) own(f.path, normalise_package(name));
         // An extension the repository builds (`knn_cuda`) is its own module, even when a PyPI package has the name.
-        for (const auto& ext : f.facts->extensions) m_own.insert(normalise_package(ext.name.substr(0, ext.name.find('.'))));
+        for (const auto& ext : f.facts->extensions) own(f.path, normalise_package(ext.name.substr(0, ext.name.find('.'))));
     }
+}
+
+const std::string& ProgramModel::project_of(const std::string& path) const {
+    static const std::string none;
+    for (const auto& p : m_projects)
+        if (path.size() > p.size() && path[p.size()] == '/' && path.compare(0, p.size(), p) == 0) return p;
+    return none;
 }
 
 const std::vector<std::string>& ProgramModel::roots_holding(std::string_view dotted) const {
@@ -265,7 +278,18 @@ const std::vector<std::string>& ProgramModel::roots_holding(std::string_view dot
     return it == m_root_heads.end() ? none : it->second;
 }
 
+void ProgramModel::own(const std::string& path, const std::string& name) {
+    m_own.insert(name);
+    if (!m_projects.empty()) m_own_in[project_of(path)].insert(name);
+}
+
 bool ProgramModel::is_own_package(std::string_view top_level) const { return m_own.count(normalise_package(std::string(top_level))) > 0; }
+
+bool ProgramModel::is_own_package(std::string_view top_level, const std::string& path) const {
+    if (m_projects.empty()) return is_own_package(top_level);
+    auto it = m_own_in.find(project_of(path));
+    return it != m_own_in.end() && it->second.count(normalise_package(std::string(top_level))) > 0;
+}
 
 std::optional<std::string> ProgramModel::find_module(const std::string& base, const std::string& dotted) const {
     if (dotted.empty()) {
@@ -326,7 +350,10 @@ void ProgramModel::add_edges(const FileRecord& file) {
             const auto& holding = roots_holding(imp.module);
             bases.insert(bases.end(), holding.begin(), holding.end());
             const std::string head = imp.module.substr(0, imp.module.find('.'));
+            const std::string& project = project_of(file.path);
             for (const auto& base : bases) {
+                // another repository of the tree: its modules are not this one's
+                if (!m_projects.empty() && project_of(base + "/") != project) continue;
                 // a module, a package, or a namespace package (a folder of modules without __init__.py:
                 // RWKV's `from src.model import GPT`, latent-diffusion's `ldm`)
                 if (!find_module(base, head) && !m_dirs.count(join(base, head))) continue;
@@ -476,12 +503,12 @@ void ProgramModel::add_imported_calls(const std::string& path, const std::vector
     }
 }
 
-std::vector<CallSite> ProgramModel::ops_calls(const std::string& ns, const std::string& op) const {
+std::vector<CallSite> ProgramModel::ops_calls(const std::string& ns, const std::string& op, const std::string& registered_in) const {
     std::vector<CallSite> out;
     auto it = m_ops_calls.find(ns);
     if (it == m_ops_calls.end()) return out;
     for (const auto& c : it->second)
-        if (op.empty() || c.op == op) out.push_back(c);
+        if ((op.empty() || c.op == op) && (m_projects.empty() || project_of(c.path) == project_of(registered_in))) out.push_back(c);
     return out;
 }
 
@@ -588,7 +615,7 @@ void ProgramModel::link_extensions(const std::vector<FileRecord>& files) {
                     for (const std::string* dotted : it->second) matching.insert(*dotted);
             for (const auto& dotted : matching) {
                 for (const auto& site : m_external.at(dotted))
-                    if (std::none_of(link.imports.begin(), link.imports.end(), [&](const ImportSite& s2) { return s2.path == site.path && s2.line == site.line; }))
+                    if ((m_projects.empty() || project_of(site.path) == project_of(f.path)) && std::none_of(link.imports.begin(), link.imports.end(), [&](const ImportSite& s2) { return s2.path == site.path && s2.line == site.line; }))
                         link.imports.push_back(site);
             }
             m_extensions.push_back(std::move(link));
@@ -655,7 +682,7 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
             std::optional<std::string> target;
             if (ref.module) {
                 for (const auto& root : roots_holding(ref.target))
-                    if ((target = find_module(root, ref.target))) break;
+                    if ((m_projects.empty() || project_of(root + "/") == project_of(f.path)) && (target = find_module(root, ref.target))) break;
                 if (!target) target = find_module(dir_of(f.path), ref.target);
             } else {
                 for (const std::string& candidate : {normalise_relative(ref.target), normalise_relative(join(dir_of(f.path), ref.target))})
@@ -798,8 +825,8 @@ const ExtensionLink* ProgramModel::extension_with_source(const std::string& path
     return computed;
 }
 
-std::optional<FileReach> ProgramModel::find_unbuilt_own_modules() const {
-    std::optional<FileReach> best;
+std::map<std::string, FileReach> ProgramModel::find_unbuilt_own_modules() const {
+    std::map<std::string, FileReach> best;
     for (const auto& [dotted, sites] : m_external) {
         const auto dot = dotted.find('.');
         if (dot == std::string::npos || !is_own_package(dotted.substr(0, dot))) continue;
@@ -819,19 +846,23 @@ std::optional<FileReach> ProgramModel::find_unbuilt_own_modules() const {
                                   std::none_of(sites.begin(), sites.end(), [&](const ImportSite& s2) { return s2.path == *init; }));
         if (!compiled_name || bound) continue;
         for (const auto& site : sites) {
+            if (!is_own_package(dotted.substr(0, dot), site.path)) continue;  // another checkout's package
             FileReach r = reach_of(site.path);
             if (!r.chain.empty()) r.chain.back() += ":" + std::to_string(site.line);
-            if (!best || r.level > best->level) best = r;
+            const std::string project = m_projects.empty() ? std::string() : project_of(site.path);
+            auto it = best.find(project);
+            if (it == best.end() || r.level > it->second.level) best[project] = r;
         }
     }
     return best;
 }
 
-std::optional<FileReach> ProgramModel::reach_of_importers(std::string_view package) const {
+std::optional<FileReach> ProgramModel::reach_of_importers(std::string_view package, const std::string& declared_in) const {
     auto it = m_package_importers.find(std::string(package));
     if (it == m_package_importers.end()) return std::nullopt;
     std::optional<FileReach> best;
     for (const auto& [path, line] : it->second) {
+        if (!m_projects.empty() && project_of(path) != project_of(declared_in)) continue;  // another repository's import
         FileReach r = reach_of(path);
         if (!r.chain.empty()) r.chain.back() += ":" + std::to_string(line);
         if (!best || r.level > best->level) best = r;

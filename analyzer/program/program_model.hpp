@@ -84,10 +84,13 @@ public:
     FileReach reach_of(const std::string& path) const;
     bool is_tooling_path(const std::string& path) const;
     bool is_own_package(std::string_view top_level) const;
+    // ... of the repository `path` lies in, in a folder of checkouts (m_projects)
+    bool is_own_package(std::string_view top_level, const std::string& path) const;
     const ExtensionLink* extension_defined_at(const std::string& path, int line) const;
     const ExtensionLink* extension_with_source(const std::string& path) const;
     // The strongest reach among the files that import this top-level package; nullopt if none does.
-    std::optional<FileReach> reach_of_importers(std::string_view package) const;
+    // Only importers in the repository of `declared_in`, in a folder of checkouts.
+    std::optional<FileReach> reach_of_importers(std::string_view package, const std::string& declared_in) const;
     bool any_extension_sources() const { return m_any_sources; }
     // The files that import a compiled extension, with the lines of those imports: where the calls
     // through it are looked for (Scanner reads these files again, in full).
@@ -101,13 +104,18 @@ public:
     std::map<std::string, std::set<int>> caller_import_lines();
     // Joins the calls found in `path` through those imports to the functions they call.
     void add_caller_calls(const std::string& path, const std::vector<ImportedCall>& calls);
-    // `torch.ops.<ns>.<op>(...)` calls anywhere in the repository; op "" for every op of the namespace.
-    std::vector<CallSite> ops_calls(const std::string& ns, const std::string& op) const;
+    // `torch.ops.<ns>.<op>(...)` calls anywhere in the repository (in a folder of checkouts, in the one of
+    // `registered_in`); op "" for every op of the namespace.
+    std::vector<CallSite> ops_calls(const std::string& ns, const std::string& op, const std::string& registered_in) const;
     // The strongest reach among call sites, each weakened by the guard around it; nullopt for none.
     std::optional<FileReach> reach_of_calls(const std::vector<CallSite>& calls) const;
     // The strongest reach among imports of the repository's own compiled modules that no Python file
     // or extension definition provides (`from geomops import _C` built by CMake); nullopt if none.
-    std::optional<FileReach> reach_of_unbuilt_own_modules() const { return m_unbuilt_own; }
+    // `path`: the C++/CUDA file asking; in a folder of checkouts, only its own checkout's imports count.
+    std::optional<FileReach> reach_of_unbuilt_own_modules(const std::string& path) const {
+        auto it = m_unbuilt_own.find(m_projects.empty() ? std::string() : project_of(path));
+        return it == m_unbuilt_own.end() ? std::nullopt : std::optional<FileReach>(it->second);
+    }
     // Why the tests in `path` do not run without CUDA, when a conftest.py says so (an autouse fixture
     // that skips, collect_ignore_glob set without CUDA): "tests/conftest.py:12: ..."; nullopt otherwise.
     std::optional<std::string> test_skip_of(const std::string& path) const;
@@ -145,7 +153,7 @@ private:
     // A call site's reach: its file's at its line, or, for a call inside a module-level function that
     // its file never names again, the strongest reach among the imports of that function by name.
     FileReach reach_of_call(const CallSite& call) const;
-    std::optional<FileReach> find_unbuilt_own_modules() const;  // once, after reach: every C++/CUDA finding asks
+    std::map<std::string, FileReach> find_unbuilt_own_modules() const;  // once, after reach: every C++/CUDA finding asks
     std::vector<std::string> chain_to(const std::string& path, const std::map<std::string, std::pair<std::string, int>>& pred) const;
 
     const ProgramVocabulary& m_vocab;
@@ -153,6 +161,10 @@ private:
     std::vector<std::string> m_tooling_dirs;   // the vocabulary's, with the repository's own settings
     std::vector<std::string> m_tooling_files;
     std::vector<LicensedDir> m_licensed_dirs;  // sorted
+    // A folder of checkouts (two or more licensed folders right below a base with no licence): each
+    // one's folder. Imports do not cross from one to another. Empty for one repository.
+    std::vector<std::string> m_projects;
+    const std::string& project_of(const std::string& path) const;
     std::set<std::string> m_python;                 // importable .py files, in order (walks over them are deterministic)
     std::unordered_set<std::string> m_python_index; // the same, for the many lookups of an import's candidates
     std::unordered_set<std::string> m_dirs;         // the folders that hold them, at any depth
@@ -173,6 +185,8 @@ private:
     std::vector<std::pair<std::string, FileReach>> m_reach_list;
     std::map<std::string, FileReach> m_reach;
     std::set<std::string> m_own;
+    std::map<std::string, std::set<std::string>> m_own_in;  // per checkout, in a folder of checkouts
+    void own(const std::string& path, const std::string& name);
     std::vector<ExtensionLink> m_extensions;
     std::map<std::string, std::vector<std::pair<std::string, int>>> m_package_importers;  // top-level -> (file, line)
     std::map<std::string, std::vector<CallSite>> m_ops_calls;  // torch.ops namespace -> calls
@@ -182,7 +196,7 @@ private:
     std::map<std::pair<std::string, int>, std::vector<std::string>> m_caller_requests;
     ProgramSummary m_summary;
     bool m_any_sources = false;
-    std::optional<FileReach> m_unbuilt_own;
+    std::map<std::string, FileReach> m_unbuilt_own;  // by checkout ("" for one repository)
 };
 
 // Gives every finding its reach and chain, drops the repository's own packages reported as outside

@@ -27,8 +27,8 @@ void weigh_by_op_calls(const ProgramModel& model, const ExtensionLink* ext, Find
     bool module_called = false;
     if (colons != std::string::npos) {  // a TORCH_LIBRARY op: called through torch.ops.<ns>
         const std::string ns = f.native_op.substr(0, colons);
-        calls = model.ops_calls(ns, f.native_op.substr(colons + 2));
-        module_called = !model.ops_calls(ns, "").empty();
+        calls = model.ops_calls(ns, f.native_op.substr(colons + 2), f.location.path);
+        module_called = !model.ops_calls(ns, "", f.location.path).empty();
     } else if (ext) {
         for (const auto& c : ext->calls)
             if (c.op == f.native_op) calls.push_back(c);
@@ -127,7 +127,7 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
     kept.reserve(findings.size());
     for (auto& f : findings) {
         // `mamba_ssm` importing `mamba_ssm` is the repository itself, not an outside dependency.
-        if (f.category == "dependency" && !f.subject.empty() && model.is_own_package(f.subject)) continue;
+        if (f.category == "dependency" && !f.subject.empty() && model.is_own_package(f.subject, f.location.path)) continue;
         FileReach r;
         if (const ExtensionLink* ext = model.extension_defined_at(f.location.path, f.location.line)) {
             r = ext->reach;
@@ -153,7 +153,7 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
                 // (`from geomops import _C`); with none, nothing shows the run needs it.
                 if (model.is_tooling_path(f.location.path)) {
                     r.level = Level::tooling;
-                } else if (auto own = model.reach_of_unbuilt_own_modules()) {
+                } else if (auto own = model.reach_of_unbuilt_own_modules(f.location.path)) {
                     r = *own;
                     // linked by name only: the run imports some compiled module of its own, but
                     // which of these ops it calls is not known, so a CUDA-only op is dual at most
@@ -169,7 +169,7 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
                    (!is_python_source(f.location.path) || f.location.path == "setup.py" || (f.location.path.size() > 9 &&
                     f.location.path.compare(f.location.path.size() - 9, 9, "/setup.py") == 0))) {
             // a declaration (requirements, pyproject, setup.py's install_requires): as needed as its imports
-            r = model.reach_of_importers(f.subject).value_or(model.reach_of(f.location.path));
+            r = model.reach_of_importers(f.subject, f.location.path).value_or(model.reach_of(f.location.path));
             if (r.level == Level::unreached || r.level == Level::tooling) {
                 // a dependency only tests import is still installed by everyone who installs the project
                 if (!model.is_tooling_path(f.location.path)) r.level = std::max(r.level, Level::tooling);
