@@ -260,13 +260,14 @@ TEST(ProgramModel, ShellBranchesAMacNeverTakesAreGuarded) {
             "if [ -n \"$CUDA_HOME\" ]; then\n"                          // 19
             "  nvcc --version\n"                                      // 20: device-check
             "fi\n"                                                    // 21
-            "nvcc --version\n");                                      // 22: unconditional
+            "nvcc --version\n"                                        // 22: unconditional
+            "export CUDA_HOME=/usr/local/cuda && pip install -e .\n");  // 23: an assignment is no test
     const ScanResult r = scan_dir(d);
     std::map<int, const Finding*> at;
     for (const auto& f : r.findings)
         if (f.location.path == "scripts/build.sh") at[f.location.line] = &f;
     const auto guard_of = [&](int line) { return at.count(line) ? at[line]->guard : GuardKind::none; };
-    ASSERT_EQ(at.size(), 7u);
+    ASSERT_EQ(at.size(), 8u);
     EXPECT_EQ(guard_of(3), GuardKind::none) << "the branch a Mac takes";
     EXPECT_EQ(guard_of(5), GuardKind::platform);
     EXPECT_EQ(at[5]->guard_note, "[ \"$(uname)\" = \"Darwin\" ]");
@@ -277,6 +278,7 @@ TEST(ProgramModel, ShellBranchesAMacNeverTakesAreGuarded) {
     EXPECT_EQ(guard_of(20), GuardKind::device_check);
     EXPECT_EQ(guard_of(22), GuardKind::none);
     EXPECT_EQ(at[22]->severity, Severity::minor);
+    EXPECT_EQ(guard_of(23), GuardKind::none);
 }
 
 // A notebook made for a hosted GPU service (Colab's metadata key, an "Open in Colab" badge) is a

@@ -40,8 +40,21 @@ std::string_view trim(std::string_view s) {
     return s;
 }
 
+// Whether a condition is a test: `[ ]`, `[[ ]]`, `test`, a negation, a lookup of a command
+// (`command -v`, `which`, `type`, `hash`), or running a probe itself (`nvidia-smi >/dev/null`). An
+// assignment (`export CUDA_HOME=... && pip install`) is no test of anything.
+bool is_test(std::string_view cond, const GuardVocabulary& v) {
+    if (cond.empty()) return false;
+    if (cond.front() == '[' || cond.front() == '!' || cond.rfind("test ", 0) == 0) return true;
+    for (std::string_view lookup : {"command -v", "which ", "type ", "hash "})
+        if (cond.rfind(lookup, 0) == 0) return true;
+    const std::string_view first = cond.substr(0, cond.find_first_of(" \t;&|<>"));
+    return std::any_of(v.shell_cuda_probes.begin(), v.shell_cuda_probes.end(), [&](const std::string& p) { return first == p; });
+}
+
 Test classify(std::string_view cond, const GuardVocabulary& v) {
     cond = trim(cond);
+    if (!is_test(cond, v)) return Test::none;
     const bool bang = !cond.empty() && cond.front() == '!';
     const bool unequal = cond.find("!=") != std::string_view::npos;
     if (has_any(cond, v.shell_platform_probes)) {
