@@ -1,5 +1,7 @@
 #include "core/source_text.hpp"
 
+#include <cctype>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -180,6 +182,16 @@ bool Suppressions::suppressed(std::string_view rule_id, int line) const {
     if (m_file && covers(*m_file, rule_id)) return true;
     auto it = m_lines.find(line);
     return it != m_lines.end() && covers(it->second, rule_id);
+}
+
+bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+bool contains_word(std::string_view text, std::string_view word) {
+    if (word.empty()) return false;
+    for (std::size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1))
+        if ((at == 0 || !is_word_char(text[at - 1])) && (at + word.size() >= text.size() || !is_word_char(text[at + word.size()])))
+            return true;
+    return false;
 }
 
 }  // namespace mpsport

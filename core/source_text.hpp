@@ -18,6 +18,11 @@ bool is_binary(std::string_view bytes);
 // The bytes with every invalid UTF-8 sequence replaced by U+FFFD (as Python's errors="replace"):
 // newlines stay where they were, so line numbers of what follows are exact.
 std::string decode_utf8_lossy(std::string_view bytes);
+// A letter, a digit or an underscore: what a name is made of in Python, C and shell.
+bool is_word_char(char c);
+// Whether `word` occurs in `text` as a whole word: no word character on either side ("mac" is not in
+// "machine").
+bool contains_word(std::string_view text, std::string_view word);
 
 class SourceText {
 public:

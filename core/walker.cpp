@@ -136,6 +136,7 @@ private:
     void licensed_parents(const std::string& rel) {
         if (rel.empty() || starts_with(rel, "/")) return;  // the base itself, or outside it
         for (fs::path dir = fs::path(rel).parent_path();; dir = dir.parent_path()) {
+            if (!m_licence_looked.insert(dir.generic_string()).second) break;  // a file beside: looked from here up
             std::error_code ec;
             for (fs::directory_iterator it(m_base / dir, ec), end; !ec && it != end; it.increment(ec)) {
                 if (!is_licence_file_name(it->path().filename().string()) || !it->is_regular_file(ec)) continue;
@@ -292,6 +293,7 @@ private:
     std::vector<std::pair<fs::path, std::string>>* m_defer = nullptr;
     IgnoreRules m_ignore;
     std::set<std::string> m_loaded;
+    std::set<std::string> m_licence_looked;  // folders licensed_parents() has listed
     std::set<std::string> m_active;
     WalkResult m_result;
 };

@@ -1,5 +1,7 @@
 #include "analyzer/lines/shell_guards.hpp"
 
+#include "core/source_text.hpp"
+
 #include <tree_sitter/api.h>
 
 #include <algorithm>
@@ -15,22 +17,10 @@ namespace {
 // What a test says about a Mac: it names macOS (or names it negated), or it probes the CUDA toolkit.
 enum class Test { none, mac, not_mac, cuda, no_cuda };
 
-bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-// `word` in `text` with no letter, digit or underscore on either side ("mac" is not in "machine").
-bool has_word(std::string_view text, std::string_view word) {
-    for (std::size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
-        const bool left = at == 0 || !word_char(text[at - 1]);
-        const bool right = at + word.size() >= text.size() || !word_char(text[at + word.size()]);
-        if (left && right) return true;
-    }
-    return false;
-}
-
 bool has_any(std::string_view text, const std::vector<std::string>& words) {
     return std::any_of(words.begin(), words.end(), [&](const std::string& w) {
         // a path (/usr/local/cuda) is looked for as written, a name as a word
-        return w.find('/') != std::string::npos ? text.find(w) != std::string_view::npos : has_word(text, w);
+        return w.find('/') != std::string::npos ? text.find(w) != std::string_view::npos : contains_word(text, w);
     });
 }
 

@@ -20,26 +20,22 @@ NotebookSource notebook_to_python(std::string_view json_text, const HostedMarker
             if (out.hosted.empty() && nb["metadata"].contains(key)) out.hosted = "its metadata has '" + key + "'";
     int code_cell = 0;
     for (const auto& cell : nb["cells"]) {
-        if (out.hosted.empty() && cell.is_object() && cell.contains("source")) {
-            std::string all;
-            if (cell["source"].is_string()) all = cell["source"].get<std::string>();
-            else if (cell["source"].is_array())
-                for (const auto& piece : cell["source"])
-                    if (piece.is_string()) all += piece.get<std::string>();
-            for (const auto& s : hosted.cell_strings)
-                if (out.hosted.empty() && all.find(s) != std::string::npos) out.hosted = "a cell names " + s;
-        }
-        // A cell_type that is not a string is not a code cell (value() would throw a bare type_error).
-        if (!cell.is_object() || !cell.contains("cell_type") || cell["cell_type"] != "code") continue;
-        ++code_cell;
+        if (!cell.is_object()) continue;
+        // The cell's text, a string or a list of strings (anything else reads as nothing).
         std::string text;
-        const auto& src = cell.contains("source") ? cell["source"] : nlohmann::json();
-        if (src.is_string()) {
-            text = src.get<std::string>();
-        } else if (src.is_array()) {
-            for (const auto& piece : src)
-                if (piece.is_string()) text += piece.get<std::string>();
+        if (const auto src = cell.find("source"); src != cell.end()) {
+            if (src->is_string()) {
+                text = src->get<std::string>();
+            } else if (src->is_array()) {
+                for (const auto& piece : *src)
+                    if (piece.is_string()) text += piece.get<std::string>();
+            }
         }
+        for (const auto& s : hosted.cell_strings)
+            if (out.hosted.empty() && text.find(s) != std::string::npos) out.hosted = "a cell names " + s;
+        // A cell_type that is not a string is not a code cell (value() would throw a bare type_error).
+        if (!cell.contains("cell_type") || cell["cell_type"] != "code") continue;
+        ++code_cell;
         // A %%cell magic (%%bash, %%writefile) makes the whole cell something other than Python.
         const bool cell_magic = text.compare(0, 2, "%%") == 0;
         int line_in_cell = 0;

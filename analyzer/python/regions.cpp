@@ -1,5 +1,7 @@
 #include "analyzer/python/regions.hpp"
 
+#include "core/source_text.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <string>
@@ -16,8 +18,6 @@ bool continues_previous(std::string_view line) {
     return false;
 }
 
-
-bool is_word_char(char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; }
 
 // Below this size a file is parsed whole: choosing regions would cost more than it saves.
 constexpr std::size_t kRegionMinBytes = 8192;
@@ -158,14 +158,7 @@ std::vector<TSRange> regions_to_parse(std::string_view text, const std::vector<s
         const std::string_view name = chunk.substr(0, e);
         for (std::size_t k = 0; k < units.size() && !keep[i]; ++k) {
             if (!keep[k] || k == i) continue;
-            const std::string_view used = text.substr(units[k].begin, units[k].end - units[k].begin);
-            for (std::size_t at = used.find(name); at != std::string_view::npos; at = used.find(name, at + name.size())) {
-                const bool word = (at == 0 || !is_word_char(used[at - 1])) && (at + name.size() >= used.size() || !is_word_char(used[at + name.size()]));
-                if (word) {
-                    keep[i] = true;
-                    break;
-                }
-            }
+            keep[i] = contains_word(text.substr(units[k].begin, units[k].end - units[k].begin), name);
         }
     }
 
