@@ -574,6 +574,62 @@ TEST(ProgramModel, ExtensionBuiltThroughAVariableIsLinkedAndOptional) {
     EXPECT_EQ(core->impact, VerdictImpact::stay) << core->note;
 }
 
+// torchsparse's shape: the extension kind is a conditional expression, its sources a glob, and two
+// setup scripts build the same module. The build is found (optional: a C++ build exists), the kernels
+// belong to it, and each op weighs by its Python calls: one called only on CUDA tensors is optional,
+// one called on every path keeps the run on CUDA.
+TEST(ProgramModel, AnExtensionKindChosenByAConditionalExpressionIsLinked) {
+    if (!cuda::ClangEngine::available()) return;
+    test::TempDir d;
+    const std::string setup_py =
+        "import glob\nimport os\nimport torch\nfrom setuptools import setup\n"
+        "from torch.utils.cpp_extension import CUDA_HOME, CppExtension, CUDAExtension\n\n"
+        "device = 'cuda' if torch.cuda.is_available() and CUDA_HOME is not None else 'cpu'\n"
+        "sources = [os.path.join('sp', 'backend', f'pybind_{device}.cu')]\n"
+        "for path in glob.glob(os.path.join('sp', 'backend', '**', '*')):\n"
+        "    if path.endswith('_cuda.cu') and device == 'cuda':\n"
+        "        sources.append(path)\n"
+        "extension_type = CUDAExtension if device == 'cuda' else CppExtension\n"
+        "setup(name='sp', packages=['sp'], ext_modules=[extension_type('sp.backend', sources)])\n";
+    d.write("setup.py", setup_py);
+    d.write("cython_setup.py", setup_py);
+    d.write("sp/backend/pybind_cuda.cu",
+            "at::Tensor hash_cuda(at::Tensor x);\nat::Tensor hash_cpu(at::Tensor x);\nat::Tensor reorder_cuda(at::Tensor x);\n"
+            "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n"
+            "  m.def(\"hash_cuda\", &hash_cuda);\n  m.def(\"hash_cpu\", &hash_cpu);\n  m.def(\"reorder_cuda\", &reorder_cuda);\n}\n");
+    d.write("sp/backend/hash_cuda.cu", "__global__ void hash_kernel(int* x) { x[0] = 1; }\n"
+                                       "at::Tensor hash_cuda(at::Tensor x) { hash_kernel<<<1, 1>>>(nullptr); return x; }\n"
+                                       "at::Tensor reorder_cuda(at::Tensor x) { hash_kernel<<<1, 1>>>(nullptr); return x; }\n");
+    d.write("sp/backend/hash_cpu.cpp", "at::Tensor hash_cpu(at::Tensor x) { return x; }\n");
+    d.write("sp/__init__.py", "import sp.backend\nfrom sp.ops import hash, reorder\n");
+    d.write("sp/ops.py",
+            "import sp.backend\n\n\ndef hash(x):\n    if x.device.type == 'cuda':\n        return sp.backend.hash_cuda(x)\n"
+            "    return sp.backend.hash_cpu(x.cpu()).to(x.device)\n\n\ndef reorder(x):\n    return sp.backend.reorder_cuda(x)\n");
+    d.write("train.py", "import torch\nimport sp\n\nif __name__ == '__main__':\n    sp.reorder(sp.hash(torch.ones(3)))\n");
+    const ScanResult r = scan_dir(d);
+    for (const char* script : {"setup.py", "cython_setup.py"}) {
+        const Finding* build = find(r, "cuda-extension-build", script);
+        ASSERT_NE(build, nullptr) << script;
+        EXPECT_EQ(build->subject, "sp.backend");
+        EXPECT_EQ(build->reach, Reach::optional) << build->note;
+        EXPECT_EQ(build->impact, VerdictImpact::dual) << build->note;
+    }
+    const Finding* kernel = find(r, "cuda-kernel-source", "sp/backend/hash_cuda.cu");
+    ASSERT_NE(kernel, nullptr);
+    EXPECT_EQ(kernel->subject, "sp.backend") << kernel->note;
+    auto op_finding = [&](const std::string& op) -> const Finding* {
+        for (const auto& f : r.findings)
+            if (f.rule_id == "cuda-only-extension-op" && f.native_op == op) return &f;
+        return nullptr;
+    };
+    ASSERT_NE(op_finding("hash_cuda"), nullptr);
+    ASSERT_NE(op_finding("reorder_cuda"), nullptr);
+    EXPECT_EQ(op_finding("hash_cuda")->reach, Reach::optional) << op_finding("hash_cuda")->note;
+    EXPECT_LE(op_finding("hash_cuda")->impact, VerdictImpact::dual);
+    EXPECT_EQ(op_finding("reorder_cuda")->reach, Reach::core) << op_finding("reorder_cuda")->note;
+    EXPECT_EQ(op_finding("reorder_cuda")->impact, VerdictImpact::stay);
+}
+
 // The other two ways setup.py makes a CUDA build conditional: a conditional expression at the
 // setup() call, and a helper that returns [] early without CUDA. Either makes the extension (and its
 // kernels) optional, dual-track at most.

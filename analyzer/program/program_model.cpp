@@ -816,11 +816,12 @@ const ExtensionLink* ProgramModel::extension_with_source(const std::string& path
     for (const auto& e : m_extensions)
         if (std::find(e.sources.begin(), e.sources.end(), path) != e.sources.end()) return &e;
     // detectron2's `sources=glob(...)`: the one extension whose sources are computed owns the rest
+    // (one module built by two setup scripts, as torchsparse's setup.py and cython_setup.py, is one)
     const ExtensionLink* computed = nullptr;
     for (const auto& e : m_extensions) {
         if (!e.fact.sources.empty() || !e.fact.cuda) continue;
-        if (computed) return nullptr;
-        computed = &e;
+        if (computed && computed->fact.name != e.fact.name) return nullptr;
+        if (!computed) computed = &e;
     }
     return computed;
 }

@@ -10,7 +10,15 @@ void collect(TSNode n, TSNode scope, std::string_view name, const ModuleFacts& f
         if (is_type(left, "identifier") && facts.text(left) == name && !ts_node_is_null(right)) {
             const TSNode branch = enclosing(n, {"if_statement", "try_statement", "for_statement", "while_statement", "with_statement"});
             const bool conditional = !ts_node_is_null(branch) && (ts_node_is_null(scope) || contains(scope, branch));
-            out.push_back({right, facts.qualname(right), conditional});
+            if (is_type(right, "conditional_expression") && ts_node_named_child_count(right) == 3) {
+                // `kind = CUDAExtension if cuda else CppExtension`: either value, each under a condition
+                for (uint32_t k : {0u, 2u}) {
+                    const TSNode value = ts_node_named_child(right, k);
+                    out.push_back({value, facts.qualname(value), true});
+                }
+            } else {
+                out.push_back({right, facts.qualname(right), conditional});
+            }
         }
     }
     const uint32_t count = ts_node_named_child_count(n);

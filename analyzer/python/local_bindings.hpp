@@ -1,6 +1,7 @@
 // What a local name may hold, from the simple assignments `name = value` in its scope (the
 // enclosing function's body, or the module): detectron2's `extension = CppExtension` then, under
-// `if CUDA_HOME ...:`, `extension = CUDAExtension`, and later `extension("detectron2._C", ...)`.
+// `if CUDA_HOME ...:`, `extension = CUDAExtension`, and later `extension("detectron2._C", ...)`. A
+// conditional expression (`CUDAExtension if cuda else CppExtension`) gives both values, as conditional.
 #pragma once
 
 #include <string>
