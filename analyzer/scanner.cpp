@@ -510,6 +510,8 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     }
     phase("extension calls");
     weigh_backward_only_by_callers(records, base, result.findings);
+    guard_by_callers(records, model, base, result.findings);
+    phase("caller guards");
     // Configs and checkpoints take the reach of the code that reads them; the rest that of their file.
     std::vector<Finding> data_findings;
     const auto in_data_file = [&](const Finding& f) {

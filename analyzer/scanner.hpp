@@ -23,7 +23,10 @@
 #include "core/walker.hpp"
 
 namespace mpsport {
-namespace program { struct FileRecord; }
+namespace program {
+struct FileRecord;
+class ProgramModel;
+}  // namespace program
 
 namespace python { class PythonEngine; }
 namespace manifests { class ManifestEngine; }
@@ -96,6 +99,10 @@ private:
     // function in the files that import it decide whether gradients flow (analyzer/grad_callers.cpp).
     void weigh_backward_only_by_callers(const std::vector<program::FileRecord>& records, const std::filesystem::path& base,
                                         std::vector<Finding>& findings) const;
+    // A finding in a module-level function with no guard of its own takes the guard that every call
+    // of that function has, in its file and in the files that import it (analyzer/call_guards.cpp).
+    void guard_by_callers(const std::vector<program::FileRecord>& records, const program::ProgramModel& model, const std::filesystem::path& base,
+                          std::vector<Finding>& findings) const;
 
     const RuleCatalogue& m_catalogue;
     std::string m_target_torch;

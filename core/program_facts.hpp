@@ -4,7 +4,9 @@
 // analyzer/program/ joins the facts of every file into reach, chains and extension linkage.
 #pragma once
 
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,6 +58,21 @@ struct ImportedCall {
     // the call runs only when another file imports and calls the function.
     std::string function;
     bool function_used_here = false;
+};
+
+// The calls and other uses of some module-level functions in one file (analyzer/python/program_facts.hpp
+// uses_of_functions): the guard pass that follows a finding to the callers of its function.
+struct FunctionUses {
+    struct Call {
+        std::string name;
+        int line = 0;
+        GuardKind guard = GuardKind::none;
+        bool mps_aware = false;
+        std::string note;
+    };
+    std::vector<Call> calls;
+    std::set<std::string> other_uses;
+    std::map<int, std::string> function_at;
 };
 
 struct EntryRef {

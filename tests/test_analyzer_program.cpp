@@ -62,6 +62,59 @@ TEST(ProgramModel, LazyImportTakesTheGuardOfItsCallers) {
     EXPECT_EQ(find(unguarded, "cuda-only-package-import", "pkg/triton_ops.py")->reach, Reach::core);
 }
 
+// yolov5's smart_DDP(): the DDP wrap sits in a helper that only guarded callers call, in other files,
+// through a from-import, a module import and a relative import. The finding takes their guard; one
+// unguarded call, a use that is not a call, or a decorator (which may register the function where no
+// call shows) leaves it unguarded.
+TEST(ProgramModel, AFunctionThatEveryCallerGuardsTakesTheirGuard) {
+    test::TempDir d;
+    d.write("pkg/__init__.py", "");
+    d.write("pkg/dist.py", "import torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n\n\n"
+                           "def wrap(model):\n    return DDP(model, device_ids=[0])\n\n\n"
+                           "def main_device():\n    return torch.device('cuda')\n");
+    d.write("pkg/trainer.py", "import os\nfrom .dist import wrap\n\n\ndef fit(model):\n"
+                              "    if int(os.environ.get('WORLD_SIZE', 1)) > 1:\n        model = wrap(model)\n    return model\n");
+    d.write("train.py", "import os\nimport torch\nfrom pkg.dist import wrap\nfrom pkg.trainer import fit\n\n"
+                        "RANK = int(os.environ.get('RANK', -1))\n\nif __name__ == '__main__':\n    model = torch.nn.Linear(2, 2)\n"
+                        "    if RANK != -1:\n        model = wrap(model)\n    fit(model)\n");
+    d.write("tools/eval.py", "import pkg.dist as dist\n\nif __name__ == '__main__':\n    print(dist.main_device())\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* ddp = find(r, "distributed-data-parallel", "pkg/dist.py");
+    ASSERT_NE(ddp, nullptr);
+    EXPECT_EQ(ddp->guard, GuardKind::distributed_gate) << ddp->guard_note;
+    EXPECT_EQ(ddp->guard_note.rfind("every call of wrap() is guarded", 0), 0u) << ddp->guard_note;
+    EXPECT_EQ(ddp->impact, VerdictImpact::none) << ddp->note;
+    std::vector<std::string> calls;
+    for (const auto& rel : ddp->related)
+        if (rel.label.rfind("calls wrap()", 0) == 0) calls.push_back(rel.location.path + ":" + std::to_string(rel.location.line));
+    EXPECT_EQ(calls, (std::vector<std::string>{"pkg/trainer.py:7", "train.py:11"}));
+    // a function called without a guard (through `import pkg.dist as dist`) keeps its finding
+    const Finding* device = find(r, "hardcoded-cuda-device", "pkg/dist.py");
+    ASSERT_NE(device, nullptr);
+    EXPECT_EQ(device->guard, GuardKind::none) << device->guard_note;
+
+    // one unguarded call, through the module, and the DDP wrap is unguarded again
+    d.write("tools/eval.py", "import pkg.dist as dist\n\nif __name__ == '__main__':\n    print(dist.main_device())\n    dist.wrap(None)\n");
+    const Finding* again = find(scan_dir(d), "distributed-data-parallel", "pkg/dist.py");
+    ASSERT_NE(again, nullptr);
+    EXPECT_EQ(again->guard, GuardKind::none) << again->guard_note;
+
+    // a use that is not a call: where it runs is not known
+    d.write("tools/eval.py", "from pkg.dist import wrap\n\nHOOKS = [wrap]\n");
+    const Finding* passed = find(scan_dir(d), "distributed-data-parallel", "pkg/dist.py");
+    ASSERT_NE(passed, nullptr);
+    EXPECT_EQ(passed->guard, GuardKind::none) << passed->guard_note;
+
+    // a decorated function may be registered and called by name
+    d.write("tools/eval.py", "print(1)\n");
+    d.write("pkg/dist.py", "from torch.nn.parallel import DistributedDataParallel as DDP\nfrom .registry import register\n\n\n"
+                           "@register\ndef wrap(model):\n    return DDP(model, device_ids=[0])\n");
+    d.write("pkg/registry.py", "def register(f):\n    return f\n");
+    const Finding* decorated = find(scan_dir(d), "distributed-data-parallel", "pkg/dist.py");
+    ASSERT_NE(decorated, nullptr);
+    EXPECT_EQ(decorated->guard, GuardKind::none) << decorated->guard_note;
+}
+
 TEST(ProgramModel, EntryOptionReplacesDiscovery) {
     test::TempDir d;
     d.write("a.py", "import torch\nimport helpers\n\nif __name__ == \"__main__\":\n    pass\n");

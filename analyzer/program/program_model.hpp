@@ -125,6 +125,9 @@ public:
     // code.
     std::optional<std::string> vendored_root(const std::string& path) const;
 
+    // Whether two paths belong to one checkout (always, unless the scan is of a folder of checkouts).
+    bool same_project(const std::string& a, const std::string& b) const { return m_projects.empty() || project_of(a) == project_of(b); }
+
 private:
     struct SkipScope {
         std::string dir;                 // the conftest.py's folder ("" at the top)

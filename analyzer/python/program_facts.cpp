@@ -60,7 +60,18 @@ using CallSites = std::map<std::string, std::vector<TSNode>, std::less<>>;
 // Function that the file's wrapper applies only off the CPU. A caller with no guard of its own takes
 // the guard of its own callers, a few calls deep. Any unguarded call, or none in this file, leaves
 // it unguarded.
-Guard guard_through_callers(TSNode function, const ModuleFacts& facts, const GuardFinder& guards, const CallSites& calls, int depth = 4) {
+using GuardMemo = std::map<std::pair<const void*, int>, Guard>;  // (function node, depth) -> its guard
+
+Guard guard_through_callers(TSNode function, const ModuleFacts& facts, const GuardFinder& guards, const CallSites& calls, int depth = 4,
+                            GuardMemo* memo = nullptr) {
+    if (memo) {
+        const auto known = memo->find({function.id, depth});
+        if (known != memo->end()) return known->second;
+    }
+    auto remember = [&](Guard g) {
+        if (memo) memo->emplace(std::make_pair(function.id, depth), g);
+        return g;
+    };
     std::vector<std::pair<std::string, TSNode>> names{{std::string(facts.text(field(function, "name"))), function}};
     const TSNode cls = enclosing(function, {"class_definition"});
     if (!ts_node_is_null(cls)) names.emplace_back(std::string(facts.text(field(cls, "name"))), cls);
@@ -74,14 +85,14 @@ Guard guard_through_callers(TSNode function, const ModuleFacts& facts, const Gua
             Guard g = guards.guard_of(call);
             const TSNode outer = enclosing(call, {"function_definition"});
             if (g.kind == GuardKind::none && !g.mps_aware && depth > 1 && !ts_node_is_null(outer))
-                g = guard_through_callers(outer, facts, guards, calls, depth - 1);
-            if (g.kind == GuardKind::none) return {};
+                g = guard_through_callers(outer, facts, guards, calls, depth - 1, memo);
+            if (g.kind == GuardKind::none) return remember({});
             if (first || guard_strength(g.kind) > guard_strength(weakest.kind)) weakest = g;
             first = false;
         }
     }
     if (!first) weakest.note = "callers of " + names.back().first + "(): " + weakest.note;
-    return weakest;
+    return remember(weakest);
 }
 
 // Calls by the name they call: `knn(x)` and `ops.knn(x)` under knn; `UpFirDn2d.apply(x)` under
@@ -484,6 +495,145 @@ std::vector<ImportedCall> calls_through_imports(TSNode root, const ModuleFacts& 
         const auto seen = identifiers.find(c.function);
         c.function_used_here = !c.function.empty() && seen != identifiers.end() && seen->second > 1;  // more than its def
         out.push_back(std::move(c));
+    });
+    return out;
+}
+
+}  // namespace mpsport::python
+
+namespace mpsport::python {
+namespace {
+
+// `utils.torch_utils` as an absolute import spells it ends `src.utils.torch_utils`, the path's name.
+bool names_module(const std::string& full, std::string_view spelled) {
+    if (spelled.empty() || spelled.size() > full.size()) return false;
+    return full.compare(full.size() - spelled.size(), spelled.size(), spelled) == 0 &&
+           (full.size() == spelled.size() || full[full.size() - spelled.size() - 1] == '.');
+}
+
+std::string parent_module(const std::string& dotted) {
+    const auto dot = dotted.rfind('.');
+    return dot == std::string::npos ? std::string() : dotted.substr(0, dot);
+}
+
+}  // namespace
+
+FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const GuardFinder& guards, const std::set<std::string>& names,
+                               const std::string& module, const std::string& importer, bool defining, const std::set<int>& lines) {
+    FunctionUses out;
+    if (defining) {
+        // The module-level function each line sits in.
+        for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
+            const TSNode stmt = ts_node_named_child(root, i);
+            const bool decorated = is_type(stmt, "decorated_definition");
+            const TSNode def = decorated ? field(stmt, "definition") : stmt;
+            if (!is_type(def, "function_definition")) continue;
+            const int first = line_of(stmt), last = static_cast<int>(ts_node_end_point(stmt).row) + 1;
+            for (auto it = lines.lower_bound(first); it != lines.end() && *it <= last; ++it)
+                out.function_at[*it] = decorated ? std::string() : std::string(facts.text(field(def, "name")));
+        }
+    }
+    const std::string package = parent_module(module);
+    const std::string leaf = module.substr(module.rfind('.') == std::string::npos ? 0 : module.rfind('.') + 1);
+    std::map<std::string, std::string, std::less<>> function_names;  // local name -> the function's name
+    std::set<std::string, std::less<>> module_names;                 // local spellings of the module
+    std::set<std::string> wanted = names;  // in the module itself, none named: the functions of `lines`
+    if (defining && wanted.empty())
+        for (const auto& [line, name] : out.function_at)
+            if (!name.empty()) wanted.insert(name);
+    const std::set<std::string>& functions = wanted;
+    if (defining)
+        for (const auto& n : functions) function_names[n] = n;
+    for_each_node(root, [&](TSNode imp) {
+        if (is_type(imp, "import_statement")) {
+            for (uint32_t i = 0; i < ts_node_named_child_count(imp); ++i) {
+                const TSNode c = ts_node_named_child(imp, i);
+                const bool aliased = is_type(c, "aliased_import");
+                const std::string name(facts.text(aliased ? field(c, "name") : c));
+                const std::string local = aliased ? std::string(facts.text(field(c, "alias"))) : name;
+                if (names_module(module, name)) module_names.insert(local);
+                else if (!package.empty() && names_module(package, name)) module_names.insert(local + "." + leaf);
+            }
+            return;
+        }
+        if (!is_type(imp, "import_from_statement")) return;
+        const auto from = from_module(imp, facts);
+        if (!from) return;
+        bool is_module = false, is_package = false;
+        if (from->second > 0) {
+            std::string base = importer;
+            for (int i = 1; i < from->second; ++i) base = parent_module(base);
+            const std::string target = from->first.empty() ? base : (base.empty() ? from->first : base + "." + from->first);
+            is_module = target == module;
+            is_package = !package.empty() && target == package;
+        } else {
+            is_module = names_module(module, from->first);
+            is_package = !package.empty() && names_module(package, from->first);
+        }
+        if (!is_module && !is_package) return;
+        const TSNode module_name = field(imp, "module_name");
+        for (uint32_t i = 0; i < ts_node_named_child_count(imp); ++i) {
+            const TSNode c = ts_node_named_child(imp, i);
+            if (ts_node_start_byte(c) == ts_node_start_byte(module_name)) continue;
+            if (is_type(c, "wildcard_import")) {
+                if (is_module)
+                    for (const auto& n : functions) function_names[n] = n;
+                continue;
+            }
+            const bool aliased = is_type(c, "aliased_import");
+            const std::string name(facts.text(aliased ? field(c, "name") : c));
+            const std::string local = aliased ? std::string(facts.text(field(c, "alias"))) : name;
+            if (functions.count(name)) function_names[local] = name;  // from the module, or re-exported by its package
+            else if (is_package && name == leaf) module_names.insert(local);
+        }
+    });
+    if (function_names.empty() && module_names.empty()) return out;
+    CallSites by_name;
+    for_each_node(root, [&](TSNode n) {
+        if (is_type(n, "call")) index_call(n, facts, by_name);
+    });
+    GuardMemo memo;
+    auto in_import = [](TSNode n) { return !ts_node_is_null(enclosing(n, {"import_statement", "import_from_statement"})); };
+    auto add_call = [&](TSNode call, const std::string& name) {
+        // recursion, or a call in the function's own body, says nothing about its callers
+        if (defining) {
+            TSNode top = call;
+            while (!ts_node_is_null(ts_node_parent(top)) && !is_type(ts_node_parent(top), "module")) top = ts_node_parent(top);
+            const TSNode def = is_type(top, "decorated_definition") ? field(top, "definition") : top;
+            if (is_type(def, "function_definition") && facts.text(field(def, "name")) == name) return;
+        }
+        Guard g = guards.guard_of(call);
+        const TSNode function = enclosing(call, {"function_definition"});
+        if (g.kind == GuardKind::none && !g.mps_aware && !ts_node_is_null(function))
+            g = guard_through_callers(function, facts, guards, by_name, 4, &memo);
+        out.calls.push_back({name, line_of(call), g.kind, g.mps_aware, g.note});
+    };
+    // ts_node_parent walks down from the root: asked only of the few nodes that name a function
+    auto called_by = [&](TSNode n, TSNode& parent) {
+        parent = ts_node_parent(n);
+        return is_type(parent, "call") && ts_node_eq(field(parent, "function"), n);
+    };
+    for_each_node(root, [&](TSNode n) {
+        TSNode parent;
+        if (is_type(n, "attribute")) {
+            if (module_names.empty()) return;
+            const auto spelled = facts.text(field(n, "object"));
+            const std::string attr(facts.text(field(n, "attribute")));
+            if (!module_names.count(spelled) || !functions.count(attr)) return;
+            if (called_by(n, parent)) add_call(parent, attr);
+            else out.other_uses.insert(attr);
+            return;
+        }
+        if (!is_type(n, "identifier")) return;
+        const auto it = function_names.find(facts.text(n));
+        if (it == function_names.end()) return;
+        const bool called = called_by(n, parent);
+        if (is_type(parent, "attribute") && ts_node_eq(field(parent, "attribute"), n)) return;  // x.name is not the name
+        if (is_type(parent, "function_definition") && ts_node_eq(field(parent, "name"), n)) return;
+        if (is_type(parent, "keyword_argument") && ts_node_eq(field(parent, "name"), n)) return;
+        if (in_import(n)) return;
+        if (called) add_call(parent, it->second);
+        else out.other_uses.insert(it->second);
     });
     return out;
 }

@@ -26,4 +26,14 @@ FileFacts extract_program_facts(TSNode root, const ModuleFacts& facts, const Gua
 std::vector<ImportedCall> calls_through_imports(TSNode root, const ModuleFacts& facts, const GuardFinder& guards,
                                                const std::set<int>& import_lines);
 
+// What one file does with some module-level functions of one module (`module`, dotted, as
+// "utils.torch_utils"; `importer` is this file's own dotted name, for its relative imports): each call
+// of them with the guard around it (through this file's callers of the function the call sits in), and
+// the names it uses otherwise (passes, stores, decorates, aliases), which no guard pass can follow.
+// In the module itself (`defining`), the plain calls of the names count, and `function_at` gives the
+// module-level function each of `lines` sits in ("" outside one, in a class, or in a decorated one: a
+// decorator may register it where no call shows); with no `names` given there, the calls of those functions.
+FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const GuardFinder& guards, const std::set<std::string>& names,
+                               const std::string& module, const std::string& importer, bool defining, const std::set<int>& lines);
+
 }  // namespace mpsport::python

@@ -223,6 +223,18 @@ std::vector<PythonEngine::CallGrad> PythonEngine::gradients_at_calls(std::string
     return out;
 }
 
+std::vector<FunctionUses> PythonEngine::uses_of_functions(std::string_view text, const std::vector<FunctionQuery>& queries) const {
+    TSParser* parser = thread_parser();
+    std::unique_ptr<TSTree, TreeDeleter> tree(ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size())));
+    if (!tree) return {};
+    const TSNode root = ts_tree_root_node(tree.get());
+    const ModuleFacts facts(root, text);
+    const GuardFinder guards(m_catalogue.program().guards, facts, root);
+    std::vector<FunctionUses> out;
+    for (const auto& q : queries) out.push_back(python::uses_of_functions(root, facts, guards, q.names, q.module, q.importer, q.defining, q.lines));
+    return out;
+}
+
 std::vector<ImportedCall> PythonEngine::calls_through_imports(std::string_view text, const std::set<int>& import_lines) const {
     TSParser* parser = thread_parser();
     std::unique_ptr<TSTree, TreeDeleter> tree(ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size())));

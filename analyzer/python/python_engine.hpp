@@ -45,6 +45,16 @@ public:
         std::string why;
     };
     std::vector<CallGrad> gradients_at_calls(std::string_view text, const std::set<std::string, std::less<>>& names) const;
+    // The calls and other uses of some module-level functions of one module each in `text` (the whole
+    // file is parsed once): python::uses_of_functions for each query.
+    struct FunctionQuery {
+        std::set<std::string> names;
+        std::string module;
+        std::string importer;
+        bool defining = false;
+        std::set<int> lines;
+    };
+    std::vector<FunctionUses> uses_of_functions(std::string_view text, const std::vector<FunctionQuery>& queries) const;
 
 private:
     const RuleCatalogue& m_catalogue;

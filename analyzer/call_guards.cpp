@@ -1,0 +1,212 @@
+// Guards that sit at the callers. A finding inside a module-level function with no guard of its own
+// (yolov5's smart_DDP(), which wraps the model in DDP; called by train.py only under
+// `if cuda and RANK != -1:`) runs only where that function is called. When every call of it, in its
+// own file and in the files that import it from its module or its package, sits under a guard, the
+// finding takes the weakest of those guards, and the calls become its related locations.
+//
+// Only findings in files the training run reaches are followed (tests and examples weigh minor at most
+// already), so the pass parses about 100 defining files and 270 importers on the 23-repository bench tree.
+//
+// It stays unguarded when nothing shows every use: no call at all, a use other than a call (passed as
+// a callback, stored, re-exported under another name), a decorated function (a decorator may register
+// it), or one unguarded call. The defining files and their importers are parsed again, whole, here:
+// the scan may have parsed only the regions of a file around its matches.
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "analyzer/program/program_model.hpp"
+#include "analyzer/python/python_engine.hpp"
+#include "analyzer/scanner.hpp"
+#include "core/parallel.hpp"
+#include "core/paths.hpp"
+
+namespace fs = std::filesystem;
+
+namespace mpsport {
+namespace {
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// "pkg/ops/knn.py" -> "pkg.ops.knn"; "pkg/ops/__init__.py" -> "pkg.ops"
+std::string dotted(std::string path) {
+    if (ends_with(path, ".py")) path.resize(path.size() - 3);
+    if (path == "__init__") return {};
+    if (ends_with(path, "/__init__")) path.resize(path.size() - 9);
+    std::replace(path.begin(), path.end(), '/', '.');
+    return path;
+}
+
+// Where a file's `from . import x` starts: its package (a package's __init__ is that package).
+std::string relative_base(const std::string& path) {
+    const std::string d = dotted(path);
+    if (ends_with(path, "__init__.py")) return d;
+    const auto dot = d.rfind('.');
+    return dot == std::string::npos ? std::string() : d.substr(0, dot);
+}
+
+// Does `imp` in `importer` name the module at `defined_in`, or its package?
+bool imports_module_or_package(const ImportFact& imp, const std::string& importer, const std::string& module) {
+    const auto dot = module.rfind('.');
+    const std::string package = dot == std::string::npos ? std::string() : module.substr(0, dot);
+    auto names = [](const std::string& full, const std::string& spelled) {
+        return !spelled.empty() && spelled.size() <= full.size() && full.compare(full.size() - spelled.size(), spelled.size(), spelled) == 0 &&
+               (full.size() == spelled.size() || full[full.size() - spelled.size() - 1] == '.');
+    };
+    if (imp.level > 0) {
+        std::string base = relative_base(importer);
+        for (int i = 1; i < imp.level; ++i) base = base.rfind('.') == std::string::npos ? std::string() : base.substr(0, base.rfind('.'));
+        const std::string target = imp.module.empty() ? base : (base.empty() ? imp.module : base + "." + imp.module);
+        return target == module || (!package.empty() && target == package);
+    }
+    return names(module, imp.module) || (!package.empty() && names(package, imp.module));
+}
+
+bool is_candidate(const Finding& f, const RuleCatalogue& catalogue) {
+    if (f.guard != GuardKind::none || !ends_with(f.location.path, ".py")) return false;
+    if (f.category == "op-support" || f.category == "dependency") return false;
+    const Rule* rule = catalogue.find(f.rule_id);
+    return rule && rule->engine == "python" && rule->guard == "downgrade";
+}
+
+RelatedLocation call_site(const std::string& path, int line, const std::string& label) {
+    RelatedLocation rel;
+    rel.location.path = path;
+    rel.location.line = rel.location.end_line = line;
+    rel.label = label;
+    return rel;
+}
+
+}  // namespace
+
+void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, const program::ProgramModel& model, const fs::path& base,
+                               std::vector<Finding>& findings) const {
+    std::map<std::string, std::set<int>> lines_by_file;
+    // Tests, benchmarks and examples weigh minor at most already; the pass is for the training run's files.
+    for (const auto& f : findings)
+        if (is_candidate(f, m_catalogue) && model.reach_of(f.location.path).level > program::Level::tooling)
+            lines_by_file[f.location.path].insert(f.location.line);
+    if (lines_by_file.empty()) return;
+    build_engines();
+    using Query = python::PythonEngine::FunctionQuery;
+    // 1. Each file with candidates, parsed once: the function each line sits in, and its own calls of those.
+    std::vector<std::string> defining;
+    std::vector<std::vector<Query>> defining_queries;
+    for (const auto& [path, lines] : lines_by_file) {
+        defining.push_back(path);
+        defining_queries.push_back({Query{{}, dotted(path), relative_base(path), true, lines}});
+    }
+    auto run = [&](const std::vector<std::string>& paths, const std::vector<std::vector<Query>>& queries) {
+        std::vector<std::optional<std::vector<FunctionUses>>> out(paths.size());
+        parallel_for(paths.size(), [&](std::size_t i) {
+            try {
+                auto uses = m_python->uses_of_functions(read_file(base / paths[i]), queries[i]);
+                if (uses.size() == queries[i].size()) out[i] = std::move(uses);
+            } catch (const std::exception&) {
+                // read a moment ago: if it is gone now, its uses are not known
+            }
+        });
+        return out;
+    };
+    const auto own = run(defining, defining_queries);
+    struct Calls {
+        std::vector<std::pair<std::string, FunctionUses::Call>> calls;  // path, call
+        bool unknown = false;                                           // a use that is not a call
+    };
+    std::map<std::pair<std::string, std::string>, Calls> uses;       // (defining file, function) -> its uses
+    std::map<std::string, std::set<std::string>> functions_of;       // defining file -> its functions with candidates
+    std::map<std::string, std::map<int, std::string>> function_at;  // defining file -> line -> function
+    for (std::size_t i = 0; i < defining.size(); ++i) {
+        if (!own[i]) continue;
+        const FunctionUses& u = own[i]->front();
+        for (const auto& [line, name] : u.function_at)
+            if (!name.empty()) functions_of[defining[i]].insert(name);
+        if (!functions_of.count(defining[i])) continue;
+        function_at[defining[i]] = u.function_at;
+        for (const auto& c : u.calls) uses[{defining[i], c.name}].calls.emplace_back(defining[i], c);
+        for (const auto& name : u.other_uses) uses[{defining[i], name}].unknown = true;
+    }
+    // 2. The files that import those modules or their packages, each parsed once for all of them. The
+    // Python files by the last name of each module they import (`from ..utils import x` under "utils").
+    auto last_name = [](const std::string& d) { return d.substr(d.rfind('.') == std::string::npos ? 0 : d.rfind('.') + 1); };
+    std::map<std::string, std::vector<const program::FileRecord*>> importers_by_name;
+    for (const auto& r : records) {
+        if (!r.facts || r.kind != FileKind::python) continue;
+        std::set<std::string> keys;
+        for (const auto& imp : r.facts->imports) {
+            std::string target = imp.module;
+            if (imp.level > 0) {
+                std::string b = relative_base(r.path);
+                for (int i = 1; i < imp.level; ++i) b = b.rfind('.') == std::string::npos ? std::string() : b.substr(0, b.rfind('.'));
+                target = imp.module.empty() ? b : (b.empty() ? imp.module : b + "." + imp.module);
+            }
+            if (!target.empty()) keys.insert(last_name(target));
+        }
+        for (const auto& k : keys) importers_by_name[k].push_back(&r);
+    }
+    std::map<std::string, std::vector<std::pair<std::string, Query>>> by_importer;  // importer -> (defining file, query)
+    for (const auto& [path, names] : functions_of) {
+        const std::string module = dotted(path);
+        const auto dot = module.rfind('.');
+        for (const std::string& key : {last_name(module), dot == std::string::npos ? std::string() : last_name(module.substr(0, dot))}) {
+            const auto by = importers_by_name.find(key);
+            if (key.empty() || by == importers_by_name.end()) continue;
+            for (const program::FileRecord* r : by->second) {
+                if (r->path == path || !model.same_project(r->path, path)) continue;
+                auto& queries = by_importer[r->path];
+                if (!queries.empty() && queries.back().first == path) continue;  // found under both names
+                if (std::none_of(r->facts->imports.begin(), r->facts->imports.end(),
+                                 [&](const ImportFact& imp) { return imports_module_or_package(imp, r->path, module); }))
+                    continue;
+                queries.emplace_back(path, Query{names, module, relative_base(r->path), false, {}});
+            }
+        }
+    }
+    std::vector<std::string> importer_paths;
+    std::vector<std::vector<Query>> importer_queries;
+    for (auto& [importer, queries] : by_importer) {
+        if (queries.empty()) continue;
+        importer_paths.push_back(importer);
+        importer_queries.emplace_back();
+        for (auto& q : queries) importer_queries.back().push_back(q.second);
+    }
+    const auto imported = run(importer_paths, importer_queries);
+    for (std::size_t i = 0; i < importer_paths.size(); ++i) {
+        const auto& queries = by_importer[importer_paths[i]];
+        for (std::size_t k = 0; k < queries.size(); ++k) {
+            const std::string& path = queries[k].first;
+            if (!imported[i]) {  // gone: its uses are not known
+                for (const auto& name : functions_of[path]) uses[{path, name}].unknown = true;
+                continue;
+            }
+            const FunctionUses& u = (*imported[i])[k];
+            for (const auto& c : u.calls) uses[{path, c.name}].calls.emplace_back(importer_paths[i], c);
+            for (const auto& name : u.other_uses) uses[{path, name}].unknown = true;
+        }
+    }
+    // 3. A finding whose function is called, only so, and only under guards, takes the weakest of them.
+    for (auto& f : findings) {
+        if (!is_candidate(f, m_catalogue)) continue;
+        const auto at = function_at.find(f.location.path);
+        if (at == function_at.end()) continue;
+        const auto fn = at->second.find(f.location.line);
+        if (fn == at->second.end() || fn->second.empty()) continue;
+        const auto it = uses.find({f.location.path, fn->second});
+        if (it == uses.end() || it->second.unknown || it->second.calls.empty()) continue;
+        const auto& calls = it->second.calls;
+        if (std::any_of(calls.begin(), calls.end(), [](const auto& c) { return c.second.guard == GuardKind::none; })) continue;
+        const auto weakest = std::min_element(calls.begin(), calls.end(), [](const auto& a, const auto& b) {
+            return guard_strength(a.second.guard) < guard_strength(b.second.guard);
+        });
+        f.guard = weakest->second.guard;
+        f.guard_note = "every call of " + fn->second + "() is guarded; " + weakest->first + ":" + std::to_string(weakest->second.line) + ": " +
+                       weakest->second.note;
+        for (const auto& [path, c] : calls)
+            f.related.push_back(call_site(path, c.line, "calls " + c.name + "() (" + std::string(to_string(c.guard)) + " guard)"));
+    }
+}
+
+}  // namespace mpsport
