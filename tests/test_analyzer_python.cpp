@@ -95,6 +95,14 @@ TEST_F(PythonEngineTest, OptionalImportLowersSeverityAndImpact) {
     EXPECT_EQ(required[0].impact, VerdictImpact::stay);
     EXPECT_EQ(required[0].location.line, 5);
     EXPECT_NE(required[0].message.find("cupy"), std::string::npos);
+
+    // a package needed only for speed (apex), with a fallback: one level lower, no verdict impact
+    const auto apex = of(scan("try:\n    from apex.normalization import FusedLayerNorm as LayerNorm\nexcept ImportError:\n"
+                              "    from torch.nn import LayerNorm\n"),
+                         "optional-cuda-only-package-import");
+    ASSERT_EQ(apex.size(), 1u);
+    EXPECT_EQ(apex[0].impact, VerdictImpact::none) << apex[0].note;
+    EXPECT_NE(apex[0].note.find("loses only speed"), std::string::npos) << apex[0].note;
 }
 
 TEST_F(PythonEngineTest, PackageNeededOnlyForScaleIsMajorDual) {
@@ -102,6 +110,29 @@ TEST_F(PythonEngineTest, PackageNeededOnlyForScaleIsMajorDual) {
     ASSERT_EQ(fs.size(), 1u);
     EXPECT_EQ(fs[0].severity, Severity::major);
     EXPECT_EQ(fs[0].impact, VerdictImpact::dual);
+}
+
+// yolov5's `elif engine: import tensorrt`: a scale-or-speed package imported on demand in one branch of
+// a function is an option, with no verdict impact. Straight in a function's body it is needed whenever the
+// function runs, and a package with no replacement (triton) keeps its weight in a branch too.
+TEST_F(PythonEngineTest, PackageForSpeedImportedInOneBranchIsAnOption) {
+    const auto fs = of(scan("def load(w, engine, fast):\n    if engine:\n        import tensorrt as trt\n"
+                            "    try:\n        import deepspeed\n    except ImportError:\n        import deepspeed\n"
+                            "    if fast:\n        import triton\n\n\ndef init():\n    import apex\n"),
+                       "cuda-only-package-import");
+    ASSERT_EQ(fs.size(), 4u);
+    for (const auto& f : fs) {
+        if (f.subject == "tensorrt" || f.subject == "deepspeed") {
+            EXPECT_EQ(f.impact, VerdictImpact::none) << f.subject;
+            EXPECT_EQ(f.severity, Severity::minor) << f.subject;
+            EXPECT_NE(f.note.find(f.subject == "tensorrt" ? "(if engine:)" : "(an except clause)"), std::string::npos) << f.note;
+        } else if (f.subject == "triton") {
+            EXPECT_EQ(f.impact, VerdictImpact::stay);
+        } else {
+            EXPECT_EQ(f.subject, "apex");
+            EXPECT_EQ(f.impact, VerdictImpact::dual);
+        }
+    }
 }
 
 TEST_F(PythonEngineTest, ImportOfAPackageWithAMacBuildIsInfo) {

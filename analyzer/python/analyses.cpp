@@ -4,11 +4,27 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 namespace mpsport::python {
 namespace {
 
 // ---- package-import: imports of packages from rules/packages/ ----------------------------------
+
+// The branch of its function an import sits in: "elif engine:" for an if/elif/else arm, "except
+// ImportError:" for a handler; nullopt at module level or straight in the function's body.
+std::optional<std::string> branch_in_function(TSNode imp, const ModuleFacts& facts) {
+    if (ts_node_is_null(enclosing(imp, {"function_definition"}))) return std::nullopt;
+    for (TSNode cur = imp, parent = ts_node_parent(imp); !ts_node_is_null(parent); cur = parent, parent = ts_node_parent(parent)) {
+        if (is_type(parent, "function_definition") || is_type(parent, "class_definition") || is_type(parent, "module")) return std::nullopt;
+        if (is_type(parent, "if_statement") && !ts_node_eq(cur, field(parent, "condition")))
+            return "if " + one_line(facts.text(field(parent, "condition")), 60) + ":";
+        if (is_type(parent, "elif_clause")) return "elif " + one_line(facts.text(field(parent, "condition")), 60) + ":";
+        if (is_type(parent, "else_clause")) return std::string("else:");
+        if (is_type(parent, "except_clause")) return std::string("an except clause");
+    }
+    return std::nullopt;
+}
 
 void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out) {
     const bool want_optional = listed(rule_param(rule, "optional"), "true");
@@ -58,6 +74,21 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
             m.begin = ts_node_start_byte(imp);
             m.end = ts_node_end_byte(imp);
             describe_package(m, *pkg);
+            // `elif engine: import tensorrt` (yolov5's DetectMultiBackend), `if args.deepspeed: import
+            // deepspeed`: a package needed only for scale or speed, imported on demand in one branch of a
+            // function, is an option the run can leave off.
+            if (!optional && m.impact && *m.impact < rule.impact)
+                if (const auto branch = branch_in_function(imp, in.facts)) {
+                    m.impact = VerdictImpact::none;
+                    m.severity = std::min(m.severity.value_or(rule.severity), Severity::minor);
+                    m.note = "a package for scale or speed, imported on demand in one branch (" + *branch + "): an option the run can leave off";
+                }
+            // With a fallback beside it, a package needed only for scale or speed weighs one level below
+            // the rule, as an unguarded one does: the Mac runs the fallback and loses only speed.
+            if (optional && pkg->impact < VerdictImpact::stay) {
+                m.impact = VerdictImpact::none;
+                m.note = "a package for scale or speed with a fallback beside it: the Mac runs the fallback and loses only speed";
+            }
             if (!pkg->mac_build.empty()) {
                 // `import onnxruntime` is as much the plain wheel as the -gpu one: the manifests say which.
                 m.severity = Severity::info;

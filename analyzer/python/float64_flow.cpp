@@ -208,6 +208,17 @@ Float64Flow float64_flow(TSNode node, const ModuleFacts& facts) {
         return reaches_device(parent, facts, followed, 0) ? Float64Flow::device : Float64Flow::host;
     }
     if (is_type(parent, "comparison_operator")) return Float64Flow::host;  // `x.dtype == torch.float64` makes nothing
+    // `torch.float64 if torch.get_default_dtype() == torch.float64 else torch.float32` (torch.optim's
+    // _get_scalar_dtype idiom) follows the default dtype: float64 only where the program already set it,
+    // which default-dtype-float64 reports at the set_default_dtype call.
+    if (is_type(parent, "conditional_expression") && ts_node_named_child_count(parent) == 3 &&
+        !ts_node_eq(ts_node_named_child(parent, 1), node)) {
+        bool follows_default = false;
+        for_each_node(ts_node_named_child(parent, 1), [&](TSNode n) {
+            follows_default = follows_default || (is_type(n, "call") && facts.qualname(field(n, "function")) == "torch.get_default_dtype");
+        });
+        if (follows_default) return Float64Flow::host;
+    }
     if (is_type(parent, "keyword_argument")) {
         if (facts.text(field(parent, "name")) != "dtype") return Float64Flow::device;
         arg = parent;

@@ -53,3 +53,13 @@ def schedule(n):
 def to_numpy(x):
     # ruleid: float64-dtype
     return x.double().cpu().numpy()  # float64 on the device first: swap to .cpu().double()
+
+
+def scalar_dtype():
+    # ok: float64-dtype
+    return torch.float64 if torch.get_default_dtype() == torch.float64 else torch.float32  # follows the default
+
+
+def step_dtype(fast):
+    # ruleid: float64-dtype
+    return torch.float64 if fast else torch.float32
