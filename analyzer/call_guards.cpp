@@ -72,6 +72,15 @@ bool is_candidate(const Finding& f, const RuleCatalogue& catalogue) {
     return rule && rule->engine == "python" && rule->guard == "downgrade";
 }
 
+// A query as the cache keys its answer: the file's content is the entry's own key.
+std::string query_key(const python::PythonEngine::FunctionQuery& q) {
+    std::string key = (q.defining ? "D|" : "I|") + q.module + "|" + q.importer + "|";
+    for (const auto& n : q.names) key += n + ",";
+    key += "|";
+    for (int line : q.lines) key += std::to_string(line) + ",";
+    return key;
+}
+
 RelatedLocation call_site(const std::string& path, int line, const std::string& label) {
     RelatedLocation rel;
     rel.location.path = path;
@@ -83,7 +92,7 @@ RelatedLocation call_site(const std::string& path, int line, const std::string& 
 }  // namespace
 
 void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, const program::ProgramModel& model, const fs::path& base,
-                               std::vector<Finding>& findings) const {
+                               const FunctionUsesMemo& memo, std::vector<Finding>& findings) const {
     std::map<std::string, std::set<int>> lines_by_file;
     // Tests, benchmarks and examples weigh minor at most already; the pass is for the training run's files.
     for (const auto& f : findings)
@@ -99,9 +108,26 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
         defining.push_back(path);
         defining_queries.push_back({Query{{}, dotted(path), relative_base(path), true, lines}});
     }
+    // Each file's answers: from the cache where it holds every query of the file (it keeps them with
+    // the file's content), else from one parse, kept for the next scan.
     auto run = [&](const std::vector<std::string>& paths, const std::vector<std::vector<Query>>& queries) {
         std::vector<std::optional<std::vector<FunctionUses>>> out(paths.size());
-        parallel_for(paths.size(), [&](std::size_t i) {
+        std::vector<std::vector<std::string>> keys(paths.size());
+        std::vector<std::size_t> to_parse;
+        for (std::size_t i = 0; i < paths.size(); ++i) {
+            const auto* known = memo.known ? memo.known(paths[i]) : nullptr;
+            std::vector<FunctionUses> found;
+            for (const auto& q : queries[i]) {
+                keys[i].push_back(query_key(q));
+                if (!known) continue;
+                const auto it = known->find(keys[i].back());
+                if (it != known->end()) found.push_back(it->second);
+            }
+            if (found.size() == queries[i].size()) out[i] = std::move(found);
+            else to_parse.push_back(i);
+        }
+        parallel_for(to_parse.size(), [&](std::size_t k) {
+            const std::size_t i = to_parse[k];
             try {
                 auto uses = m_python->uses_of_functions(read_file(base / paths[i]), queries[i]);
                 if (uses.size() == queries[i].size()) out[i] = std::move(uses);
@@ -109,6 +135,12 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
                 // read a moment ago: if it is gone now, its uses are not known
             }
         });
+        for (std::size_t i : to_parse) {
+            if (!out[i] || !memo.keep) continue;
+            std::map<std::string, FunctionUses> kept;
+            for (std::size_t q = 0; q < keys[i].size(); ++q) kept.emplace(keys[i][q], (*out[i])[q]);
+            memo.keep(paths[i], std::move(kept));
+        }
         return out;
     };
     const auto own = run(defining, defining_queries);

@@ -68,7 +68,7 @@ void remove_old_files(const fs::path& dir, std::uint64_t key) {
 }
 
 constexpr std::uint32_t kMagic = 0x4d505343;  // "MPSC"
-constexpr std::uint32_t kFormat = 14;  // 14: FileFacts::hosted_demo; 13: a checksum of the content
+constexpr std::uint32_t kFormat = 15;  // 15: FileOutcome::function_uses; 14: FileFacts::hosted_demo; 13: a checksum of the content
 
 // The content and its checksum, appended; the content back when the checksum holds (a cache file
 // is only ever an optimisation: a damaged one is read as missing).
@@ -387,6 +387,49 @@ void read_extension_calls(Reader& r, FileOutcome& o) {
     }
 }
 
+void write_function_uses(Writer& w, const FileOutcome& o) {
+    w.u64(o.function_uses.size());
+    for (const auto& [key, u] : o.function_uses) {
+        w.str(key);
+        w.u64(u.calls.size());
+        for (const auto& c : u.calls) {
+            w.str(c.name);
+            w.i64(c.line);
+            w.u64(static_cast<std::uint64_t>(c.guard));
+            w.u64(c.mps_aware ? 1 : 0);
+            w.str(c.note);
+        }
+        w.u64(u.other_uses.size());
+        for (const auto& name : u.other_uses) w.str(name);
+        w.u64(u.function_at.size());
+        for (const auto& [line, name] : u.function_at) {
+            w.i64(line);
+            w.str(name);
+        }
+    }
+}
+
+void read_function_uses(Reader& r, FileOutcome& o) {
+    for (std::uint64_t n = r.u64(); n > 0; --n) {
+        std::string key = r.str();
+        FunctionUses u;
+        u.calls.resize(r.count());
+        for (auto& c : u.calls) {
+            c.name = r.str();
+            c.line = static_cast<int>(r.i64());
+            c.guard = static_cast<GuardKind>(r.u64());
+            c.mps_aware = r.u64() != 0;
+            c.note = r.str();
+        }
+        for (std::uint64_t k = r.u64(); k > 0; --k) u.other_uses.insert(r.str());
+        for (std::uint64_t k = r.u64(); k > 0; --k) {
+            const int line = static_cast<int>(r.i64());
+            u.function_at[line] = r.str();
+        }
+        o.function_uses.emplace(std::move(key), std::move(u));
+    }
+}
+
 void write_config_facts(Writer& w, const configs::PythonConfigFacts& c) {
     for (const auto* list : {&c.files, &c.directories, &c.checkpoints}) {
         w.u64(list->size());
@@ -457,15 +500,25 @@ std::uint64_t ScanCache::key_for(const RuleCatalogue& catalogue, const std::stri
 }
 
 ScanCache ScanCache::load(const fs::path& dir, std::uint64_t key) {
-    ScanCache cache(key);
     std::error_code ec;
-    if (!fs::exists(dir / file_name(key), ec)) return cache;
+    if (!fs::exists(dir / file_name(key), ec)) return ScanCache(key);
     try {
         const std::string bytes = read_file(dir / file_name(key));
         const std::optional<std::string_view> content = checked(bytes);
-        if (!content) return cache;
-        Reader r(*content);
-        if (r.u64() != kMagic || r.u64() != kFormat || r.u64() != key) return cache;
+        constexpr std::size_t kHeader = 3 * sizeof(std::uint64_t);
+        if (!content || content->size() < kHeader) return ScanCache(key);
+        Reader r(content->substr(0, kHeader));
+        if (r.u64() != kMagic || r.u64() != kFormat || r.u64() != key) return ScanCache(key);
+        return parse_entries(content->substr(kHeader), key);
+    } catch (const std::exception&) {
+        return ScanCache(key);  // unreadable: start cold
+    }
+}
+
+ScanCache ScanCache::parse_entries(std::string_view entries, std::uint64_t key) {
+    ScanCache cache(key);
+    try {
+        Reader r(entries);
         for (std::uint64_t files = r.u64(); files > 0; --files) {
             std::string path = r.str();
             Entry e;
@@ -480,6 +533,7 @@ ScanCache ScanCache::load(const fs::path& dir, std::uint64_t key) {
             if (std::string native = r.str(); !native.empty()) e.outcome.native = cuda::facts_from_json(native);
             read_config_facts(r, e.outcome.config_facts);
             read_extension_calls(r, e.outcome);
+            read_function_uses(r, e.outcome);
             cache.m_entries.emplace(std::move(path), std::move(e));
         }
         if (!r.done()) throw std::runtime_error("trailing bytes");
@@ -523,6 +577,7 @@ void ScanCache::save(const fs::path& dir, const std::set<std::string>* touched) 
         w.str(e.outcome.native.empty() ? std::string() : cuda::facts_to_json(e.outcome.native));
         write_config_facts(w, e.outcome.config_facts);
         write_extension_calls(w, e.outcome);
+        write_function_uses(w, e.outcome);
     }
     write_file_atomically(dir / file_name(m_key), with_checksum(w.bytes()));
     remove_old_files(dir, m_key);
@@ -684,14 +739,25 @@ std::optional<ScanResult> ScanCache::load_result(const fs::path& dir, std::uint6
         if (!in.seekg(here) || !in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()))) return std::nullopt;
         const std::optional<std::string_view> body = checked(bytes);
         if (!body) return std::nullopt;
-        Reader r(*body);
-        ScanResult result = read_result(r);
-        if (!r.done()) return std::nullopt;
+        std::optional<ScanResult> parsed = parse_result(*body);
+        if (!parsed) return std::nullopt;
+        ScanResult result = std::move(*parsed);
         result.files_cached = result.files_scanned;  // every file is as the cache holds it
         result.inputs_id = id;
         return result;
     } catch (const std::exception&) {
         return std::nullopt;  // corrupt or cut short: scan
+    }
+}
+
+std::optional<ScanResult> ScanCache::parse_result(std::string_view body) {
+    try {
+        Reader r(body);
+        ScanResult result = read_result(r);
+        if (!r.done()) return std::nullopt;
+        return result;
+    } catch (const std::exception&) {
+        return std::nullopt;
     }
 }
 

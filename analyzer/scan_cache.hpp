@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -54,6 +55,11 @@ public:
     // Returns the inputs' id, as load_result will give it.
     static std::uint64_t save_result(const std::filesystem::path& dir, std::uint64_t key, std::uint64_t walk_digest,
                                      const std::filesystem::path& base, const std::vector<std::string>& extras, const ScanResult& result);
+
+    // The readers of the two files' bodies (after their headers and checksums), for the fuzz target:
+    // any bytes give an empty cache or nullopt, never a crash.
+    static ScanCache parse_entries(std::string_view entries, std::uint64_t key);
+    static std::optional<ScanResult> parse_result(std::string_view body);
 
     const Entry* find(const std::string& path) const;
     // The entry itself, for a scan that takes what it holds (by move) instead of copying it; safe

@@ -510,7 +510,28 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     }
     phase("extension calls");
     weigh_backward_only_by_callers(records, base, result.findings);
-    guard_by_callers(records, model, base, result.findings);
+    FunctionUsesMemo uses_memo;
+    uses_memo.known = [&](const std::string& path) -> const std::map<std::string, FunctionUses>* {
+        for (const auto& [memo_path, entry] : memos)
+            if (memo_path == path) return &entry.outcome.function_uses;
+        const ScanCache::Entry* e = options.cache_dir ? fresh.find(path) : nullptr;
+        return e ? &e->outcome.function_uses : nullptr;
+    };
+    uses_memo.keep = [&](const std::string& path, std::map<std::string, FunctionUses> uses) {
+        if (!options.cache_dir) return;
+        // merged: one file may answer as a module and as an importer
+        for (auto& [memo_path, entry] : memos)
+            if (memo_path == path) {
+                for (auto& [key, u] : uses) entry.outcome.function_uses[key] = std::move(u);
+                return;
+            }
+        if (const ScanCache::Entry* e = fresh.find(path)) {
+            ScanCache::Entry updated = *e;
+            for (auto& [key, u] : uses) updated.outcome.function_uses[key] = std::move(u);
+            memos.emplace_back(path, std::move(updated));
+        }
+    };
+    guard_by_callers(records, model, base, uses_memo, result.findings);
     phase("caller guards");
     // Configs and checkpoints take the reach of the code that reads them; the rest that of their file.
     std::vector<Finding> data_findings;

@@ -68,6 +68,16 @@ struct FileOutcome {
     // as last found (the file is parsed whole for them; the cache keeps them with the file).
     std::set<int> extension_import_lines;
     std::vector<ImportedCall> extension_calls;
+    // Python files: the calls of functions the caller-guard pass asked about, by its query (the file is
+    // parsed whole for them; the cache keeps them with the file, as the calls through extensions).
+    std::map<std::string, FunctionUses> function_uses;
+};
+
+// The caller-guard pass's memo: what the cache knows of a file's function uses, and where to keep
+// what the pass found anew.
+struct FunctionUsesMemo {
+    std::function<const std::map<std::string, FunctionUses>*(const std::string& path)> known;
+    std::function<void(const std::string& path, std::map<std::string, FunctionUses> uses)> keep;
 };
 
 class Scanner {
@@ -102,7 +112,7 @@ private:
     // A finding in a module-level function with no guard of its own takes the guard that every call
     // of that function has, in its file and in the files that import it (analyzer/call_guards.cpp).
     void guard_by_callers(const std::vector<program::FileRecord>& records, const program::ProgramModel& model, const std::filesystem::path& base,
-                          std::vector<Finding>& findings) const;
+                          const FunctionUsesMemo& memo, std::vector<Finding>& findings) const;
 
     const RuleCatalogue& m_catalogue;
     std::string m_target_torch;

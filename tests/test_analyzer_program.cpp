@@ -579,6 +579,46 @@ TEST(ProgramModel, CallsThroughExtensionsAreCachedWithTheirImporter) {
     EXPECT_EQ(call_lines(edited).size(), call_lines(cold).size() + 1);
 }
 
+// The caller-guard pass parses the defining files and their importers whole; the cache keeps each file's
+// answers with it, so a warm scan with one file edited parses only that file again, and an edit that adds
+// an unguarded call is seen.
+TEST(ProgramModel, CallerGuardsAreCachedWithEachFile) {
+    test::TempDir d;
+    test::TempDir cache;
+    d.write("pkg/__init__.py", "");
+    d.write("pkg/dist.py", "from torch.nn.parallel import DistributedDataParallel as DDP\n\n\n"
+                           "def wrap(model):\n    return DDP(model, device_ids=[0])\n");
+    d.write("train.py", "import os\nimport torch\nfrom pkg.dist import wrap\n\nif __name__ == '__main__':\n"
+                        "    model = torch.nn.Linear(2, 2)\n    if int(os.environ.get('RANK', -1)) != -1:\n        model = wrap(model)\n");
+    d.write("tools/export.py", "import torch\n\nif __name__ == '__main__':\n    print(torch.ones(1))\n");
+    ScanOptions o;
+    o.cache_dir = cache.path();
+    auto guard = [&](const ScanResult& r) {
+        const Finding* f = find(r, "distributed-data-parallel", "pkg/dist.py");
+        return f ? f->guard : GuardKind::grad_unknown;
+    };
+    EXPECT_EQ(guard(scan_dir(d, o)), GuardKind::distributed_gate);
+    const auto catalogue = RuleCatalogue::load(test::rules_dir());
+    const ScanCache saved = ScanCache::load(cache.path(), ScanCache::key_for(catalogue, kDefaultTargetTorch, o));
+    ASSERT_NE(saved.find("train.py"), nullptr);
+    ASSERT_EQ(saved.find("train.py")->outcome.function_uses.size(), 1u);
+    const FunctionUses& kept = saved.find("train.py")->outcome.function_uses.begin()->second;
+    ASSERT_EQ(kept.calls.size(), 1u);
+    EXPECT_EQ(kept.calls[0].line, 8);
+    EXPECT_EQ(kept.calls[0].guard, GuardKind::distributed_gate);
+    ASSERT_NE(saved.find("pkg/dist.py"), nullptr);
+    EXPECT_EQ(saved.find("pkg/dist.py")->outcome.function_uses.size(), 1u);
+
+    d.write("tools/export.py", "import torch\n\nif __name__ == '__main__':\n    print(torch.ones(1))\n");  // same content
+    const ScanResult warm = scan_dir(d, o);
+    EXPECT_EQ(warm.files_cached, warm.files_scanned);
+    EXPECT_EQ(guard(warm), GuardKind::distributed_gate);
+    d.write("tools/export.py", "import torch\nfrom pkg.dist import wrap\n\nif __name__ == '__main__':\n    wrap(torch.nn.Linear(2, 2))\n");
+    EXPECT_EQ(guard(scan_dir(d, o)), GuardKind::none) << "an unguarded call in an edited importer";
+    d.write("tools/export.py", "import torch\n\nif __name__ == '__main__':\n    print(torch.ones(1))\n");
+    EXPECT_EQ(guard(scan_dir(d, o)), GuardKind::distributed_gate);
+}
+
 // detectron2's setup.py: the extension is built through a variable, CppExtension unless the machine
 // has CUDA. The build is found and linked to its imports, and weighs as optional (a C++ build of the
 // same module exists on a Mac); a variable that is only ever CUDAExtension keeps the full weight.
