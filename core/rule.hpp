@@ -163,6 +163,10 @@ struct ProgramVocabulary {
     // its own licence file and is no Python package. Weighs a tooling or unreached file there.
     std::vector<std::string> vendored_dirs;
     std::optional<WeightRule> vendored;
+    // Launch lines (rule ids) that start several processes; the weight when the Python script the line
+    // runs is the repository's and has no unguarded distributed finding of its own.
+    std::vector<std::string> scale_out_rules;
+    std::optional<WeightRule> scale_out;
 };
 
 enum class MpsStatus { none, partial, native };

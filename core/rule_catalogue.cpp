@@ -286,10 +286,15 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
         if (!v["weight"]) fail(file, "vendored: expected 'dirs' and 'weight'");
         p.vendored = parse_weight(v["weight"], "vendored.weight", file);
     }
+    if (const YAML::Node v = doc["scale_out_launch"]) {
+        p.scale_out_rules = string_list(v, "rules", file);
+        if (!v["weight"]) fail(file, "scale_out_launch: expected 'rules' and 'weight'");
+        p.scale_out = parse_weight(v["weight"], "scale_out_launch.weight", file);
+    }
     for (const auto& kv : doc) {
         const std::string key = kv.first.as<std::string>();
         if (key != "guards" && key != "tooling" && key != "guard_weights" && key != "reach_weights" && key != "reach_weights_for" &&
-            key != "data_readers" && key != "vendored")
+            key != "data_readers" && key != "vendored" && key != "scale_out_launch")
             fail(file, "unknown top-level key '" + key + "'");
     }
     return p;

@@ -115,6 +115,34 @@ TEST(ProgramModel, AFunctionThatEveryCallerGuardsTakesTheirGuard) {
     EXPECT_EQ(decorated->guard, GuardKind::none) << decorated->guard_note;
 }
 
+// timm's distributed_train.sh: `torchrun --nproc_per_node=$NUM_PROC train.py`, where train.py wraps DDP
+// only under its distributed gate, is a way to scale out (rules/program.yaml scale_out_launch): the Mac
+// runs `python train.py`. A launched script that needs several processes (an unconditional NCCL
+// process group, as DiT's) keeps the launcher's weight, and so does a script the repository lacks.
+TEST(ProgramModel, ALauncherOfAScriptThatRunsAsOneProcessIsScaleOut) {
+    test::TempDir d;
+    d.write("train.py", "import os\nimport torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n\n"
+                        "ddp = int(os.environ.get('RANK', -1)) != -1\n\nif __name__ == '__main__':\n    model = torch.nn.Linear(2, 2)\n"
+                        "    if ddp:\n        torch.distributed.init_process_group('nccl')\n        model = DDP(model)\n");
+    d.write("train_ddp.py", "import torch\nimport torch.distributed as dist\n\nif __name__ == '__main__':\n"
+                            "    dist.init_process_group('nccl')\n    model = torch.nn.Linear(2, 2)\n");
+    d.write("scripts/dist.sh", "#!/bin/bash\nNUM_PROC=$1\ntorchrun --nproc_per_node=$NUM_PROC train.py \"$@\"\n"
+                               "torchrun --nproc_per_node=8 train_ddp.py\ntorchrun --nproc_per_node=8 elsewhere/train.py\n");
+    const ScanResult r = scan_dir(d);
+    std::map<int, const Finding*> launches;
+    for (const auto& f : r.findings)
+        if (f.rule_id == "multi-gpu-launch" && f.location.path == "scripts/dist.sh") launches[f.location.line] = &f;
+    ASSERT_EQ(launches.size(), 3u);
+    EXPECT_EQ(launches[3]->impact, VerdictImpact::none) << launches[3]->note;
+    EXPECT_EQ(launches[3]->severity, Severity::minor) << launches[3]->note;
+    EXPECT_NE(launches[3]->note.find("launches train.py, whose own distributed code is behind a gate"), std::string::npos) << launches[3]->note;
+    EXPECT_EQ(launches[4]->impact, VerdictImpact::dual) << launches[4]->note;
+    EXPECT_EQ(launches[4]->severity, Severity::major);
+    EXPECT_EQ(launches[5]->impact, VerdictImpact::dual) << launches[5]->note;
+    // the rules program.yaml names are rules of the bundled catalogue (a catalogue of a few rules may lack them)
+    for (const auto& id : test::bundled_catalogue().program().scale_out_rules) EXPECT_NE(test::bundled_catalogue().find(id), nullptr) << id;
+}
+
 TEST(ProgramModel, EntryOptionReplacesDiscovery) {
     test::TempDir d;
     d.write("a.py", "import torch\nimport helpers\n\nif __name__ == \"__main__\":\n    pass\n");

@@ -692,6 +692,7 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
                     }
             }
             if (!target) continue;
+            m_launched[{f.path, ref.line}] = *target;
             const bool console = f.kind == FileKind::pyproject || f.kind == FileKind::setup_cfg || f.kind == FileKind::python;
             add(*target, (console ? "console script in " : "run by ") + where);
         }

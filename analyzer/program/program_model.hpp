@@ -125,10 +125,17 @@ public:
     // code.
     std::optional<std::string> vendored_root(const std::string& path) const;
 
+    // The repository's Python script that the command on `line` of a shell, Slurm, Docker or Make file
+    // runs (`torchrun --nproc_per_node=8 train.py` -> "train.py"); nullopt when none is found there.
+    std::optional<std::string> launched_at(const std::string& path, int line) const {
+        const auto it = m_launched.find({path, line});
+        return it == m_launched.end() ? std::nullopt : std::optional<std::string>(it->second);
+    }
     // Whether two paths belong to one checkout (always, unless the scan is of a folder of checkouts).
     bool same_project(const std::string& a, const std::string& b) const { return m_projects.empty() || project_of(a) == project_of(b); }
 
 private:
+    std::map<std::pair<std::string, int>, std::string> m_launched;  // (launch file, line) -> the script it runs
     struct SkipScope {
         std::string dir;                 // the conftest.py's folder ("" at the top)
         std::vector<std::string> globs;  // pytest's collect_ignore(_glob) entries; empty: every file below

@@ -60,6 +60,35 @@ void cap_by_guarded_calls(const ProgramModel& model, const ExtensionLink& ext, F
     r.guard_note = "every call of its ops has another path beside it (" + called->guard_note + "); only the build at import needs CUDA: make it lazy";
 }
 
+// `torchrun --nproc_per_node=8 train.py` where train.py has no unguarded distributed finding of its
+// own: it runs as one process as is (nanoGPT's DDP behind RANK, timm's behind args.distributed), so the
+// launcher is a way to scale out (rules/program.yaml scale_out_launch). A script that does need several
+// processes keeps its own findings, and a launcher whose script is not found keeps its weight.
+void weigh_scale_out_launches(const ProgramModel& model, const ProgramVocabulary& vocabulary, std::vector<Finding>& findings) {
+    if (!vocabulary.scale_out) return;
+    for (auto& f : findings) {
+        if (std::find(vocabulary.scale_out_rules.begin(), vocabulary.scale_out_rules.end(), f.rule_id) == vocabulary.scale_out_rules.end()) continue;
+        const auto script = model.launched_at(f.location.path, f.location.line);
+        if (!script) continue;
+        const bool needs_processes = std::any_of(findings.begin(), findings.end(), [&](const Finding& g) {
+            return g.location.path == *script && g.category == "distributed" && g.guard == GuardKind::none && g.impact > VerdictImpact::none;
+        });
+        if (needs_processes) continue;
+        const WeightRule& w = *vocabulary.scale_out;
+        const Severity before = f.severity;
+        const VerdictImpact impact_before = f.impact;
+        f.severity = static_cast<Severity>(std::max(0, static_cast<int>(f.severity) - w.severity_drop));
+        f.impact = static_cast<VerdictImpact>(std::max(0, static_cast<int>(f.impact) - w.impact_drop));
+        if (w.max_severity) f.severity = std::min(f.severity, *w.max_severity);
+        if (w.impact_cap) f.impact = std::min(f.impact, *w.impact_cap);
+        if (f.severity == before && f.impact == impact_before) continue;
+        const std::string note = "now " + std::string(to_string(f.severity)) + "/" + std::string(to_string(f.impact)) + ": launches " + *script +
+                                 ", whose own distributed code is behind a gate or absent" + (w.why.empty() ? "" : " (" + w.why + ")");
+        f.note = f.note.empty() ? "rule weight " + std::string(to_string(f.rule_severity)) + "/" + std::string(to_string(f.rule_impact)) + ", " + note
+                                : f.note + "; " + note;
+    }
+}
+
 bool is_python_source(const std::string& path) {
     return path.size() > 3 && (path.compare(path.size() - 3, 3, ".py") == 0 || path.compare(path.size() - 6, 6, ".ipynb") == 0);
 }
@@ -193,6 +222,7 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
         kept.push_back(std::move(f));
     }
     findings = std::move(kept);
+    weigh_scale_out_launches(model, vocabulary, findings);
 }
 
 }  // namespace mpsport::program
