@@ -17,6 +17,7 @@
 #include <set>
 
 #include "analyzer/program/program_model.hpp"
+#include "analyzer/python/module_names.hpp"
 #include "analyzer/python/python_engine.hpp"
 #include "analyzer/scanner.hpp"
 #include "core/parallel.hpp"
@@ -31,38 +32,13 @@ bool ends_with(const std::string& s, std::string_view suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// "pkg/ops/knn.py" -> "pkg.ops.knn"; "pkg/ops/__init__.py" -> "pkg.ops"
-std::string dotted(std::string path) {
-    if (ends_with(path, ".py")) path.resize(path.size() - 3);
-    if (path == "__init__") return {};
-    if (ends_with(path, "/__init__")) path.resize(path.size() - 9);
-    std::replace(path.begin(), path.end(), '/', '.');
-    return path;
-}
-
-// Where a file's `from . import x` starts: its package (a package's __init__ is that package).
-std::string relative_base(const std::string& path) {
-    const std::string d = dotted(path);
-    if (ends_with(path, "__init__.py")) return d;
-    const auto dot = d.rfind('.');
-    return dot == std::string::npos ? std::string() : d.substr(0, dot);
-}
-
 // Does `imp` in `importer` name the module at `defined_in`, or its package?
+// Does `imp` in `importer` name the module `module`, or its package?
 bool imports_module_or_package(const ImportFact& imp, const std::string& importer, const std::string& module) {
-    const auto dot = module.rfind('.');
-    const std::string package = dot == std::string::npos ? std::string() : module.substr(0, dot);
-    auto names = [](const std::string& full, const std::string& spelled) {
-        return !spelled.empty() && spelled.size() <= full.size() && full.compare(full.size() - spelled.size(), spelled.size(), spelled) == 0 &&
-               (full.size() == spelled.size() || full[full.size() - spelled.size() - 1] == '.');
-    };
-    if (imp.level > 0) {
-        std::string base = relative_base(importer);
-        for (int i = 1; i < imp.level; ++i) base = base.rfind('.') == std::string::npos ? std::string() : base.substr(0, base.rfind('.'));
-        const std::string target = imp.module.empty() ? base : (base.empty() ? imp.module : base + "." + imp.module);
-        return target == module || (!package.empty() && target == package);
-    }
-    return names(module, imp.module) || (!package.empty() && names(package, imp.module));
+    const std::string package = python::parent_module(module);
+    const std::string target = python::import_target(imp, importer);
+    if (imp.level > 0) return target == module || (!package.empty() && target == package);
+    return python::names_module(module, target) || (!package.empty() && python::names_module(package, target));
 }
 
 bool is_candidate(const Finding& f, const RuleCatalogue& catalogue) {
@@ -106,7 +82,7 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
     std::vector<std::vector<Query>> defining_queries;
     for (const auto& [path, lines] : lines_by_file) {
         defining.push_back(path);
-        defining_queries.push_back({Query{{}, dotted(path), relative_base(path), true, lines}});
+        defining_queries.push_back({Query{{}, python::module_of_path(path), python::relative_base(path), true, lines}});
     }
     // Each file's answers: from the cache where it holds every query of the file (it keeps them with
     // the file's content), else from one parse, kept for the next scan.
@@ -168,22 +144,15 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
     for (const auto& r : records) {
         if (!r.facts || r.kind != FileKind::python) continue;
         std::set<std::string> keys;
-        for (const auto& imp : r.facts->imports) {
-            std::string target = imp.module;
-            if (imp.level > 0) {
-                std::string b = relative_base(r.path);
-                for (int i = 1; i < imp.level; ++i) b = b.rfind('.') == std::string::npos ? std::string() : b.substr(0, b.rfind('.'));
-                target = imp.module.empty() ? b : (b.empty() ? imp.module : b + "." + imp.module);
-            }
-            if (!target.empty()) keys.insert(last_name(target));
-        }
+        for (const auto& imp : r.facts->imports)
+            if (const std::string target = python::import_target(imp, r.path); !target.empty()) keys.insert(last_name(target));
         for (const auto& k : keys) importers_by_name[k].push_back(&r);
     }
     std::map<std::string, std::vector<std::pair<std::string, Query>>> by_importer;  // importer -> (defining file, query)
     for (const auto& [path, names] : functions_of) {
-        const std::string module = dotted(path);
-        const auto dot = module.rfind('.');
-        for (const std::string& key : {last_name(module), dot == std::string::npos ? std::string() : last_name(module.substr(0, dot))}) {
+        const std::string module = python::module_of_path(path);
+        const std::string package = python::parent_module(module);
+        for (const std::string& key : {last_name(module), package.empty() ? std::string() : last_name(package)}) {
             const auto by = importers_by_name.find(key);
             if (key.empty() || by == importers_by_name.end()) continue;
             for (const program::FileRecord* r : by->second) {
@@ -193,7 +162,7 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
                 if (std::none_of(r->facts->imports.begin(), r->facts->imports.end(),
                                  [&](const ImportFact& imp) { return imports_module_or_package(imp, r->path, module); }))
                     continue;
-                queries.emplace_back(path, Query{names, module, relative_base(r->path), false, {}});
+                queries.emplace_back(path, Query{names, module, python::relative_base(r->path), false, {}});
             }
         }
     }

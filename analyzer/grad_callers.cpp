@@ -8,6 +8,7 @@
 
 #include "analyzer/program/program_model.hpp"
 #include "analyzer/python/grad_context.hpp"
+#include "analyzer/python/module_names.hpp"
 #include "analyzer/python/python_engine.hpp"
 #include "analyzer/scanner.hpp"
 #include "core/paths.hpp"
@@ -17,38 +18,15 @@ namespace fs = std::filesystem;
 namespace mpsport {
 namespace {
 
-std::string dotted(std::string path) {
-    if (path.size() > 3 && path.compare(path.size() - 3, 3, ".py") == 0) path.resize(path.size() - 3);
-    if (path == "__init__" || (path.size() > 9 && path.compare(path.size() - 9, 9, "/__init__") == 0))
-        path.resize(path.size() == 8 ? 0 : path.size() - 9);
-    std::replace(path.begin(), path.end(), '/', '.');
-    return path;
-}
-
-std::string parent(const std::string& dotted_name) {
-    const auto dot = dotted_name.rfind('.');
-    return dot == std::string::npos ? std::string() : dotted_name.substr(0, dot);
-}
-
-bool ends_with_module(const std::string& full, const std::string& module) {
-    if (module.empty() || module.size() > full.size()) return false;
-    return full.compare(full.size() - module.size(), module.size(), module) == 0 &&
-           (full.size() == module.size() || full[full.size() - module.size() - 1] == '.');
-}
-
 // Does `imp` in `importer` take one of `names` from the module at `defined_in` (or from its package,
 // which re-exports it: `from detectron2.layers import paste_masks_in_image`)?
 bool imports_from(const ImportFact& imp, const std::string& importer, const std::string& defined_in, const std::vector<std::string>& names) {
     if (std::none_of(imp.names.begin(), imp.names.end(), [&](const std::string& n) { return std::count(names.begin(), names.end(), n) > 0; }))
         return false;
-    const std::string module = dotted(defined_in), package = parent(module);
-    if (imp.level > 0) {
-        std::string base = parent(dotted(importer));
-        for (int i = 1; i < imp.level; ++i) base = parent(base);
-        const std::string target = imp.module.empty() ? base : (base.empty() ? imp.module : base + "." + imp.module);
-        return target == module || target == package;
-    }
-    return ends_with_module(module, imp.module) || ends_with_module(package, imp.module);
+    const std::string module = python::module_of_path(defined_in), package = python::parent_module(module);
+    const std::string target = python::import_target(imp, importer);
+    if (imp.level > 0) return target == module || target == package;
+    return python::names_module(module, target) || python::names_module(package, target);
 }
 
 std::vector<std::string> split_commas(const std::string& s) {

@@ -1,6 +1,7 @@
 #include "analyzer/python/program_facts.hpp"
 
 #include "analyzer/python/local_bindings.hpp"
+#include "analyzer/python/module_names.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -503,18 +504,6 @@ std::vector<ImportedCall> calls_through_imports(TSNode root, const ModuleFacts& 
 
 namespace mpsport::python {
 namespace {
-
-// `utils.torch_utils` as an absolute import spells it ends `src.utils.torch_utils`, the path's name.
-bool names_module(const std::string& full, std::string_view spelled) {
-    if (spelled.empty() || spelled.size() > full.size()) return false;
-    return full.compare(full.size() - spelled.size(), spelled.size(), spelled) == 0 &&
-           (full.size() == spelled.size() || full[full.size() - spelled.size() - 1] == '.');
-}
-
-std::string parent_module(const std::string& dotted) {
-    const auto dot = dotted.rfind('.');
-    return dot == std::string::npos ? std::string() : dotted.substr(0, dot);
-}
 
 }  // namespace
 
