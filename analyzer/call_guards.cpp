@@ -57,14 +57,6 @@ std::string query_key(const python::PythonEngine::FunctionQuery& q) {
     return key;
 }
 
-RelatedLocation call_site(const std::string& path, int line, const std::string& label) {
-    RelatedLocation rel;
-    rel.location.path = path;
-    rel.location.line = rel.location.end_line = line;
-    rel.label = label;
-    return rel;
-}
-
 }  // namespace
 
 void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, const program::ProgramModel& model, const fs::path& base,
@@ -206,7 +198,7 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
         f.guard_note = "every call of " + fn->second + "() is guarded; " + weakest->first + ":" + std::to_string(weakest->second.line) + ": " +
                        weakest->second.note;
         for (const auto& [path, c] : calls)
-            f.related.push_back(call_site(path, c.line, "calls " + c.name + "() (" + std::string(to_string(c.guard)) + " guard)"));
+            f.related.push_back(related_line(path, c.line, "calls " + c.name + "() (" + std::string(to_string(c.guard)) + " guard)"));
     }
 }
 

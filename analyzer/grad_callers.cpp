@@ -40,14 +40,6 @@ std::vector<std::string> split_commas(const std::string& s) {
     return out;
 }
 
-RelatedLocation call_site(const std::string& path, int line, const std::string& label) {
-    RelatedLocation rel;
-    rel.location.path = path;
-    rel.location.line = rel.location.end_line = line;
-    rel.label = label;
-    return rel;
-}
-
 }  // namespace
 
 void Scanner::weigh_backward_only_by_callers(const std::vector<program::FileRecord>& records, const fs::path& base,
@@ -74,18 +66,18 @@ void Scanner::weigh_backward_only_by_callers(const std::vector<program::FileReco
         if (training != calls.end()) {
             f.guard = GuardKind::none;
             f.guard_note.clear();
-            f.related.push_back(call_site(training->first, training->second.line,
+            f.related.push_back(related_line(training->first, training->second.line,
                                           "uses " + training->second.name + "() where gradients flow (" + training->second.why + ")"));
         } else if (all_none) {
             const auto& first = calls.front();
             f.guard = GuardKind::no_grad;
             f.guard_note = "every use of " + f.subject + "() runs without gradients (" + first.first + ":" + std::to_string(first.second.line) +
                            ": " + first.second.why + ")";
-            for (const auto& [path, c] : calls) f.related.push_back(call_site(path, c.line, "uses " + c.name + "() without gradients (" + c.why + ")"));
+            for (const auto& [path, c] : calls) f.related.push_back(related_line(path, c.line, "uses " + c.name + "() without gradients (" + c.why + ")"));
         } else {
             for (const auto& [path, c] : calls)
                 if (c.grad == static_cast<int>(python::Grad::unknown))
-                    f.related.push_back(call_site(path, c.line, "uses " + c.name + "(); nothing there says whether gradients flow"));
+                    f.related.push_back(related_line(path, c.line, "uses " + c.name + "(); nothing there says whether gradients flow"));
         }
     }
 }

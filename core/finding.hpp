@@ -46,6 +46,14 @@ struct RelatedLocation {
     Location location;
     std::string label;  // "used here", "imported here", ...
 };
+// A related location that is a whole line: a call or an import elsewhere.
+inline RelatedLocation related_line(const std::string& path, int line, std::string label) {
+    RelatedLocation rel;
+    rel.location.path = path;
+    rel.location.line = rel.location.end_line = line;
+    rel.label = std::move(label);
+    return rel;
+}
 
 struct Finding {
     std::string rule_id;

@@ -12,11 +12,7 @@ bool is_native_source(const std::string& path) {
 }
 
 RelatedLocation call_location(const CallSite& c, const std::string& what) {
-    RelatedLocation rel;
-    rel.location.path = c.path;
-    rel.location.line = rel.location.end_line = c.line;
-    rel.label = "calls " + what + (c.guard != GuardKind::none ? " (" + std::string(to_string(c.guard)) + " guard)" : "");
-    return rel;
+    return related_line(c.path, c.line, "calls " + what + (c.guard != GuardKind::none ? " (" + std::string(to_string(c.guard)) + " guard)" : ""));
 }
 
 // An op of a compiled module is as needed as the Python calls of it: a CUDA-only op that the

@@ -34,6 +34,18 @@ struct TreeDeleter {
     void operator()(TSTree* t) const { ts_tree_delete(t); }
 };
 
+// The whole file parsed, with its facts and guards, for the passes that read a file again: `read`
+// gets the root, the facts and the guard finder; a file tree-sitter cannot parse gives `fallback`.
+template <class Read, class Out>
+Out with_whole_file(std::string_view text, const RuleCatalogue& catalogue, Out fallback, Read&& read) {
+    std::unique_ptr<TSTree, TreeDeleter> tree(ts_parser_parse_string(thread_parser(), nullptr, text.data(), static_cast<uint32_t>(text.size())));
+    if (!tree) return fallback;
+    const TSNode root = ts_tree_root_node(tree.get());
+    const ModuleFacts facts(root, text);
+    const GuardFinder guards(catalogue.program().guards, facts, root);
+    return read(root, facts, guards);
+}
+
 }  // namespace
 
 PythonEngine::PythonEngine(const RuleCatalogue& catalogue, const std::string& target_torch) : m_catalogue(catalogue) {
@@ -224,25 +236,17 @@ std::vector<PythonEngine::CallGrad> PythonEngine::gradients_at_calls(std::string
 }
 
 std::vector<FunctionUses> PythonEngine::uses_of_functions(std::string_view text, const std::vector<FunctionQuery>& queries) const {
-    TSParser* parser = thread_parser();
-    std::unique_ptr<TSTree, TreeDeleter> tree(ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size())));
-    if (!tree) return {};
-    const TSNode root = ts_tree_root_node(tree.get());
-    const ModuleFacts facts(root, text);
-    const GuardFinder guards(m_catalogue.program().guards, facts, root);
-    std::vector<FunctionUses> out;
-    for (const auto& q : queries) out.push_back(python::uses_of_functions(root, facts, guards, q.names, q.module, q.importer, q.defining, q.lines));
-    return out;
+    return with_whole_file(text, m_catalogue, std::vector<FunctionUses>{}, [&](TSNode root, const ModuleFacts& facts, const GuardFinder& guards) {
+        std::vector<FunctionUses> out;
+        for (const auto& q : queries) out.push_back(python::uses_of_functions(root, facts, guards, q.names, q.module, q.importer, q.defining, q.lines));
+        return out;
+    });
 }
 
 std::vector<ImportedCall> PythonEngine::calls_through_imports(std::string_view text, const std::set<int>& import_lines) const {
-    TSParser* parser = thread_parser();
-    std::unique_ptr<TSTree, TreeDeleter> tree(ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size())));
-    if (!tree) return {};
-    const TSNode root = ts_tree_root_node(tree.get());
-    const ModuleFacts facts(root, text);
-    const GuardFinder guards(m_catalogue.program().guards, facts, root);
-    return python::calls_through_imports(root, facts, guards, import_lines);
+    return with_whole_file(text, m_catalogue, std::vector<ImportedCall>{}, [&](TSNode root, const ModuleFacts& facts, const GuardFinder& guards) {
+        return python::calls_through_imports(root, facts, guards, import_lines);
+    });
 }
 
 }  // namespace mpsport::python
