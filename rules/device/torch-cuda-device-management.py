@@ -1,11 +1,16 @@
+import os
 import torch
 
 
 def setup(local_rank):
     # ruleid: torch-cuda-device-management
     torch.cuda.set_device(local_rank)
+    # ok: torch-cuda-device-management
+    n = torch.cuda.device_count()  # 0 on a Mac, no error
+    # ok: torch-cuda-device-management
+    workers = os.cpu_count() // max(torch.cuda.device_count(), 1)
     # ruleid: torch-cuda-device-management
-    n = torch.cuda.device_count()
+    local = local_rank % torch.cuda.device_count()  # ZeroDivisionError on a Mac
     # ruleid: torch-cuda-device-management
     use_bf16 = torch.cuda.is_bf16_supported()
     # ok: torch-cuda-device-management
