@@ -191,7 +191,8 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
         if (it == uses.end() || it->second.unknown || it->second.calls.empty()) continue;
         const auto& calls = it->second.calls;
         if (std::any_of(calls.begin(), calls.end(), [](const auto& c) { return c.second.guard == GuardKind::none; })) continue;
-        const auto weakest = std::min_element(calls.begin(), calls.end(), [](const auto& a, const auto& b) {
+        // the weakest: the one that leaves the most of the path (a fallback beside it over a path a Mac never takes)
+        const auto weakest = std::max_element(calls.begin(), calls.end(), [](const auto& a, const auto& b) {
             return guard_strength(a.second.guard) < guard_strength(b.second.guard);
         });
         f.guard = weakest->second.guard;

@@ -309,3 +309,49 @@ def act_cuda(x, ext):
         return x.relu()
     # guard: device-check
     return ext.act(x)
+
+
+def init_distributed_mode(args):
+    # DETR's and MAE's shape: past the chain one of the launcher's variables is set
+    if "RANK" in os.environ and "WORLD_SIZE" in os.environ:
+        args.rank = int(os.environ["RANK"])
+    elif "SLURM_PROCID" in os.environ:
+        args.rank = int(os.environ["SLURM_PROCID"])
+    else:
+        args.distributed = False
+        return
+    # guard: distributed-gate
+    torch.cuda.set_device(args.rank)
+
+
+def pick_backend(args):
+    # the else leaves, but a branch names MPS: what follows runs on a Mac too
+    if torch.cuda.is_available():
+        device = "cuda"
+    elif torch.backends.mps.is_available():
+        device = "mps"
+    else:
+        return None
+    # guard: mps-aware
+    return torch.device(device)
+
+
+def init_or_single(args):
+    # a branch of the chain is the single-process one: no guard past it
+    if "RANK" in os.environ:
+        args.rank = int(os.environ["RANK"])
+    elif args.world_size == 1:
+        args.rank = 0
+    else:
+        return
+    # guard: none
+    torch.cuda.set_device(args.rank)
+
+
+def leaves_in_the_branch_too(args):
+    if "RANK" in os.environ:
+        return
+    else:
+        return
+    # guard: none
+    torch.cuda.set_device(0)

@@ -93,6 +93,15 @@ TEST(ProgramModel, AFunctionThatEveryCallerGuardsTakesTheirGuard) {
     ASSERT_NE(device, nullptr);
     EXPECT_EQ(device->guard, GuardKind::none) << device->guard_note;
 
+    // calls under different guards: the weakest wins (a try with a fallback leaves more of the path
+    // than a distributed gate, which a single-process run never passes)
+    d.write("train.py", "import os\nimport torch\nfrom pkg.dist import wrap\nfrom pkg.trainer import fit\n\n"
+                        "if __name__ == '__main__':\n    model = torch.nn.Linear(2, 2)\n"
+                        "    try:\n        model = wrap(model)\n    except ImportError:\n        pass\n    fit(model)\n");
+    const Finding* mixed = find(scan_dir(d), "distributed-data-parallel", "pkg/dist.py");
+    ASSERT_NE(mixed, nullptr);
+    EXPECT_EQ(mixed->guard, GuardKind::import_fallback) << mixed->guard_note;
+
     // one unguarded call, through the module, and the DDP wrap is unguarded again
     d.write("tools/eval.py", "import pkg.dist as dist\n\nif __name__ == '__main__':\n    print(dist.main_device())\n    dist.wrap(None)\n");
     const Finding* again = find(scan_dir(d), "distributed-data-parallel", "pkg/dist.py");

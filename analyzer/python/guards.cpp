@@ -354,6 +354,40 @@ Guard GuardFinder::from_if(TSNode if_statement, TSNode node) const {
     return {t.cpu && t.kind == GuardKind::device_check ? GuardKind::non_cpu_branch : t.kind, false, one_line(branch_condition)};
 }
 
+Guard GuardFinder::from_exiting_else(TSNode if_statement) const {
+    // `if "RANK" in os.environ: ... elif "SLURM_PROCID" in os.environ: ... else: return`: past the
+    // chain, one of its conditions held (DETR's and MAE's init_distributed_mode, which returns early in
+    // a single process). Only when the else alone leaves, and every condition is the same kind of test
+    // of the CUDA path; the weakest of them guards the rest of the block.
+    std::vector<TSNode> conditions{field(if_statement, "condition")}, bodies{field(if_statement, "consequence")};
+    TSNode else_body{};
+    for (uint32_t i = 0; i < ts_node_named_child_count(if_statement); ++i) {
+        const TSNode clause = ts_node_named_child(if_statement, i);
+        if (is_type(clause, "elif_clause")) {
+            conditions.push_back(field(clause, "condition"));
+            bodies.push_back(field(clause, "consequence"));
+        } else if (is_type(clause, "else_clause")) {
+            else_body = field(clause, "body");
+        }
+    }
+    auto leaves = [&](TSNode block) {
+        for (uint32_t k = 0; !ts_node_is_null(block) && k < ts_node_named_child_count(block); ++k)
+            if (is_exit(ts_node_named_child(block, k))) return true;
+        return false;
+    };
+    if (ts_node_is_null(else_body) || !leaves(else_body) || std::any_of(bodies.begin(), bodies.end(), leaves)) return {};
+    GuardKind weakest = GuardKind::none;
+    for (TSNode c : conditions) {
+        const Test t = classify(c);
+        if (t.mps) return {GuardKind::none, true, ""};
+        if (t.kind == GuardKind::none || t.negated || t.cpu || t.kind == GuardKind::import_fallback ||
+            (t.kind == GuardKind::platform && t.names_mac))
+            return {};
+        if (weakest == GuardKind::none || guard_strength(t.kind) > guard_strength(weakest)) weakest = t.kind;  // more of the path
+    }
+    return {weakest, false, "past the else that returns: " + one_line(conditions[0]) + (conditions.size() > 1 ? " / elif ..." : "")};
+}
+
 Guard GuardFinder::from_early_exit(TSNode block, TSNode node) const {
     // `if not x.is_cuda: return cpu_path(x)` guards the rest of the block; so does a test's
     // `if not torch.cuda.is_available(): self.skipTest(...)`. A `raise` is a requirement, not a guard.
@@ -362,6 +396,7 @@ Guard GuardFinder::from_early_exit(TSNode block, TSNode node) const {
         TSNode stmt = ts_node_named_child(block, i);
         if (ts_node_start_byte(stmt) >= ts_node_start_byte(node)) break;
         if (!is_type(stmt, "if_statement")) continue;
+        if (Guard g = from_exiting_else(stmt); g.kind != GuardKind::none || g.mps_aware) return g;
         TSNode body = field(stmt, "consequence");
         bool exits = false, skips = false;
         for (uint32_t k = 0; k < ts_node_named_child_count(body); ++k) {

@@ -51,6 +51,7 @@ private:
     void classify_node(TSNode n, Test& t) const;
     Guard from_if(TSNode if_statement, TSNode node) const;
     Guard from_early_exit(TSNode block, TSNode node) const;
+    Guard from_exiting_else(TSNode if_statement) const;
     Guard from_try(TSNode try_statement, TSNode node) const;
     bool rebuilds_import(TSNode try_statement, TSNode handler) const;
     bool always_leaves(TSNode block) const;
