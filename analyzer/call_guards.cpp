@@ -4,6 +4,12 @@
 // own file and in the files that import it from its module or its package, sits under a guard, the
 // finding takes the weakest of those guards, and the calls become its related locations.
 //
+// A method of a module-level class is followed the same way, by its name: every `x.name(...)` in the
+// repository's Python files (timm's Task.prepare_distributed(), which wraps the model in DDP; train.py
+// calls it only under `if args.distributed:`). Not followed: dunder methods, the methods a framework
+// calls by itself (rules/program.yaml implicit_methods), and names that more than a couple of dozen
+// files write, or that a notebook writes.
+//
 // Only findings in files the training run reaches are followed (tests and examples weigh minor at most
 // already), so the pass parses about 100 defining files and 270 importers on the 23-repository bench tree.
 //
@@ -11,6 +17,8 @@
 // a callback, stored, re-exported under another name), a decorated function (a decorator may register
 // it), or one unguarded call. The defining files and their importers are parsed again, whole, here:
 // the scan may have parsed only the regions of a file around its matches.
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -48,9 +56,20 @@ bool is_candidate(const Finding& f, const RuleCatalogue& catalogue) {
     return rule && rule->engine == "python" && rule->guard == "downgrade";
 }
 
+// A method followed by name: not a dunder, not one a framework calls by itself.
+bool followed_method(const std::string& name, const GuardVocabulary& vocab) {
+    if (name.size() > 4 && name.compare(0, 2, "__") == 0 && name.compare(name.size() - 2, 2, "__") == 0) return false;
+    return std::none_of(vocab.implicit_methods.begin(), vocab.implicit_methods.end(),
+                        [&](const std::string& glob) { return fnmatch(glob.c_str(), name.c_str(), 0) == 0; });
+}
+
+// A method name called from more files than this is a common name (`update`, `to`): which calls are
+// this class's cannot be told by name, and reading them all would cost a scan. Its findings stay.
+constexpr std::size_t kMaxMethodCallerFiles = 24;
+
 // A query as the cache keys its answer: the file's content is the entry's own key.
 std::string query_key(const python::PythonEngine::FunctionQuery& q) {
-    std::string key = (q.defining ? "D|" : "I|") + q.module + "|" + q.importer + "|";
+    std::string key = (q.methods ? "M|" : q.defining ? "D|" : "I|") + q.module + "|" + q.importer + "|";
     for (const auto& n : q.names) key += n + ",";
     key += "|";
     for (int line : q.lines) key += std::to_string(line) + ",";
@@ -118,13 +137,18 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
     };
     std::map<std::pair<std::string, std::string>, Calls> uses;       // (defining file, function) -> its uses
     std::map<std::string, std::set<std::string>> functions_of;       // defining file -> its functions with candidates
-    std::map<std::string, std::map<int, std::string>> function_at;  // defining file -> line -> function
+    std::map<std::string, std::set<std::string>> methods_of;         // defining file -> its methods with candidates
+    std::map<std::string, std::map<int, std::string>> function_at;  // defining file -> line -> function (".method")
+    const GuardVocabulary& vocab = m_catalogue.program().guards;
     for (std::size_t i = 0; i < defining.size(); ++i) {
         if (!own[i]) continue;
         const FunctionUses& u = own[i]->front();
-        for (const auto& [line, name] : u.function_at)
-            if (!name.empty()) functions_of[defining[i]].insert(name);
-        if (!functions_of.count(defining[i])) continue;
+        for (const auto& [line, name] : u.function_at) {
+            if (name.empty()) continue;
+            if (name[0] != '.') functions_of[defining[i]].insert(name);
+            else if (followed_method(name.substr(1), vocab)) methods_of[defining[i]].insert(name.substr(1));
+        }
+        if (!functions_of.count(defining[i]) && !methods_of.count(defining[i])) continue;
         function_at[defining[i]] = u.function_at;
         for (const auto& c : u.calls) uses[{defining[i], c.name}].calls.emplace_back(defining[i], c);
         for (const auto& name : u.other_uses) uses[{defining[i], name}].unknown = true;
@@ -178,6 +202,53 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
             const FunctionUses& u = (*imported[i])[k];
             for (const auto& c : u.calls) uses[{path, c.name}].calls.emplace_back(importer_paths[i], c);
             for (const auto& name : u.other_uses) uses[{path, name}].unknown = true;
+        }
+    }
+    // 2b. Methods, by name: every file of the same project whose text writes `.name` or "name"
+    // (FileFacts::attribute_names), each parsed once for all the names it may use.
+    std::map<std::string, std::set<std::string>> wanted_in;  // calling file -> method names to find there
+    std::vector<std::pair<std::string, std::string>> followed;  // (defining file, method)
+    for (const auto& [path, names] : methods_of) {
+        for (const auto& name : names) {
+            const std::uint32_t h = name_hash(name);
+            std::vector<const program::FileRecord*> callers;
+            bool unknown = false;
+            for (const auto& r : records) {
+                if (!r.facts || !model.same_project(r.path, path) ||
+                    !std::binary_search(r.facts->attribute_names.begin(), r.facts->attribute_names.end(), h))
+                    continue;
+                if (r.kind != FileKind::python) unknown = true;  // a notebook's calls are not read here
+                else callers.push_back(&r);
+            }
+            if (unknown || callers.size() > kMaxMethodCallerFiles) {
+                uses[{path, "." + name}].unknown = true;
+                continue;
+            }
+            followed.emplace_back(path, name);
+            for (const auto* r : callers) wanted_in[r->path].insert(name);
+        }
+    }
+    if (!wanted_in.empty()) {
+        std::vector<std::string> caller_paths;
+        std::vector<std::vector<Query>> caller_queries;
+        for (const auto& [caller, names] : wanted_in) {
+            caller_paths.push_back(caller);
+            caller_queries.push_back({Query{names, {}, {}, false, {}, true}});
+        }
+        const auto found = run(caller_paths, caller_queries);
+        for (const auto& [path, name] : followed) {
+            Calls& c = uses[{path, "." + name}];
+            for (std::size_t i = 0; i < caller_paths.size(); ++i) {
+                if (!wanted_in[caller_paths[i]].count(name) || !model.same_project(caller_paths[i], path)) continue;
+                if (!found[i]) {  // gone: its uses are not known
+                    c.unknown = true;
+                    continue;
+                }
+                const FunctionUses& u = found[i]->front();
+                for (const auto& call : u.calls)
+                    if (call.name == name) c.calls.emplace_back(caller_paths[i], call);
+                if (u.other_uses.count(name)) c.unknown = true;
+            }
         }
     }
     // 3. A finding whose function is called, only so, and only under guards, takes the weakest of them.

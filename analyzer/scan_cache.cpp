@@ -68,7 +68,7 @@ void remove_old_files(const fs::path& dir, std::uint64_t key) {
 }
 
 constexpr std::uint32_t kMagic = 0x4d505343;  // "MPSC"
-constexpr std::uint32_t kFormat = 15;  // 15: FileOutcome::function_uses; 14: FileFacts::hosted_demo; 13: a checksum of the content
+constexpr std::uint32_t kFormat = 16;  // 16: FileFacts::attribute_names; 15: FileOutcome::function_uses; 14: FileFacts::hosted_demo; 13: a checksum of the content
 
 // The content and its checksum, appended; the content back when the checksum holds (a cache file
 // is only ever an optimisation: a damaged one is read as missing).
@@ -245,6 +245,8 @@ void write_facts(Writer& w, const FileFacts& facts) {
     w.i64(facts.script_line);
     w.u64(static_cast<std::uint64_t>(facts.file_guard));
     w.str(facts.hosted_demo);
+    // one block of 4-byte hashes: a file has a hundred or so, and a warm scan reads them all
+    w.str(std::string(reinterpret_cast<const char*>(facts.attribute_names.data()), facts.attribute_names.size() * sizeof(std::uint32_t)));
     w.u64(facts.imports.size());
     for (const auto& i : facts.imports) {
         w.str(i.module);
@@ -304,6 +306,9 @@ FileFacts read_facts(Reader& r) {
     facts.script_line = static_cast<int>(r.i64());
     facts.file_guard = static_cast<GuardKind>(r.u64());
     facts.hosted_demo = r.str();
+    const std::string hashes = r.str();
+    facts.attribute_names.resize(hashes.size() / sizeof(std::uint32_t));
+    std::memcpy(facts.attribute_names.data(), hashes.data(), facts.attribute_names.size() * sizeof(std::uint32_t));
     facts.imports.resize(r.count());
     for (auto& i : facts.imports) {
         i.module = r.str();

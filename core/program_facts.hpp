@@ -4,6 +4,7 @@
 // analyzer/program/ joins the facts of every file into reach, chains and extension linkage.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -135,12 +136,23 @@ struct FileFacts {
     std::vector<ReturnWithoutCuda> returns_without_cuda;
     // A notebook made for a hosted GPU service, and why ("its metadata has 'colab'"); empty otherwise.
     std::string hosted_demo;
+    // The names this file writes after a dot (`task.prepare_distributed(`, `[task.prepare_distributed]`)
+    // or as a whole string (`getattr(task, "prepare_distributed")`), as name_hash() values, sorted:
+    // where the caller-guard pass looks for the uses of a method (analyzer/call_guards.cpp).
+    std::vector<std::uint32_t> attribute_names;
 
     bool empty() const {
         return !script && imports.empty() && extensions.empty() && ops_calls.empty() && entry_refs.empty() && project_names.empty() &&
-               file_guard == GuardKind::none && collect_skips.empty() && returns_without_cuda.empty() && hosted_demo.empty();
+               file_guard == GuardKind::none && collect_skips.empty() && returns_without_cuda.empty() && hosted_demo.empty() &&
+               attribute_names.empty();
     }
 };
+
+// A name's hash as FileFacts::attribute_names keeps it: stable across runs (the cache keeps it).
+std::uint32_t name_hash(std::string_view name);
+// Every `.name` and every string that is one name ('name', "name") in Python source, comments and
+// strings included (more files to read, never fewer), as sorted, distinct name_hash() values.
+std::vector<std::uint32_t> attribute_names_of(std::string_view text);
 
 }  // namespace mpsport
 

@@ -108,6 +108,9 @@ struct GuardVocabulary {
     std::vector<std::string> collect_ignore_names;
     std::vector<std::string> import_errors;      // exceptions an import fallback catches
     std::vector<std::string> exit_calls;         // calls that end the program: a handler making one holds no fallback
+    // Methods a framework calls by itself (forward through __call__, Lightning's hooks), as globs: their
+    // explicit calls are not all their calls, so the caller-guard pass never follows them.
+    std::vector<std::string> implicit_methods;
     // Where gradients flow, for ops whose only fallback is their backward op:
     std::vector<std::string> no_grad_contexts;   // torch.no_grad, torch.inference_mode (a `with` or a decorator)
     std::vector<std::string> inference_words;    // a function named with one of these words runs inference only

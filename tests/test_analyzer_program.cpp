@@ -124,6 +124,68 @@ TEST(ProgramModel, AFunctionThatEveryCallerGuardsTakesTheirGuard) {
     EXPECT_EQ(decorated->guard, GuardKind::none) << decorated->guard_note;
 }
 
+// timm's Task.prepare_distributed(): the DDP wrap sits in a method, and train.py calls it only under
+// `if args.distributed:`. Methods are followed by name across the repository (FileFacts::attribute_names
+// says which files call `.name(`); an override that delegates with super() stands for its caller.
+TEST(ProgramModel, AMethodThatEveryCallerGuardsTakesTheirGuard) {
+    test::TempDir d;
+    test::TempDir cache;
+    d.write("pkg/__init__.py", "");
+    d.write("pkg/task.py", "import torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n\n\n"
+                           "class Task:\n    def __init__(self, model):\n        self.model = model\n\n"
+                           "    def prepare_distributed(self, ids):\n        self.model = DDP(self.model, device_ids=ids)\n        return self\n\n"
+                           "    def forward(self, x):\n        return x.cuda()\n\n\n"
+                           "class Distill(Task):\n    def prepare_distributed(self, ids):\n        super().prepare_distributed(ids)\n"
+                           "        self.teacher = DDP(self.teacher, device_ids=ids)\n        return self\n");
+    d.write("train.py", "import argparse\nimport torch\nfrom pkg.task import Distill\n\nif __name__ == '__main__':\n"
+                        "    args = argparse.ArgumentParser().parse_args()\n    task = Distill(torch.nn.Linear(2, 2))\n"
+                        "    if args.distributed:\n        task.prepare_distributed([0])\n"
+                        "    if torch.cuda.is_available():\n        task.forward(torch.ones(1))\n");
+    ScanOptions o;
+    o.cache_dir = cache.path();
+    auto wraps = [&](const ScanResult& r) {
+        std::map<int, const Finding*> at;
+        for (const auto& f : r.findings)
+            if (f.rule_id == "distributed-data-parallel" && f.location.path == "pkg/task.py") at[f.location.line] = &f;
+        return at;
+    };
+    const ScanResult r = scan_dir(d, o);
+    auto at = wraps(r);
+    ASSERT_EQ(at.size(), 2u);
+    for (const auto& [line, f] : at) {
+        EXPECT_EQ(f->guard, GuardKind::distributed_gate) << line << ": " << f->guard_note;
+        EXPECT_EQ(f->guard_note.rfind("every call of .prepare_distributed() is guarded; train.py:9", 0), 0u) << f->guard_note;
+        EXPECT_EQ(f->impact, VerdictImpact::none) << f->note;
+    }
+    ASSERT_EQ(at[10]->related.size(), 1u);
+    EXPECT_EQ(at[10]->related[0].location.path + ":" + std::to_string(at[10]->related[0].location.line), "train.py:9");
+    // forward is run by nn.Module.__call__ where no call is written: its guarded explicit call says nothing
+    const Finding* cuda = find(r, "cuda-method-call", "pkg/task.py");
+    ASSERT_NE(cuda, nullptr);
+    EXPECT_EQ(cuda->guard, GuardKind::none) << cuda->guard_note;
+
+    // from the cache, after an unrelated edit: the calling files are known from their cached facts
+    d.write("README.md", "edited\n");
+    const ScanResult warm = scan_dir(d, o);
+    EXPECT_GE(warm.files_cached + 1, warm.files_scanned);
+    for (const auto& [line, f] : wraps(warm)) EXPECT_EQ(f->guard, GuardKind::distributed_gate) << line;
+
+    // one unguarded call, in a file that never imports the class (the object comes from elsewhere)
+    d.write("tools/launch.py", "def go(task):\n    return task.prepare_distributed([0])\n");
+    for (const auto& [line, f] : wraps(scan_dir(d, o))) EXPECT_EQ(f->guard, GuardKind::none) << line << ": " << f->guard_note;
+    // a use that is not a call, or the name handed to getattr: where it runs is not known
+    d.write("tools/launch.py", "def hooks(task):\n    return [task.prepare_distributed]\n");
+    for (const auto& [line, f] : wraps(scan_dir(d, o))) EXPECT_EQ(f->guard, GuardKind::none) << line << ": " << f->guard_note;
+    d.write("tools/launch.py", "def hooks(task):\n    return getattr(task, 'prepare_distributed')([0])\n");
+    for (const auto& [line, f] : wraps(scan_dir(d, o))) EXPECT_EQ(f->guard, GuardKind::none) << line << ": " << f->guard_note;
+    // a notebook that calls it: its calls are not read, so nothing is assumed
+    d.write("tools/launch.py", "print(1)\n");
+    d.write("demo.ipynb", R"({"cells": [{"cell_type": "code", "metadata": {}, "source": ["task.prepare_distributed([0])\n"], "outputs": [], "execution_count": null}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})");
+    for (const auto& [line, f] : wraps(scan_dir(d, o))) EXPECT_EQ(f->guard, GuardKind::none) << line << ": " << f->guard_note;
+    std::filesystem::remove(d.path() / "demo.ipynb");
+    for (const auto& [line, f] : wraps(scan_dir(d, o))) EXPECT_EQ(f->guard, GuardKind::distributed_gate) << line << ": " << f->guard_note;
+}
+
 // timm's distributed_train.sh: `torchrun --nproc_per_node=$NUM_PROC train.py`, where train.py wraps DDP
 // only under its distributed gate, is a way to scale out (rules/program.yaml scale_out_launch): the Mac
 // runs `python train.py`. A launched script that needs several processes (an unconditional NCCL

@@ -511,15 +511,23 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
                                const std::string& module, const std::string& importer, bool defining, const std::set<int>& lines) {
     FunctionUses out;
     if (defining) {
-        // The module-level function each line sits in.
-        for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
-            const TSNode stmt = ts_node_named_child(root, i);
+        // The module-level function each line sits in; in a method of a module-level class, the
+        // method's name after a dot (".prepare_distributed"). A decorated one is "": a decorator may
+        // register it, or make it a property.
+        auto mark = [&](TSNode stmt, const std::string& prefix) {
             const bool decorated = is_type(stmt, "decorated_definition");
             const TSNode def = decorated ? field(stmt, "definition") : stmt;
-            if (!is_type(def, "function_definition")) continue;
+            if (!is_type(def, "function_definition")) return false;
             const int first = line_of(stmt), last = static_cast<int>(ts_node_end_point(stmt).row) + 1;
             for (auto it = lines.lower_bound(first); it != lines.end() && *it <= last; ++it)
-                out.function_at[*it] = decorated ? std::string() : std::string(facts.text(field(def, "name")));
+                out.function_at[*it] = decorated ? std::string() : prefix + std::string(facts.text(field(def, "name")));
+            return true;
+        };
+        for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
+            const TSNode stmt = ts_node_named_child(root, i);
+            if (mark(stmt, "") || !is_type(stmt, "class_definition")) continue;
+            const TSNode body = field(stmt, "body");
+            for (uint32_t k = 0; !ts_node_is_null(body) && k < ts_node_named_child_count(body); ++k) mark(ts_node_named_child(body, k), ".");
         }
     }
     const std::string package = parent_module(module);
@@ -529,7 +537,7 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
     std::set<std::string> wanted = names;  // in the module itself, none named: the functions of `lines`
     if (defining && wanted.empty())
         for (const auto& [line, name] : out.function_at)
-            if (!name.empty()) wanted.insert(name);
+            if (!name.empty() && name[0] != '.') wanted.insert(name);
     const std::set<std::string>& functions = wanted;
     if (defining)
         for (const auto& n : functions) function_names[n] = n;
@@ -623,6 +631,41 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
         if (in_import(n)) return;
         if (called) add_call(parent, it->second);
         else out.other_uses.insert(it->second);
+    });
+    return out;
+}
+
+FunctionUses uses_of_methods(TSNode root, const ModuleFacts& facts, const GuardFinder& guards, const std::set<std::string>& names) {
+    // By name, whatever the object: `x.name(...)` is a call; `x.name` otherwise (passed as a callback,
+    // a property, an attribute of that name), or the name in a getattr/setattr string, is a use whose
+    // runs are not known. A call inside a method of the same name (`super().name(...)`) delegates: the
+    // calls of the overriding method stand for it.
+    FunctionUses out;
+    CallSites by_name;
+    for_each_node(root, [&](TSNode n) {
+        if (is_type(n, "call")) index_call(n, facts, by_name);
+    });
+    GuardMemo memo;
+    for_each_node(root, [&](TSNode n) {
+        if (is_type(n, "string")) {
+            const auto v = string_literal(n, facts.source());
+            if (v && names.count(*v)) out.other_uses.insert(*v);
+            return;
+        }
+        if (!is_type(n, "attribute")) return;
+        const std::string attr(facts.text(field(n, "attribute")));
+        if (!names.count(attr)) return;
+        const TSNode parent = ts_node_parent(n);
+        if (!is_type(parent, "call") || !ts_node_eq(field(parent, "function"), n)) {
+            out.other_uses.insert(attr);
+            return;
+        }
+        const TSNode function = enclosing(parent, {"function_definition"});
+        if (!ts_node_is_null(function) && facts.text(field(function, "name")) == attr) return;
+        Guard g = guards.guard_of(parent);
+        if (g.kind == GuardKind::none && !g.mps_aware && !ts_node_is_null(function))
+            g = guard_through_callers(function, facts, guards, by_name, 4, &memo);
+        out.calls.push_back({attr, line_of(parent), g.kind, g.mps_aware, g.note});
     });
     return out;
 }

@@ -33,6 +33,8 @@ std::vector<ImportedCall> calls_through_imports(TSNode root, const ModuleFacts& 
 // In the module itself (`defining`), the plain calls of the names count, and `function_at` gives the
 // module-level function each of `lines` sits in ("" outside one, in a class, or in a decorated one: a
 // decorator may register it where no call shows); with no `names` given there, the calls of those functions.
+// The calls of methods, by name, in one file (analyzer/call_guards.cpp): `x.name(...)` whatever x is.
+FunctionUses uses_of_methods(TSNode root, const ModuleFacts& facts, const GuardFinder& guards, const std::set<std::string>& names);
 FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const GuardFinder& guards, const std::set<std::string>& names,
                                const std::string& module, const std::string& importer, bool defining, const std::set<int>& lines);
 

@@ -167,6 +167,8 @@ PythonEngine::Result PythonEngine::analyze(std::string_view text, bool full_pars
             }
         }
     }
+    // Where the calls of a method are (a text fact: the file may be parsed only in part, or not at all)
+    result.facts.attribute_names = attribute_names_of(text);
     if (!any) return result;
 
     TSParser* parser = thread_parser();
@@ -184,7 +186,9 @@ PythonEngine::Result PythonEngine::analyze(std::string_view text, bool full_pars
     const TSNode root = ts_tree_root_node(tree.get());
     const ModuleFacts facts(root, text);
     const GuardFinder guards(m_catalogue.program().guards, facts, root);
+    std::vector<std::uint32_t> attribute_names = std::move(result.facts.attribute_names);
     result.facts = extract_program_facts(root, facts, guards);
+    result.facts.attribute_names = std::move(attribute_names);
 
     std::vector<NodeMatch> query_matches;
     const std::vector<bool> query_enabled(enabled.begin(), enabled.begin() + static_cast<std::ptrdiff_t>(m_query_rules.size()));
@@ -238,7 +242,9 @@ std::vector<PythonEngine::CallGrad> PythonEngine::gradients_at_calls(std::string
 std::vector<FunctionUses> PythonEngine::uses_of_functions(std::string_view text, const std::vector<FunctionQuery>& queries) const {
     return with_whole_file(text, m_catalogue, std::vector<FunctionUses>{}, [&](TSNode root, const ModuleFacts& facts, const GuardFinder& guards) {
         std::vector<FunctionUses> out;
-        for (const auto& q : queries) out.push_back(python::uses_of_functions(root, facts, guards, q.names, q.module, q.importer, q.defining, q.lines));
+        for (const auto& q : queries)
+            out.push_back(q.methods ? python::uses_of_methods(root, facts, guards, q.names)
+                                    : python::uses_of_functions(root, facts, guards, q.names, q.module, q.importer, q.defining, q.lines));
         return out;
     });
 }

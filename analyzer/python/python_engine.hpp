@@ -53,6 +53,7 @@ public:
         std::string importer;
         bool defining = false;
         std::set<int> lines;
+        bool methods = false;  // `names` are methods: their calls by name, on any object (python::uses_of_methods)
     };
     std::vector<FunctionUses> uses_of_functions(std::string_view text, const std::vector<FunctionQuery>& queries) const;
 
