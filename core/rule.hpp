@@ -75,6 +75,7 @@ int checklist_item(std::string_view category);
 struct GuardVocabulary {
     std::vector<std::string> device_calls;       // qualified calls that test the device: torch.cuda.is_available
     std::vector<std::string> device_attributes;  // x.is_cuda
+    std::vector<std::string> device_flags;       // use_gpu, args.cuda: the caller's switch for the CUDA path
     std::vector<std::string> device_strings;     // compared in a condition: device.type == "cuda"
     std::vector<std::string> mps_names;          // what makes a device check MPS-aware (qualified names)
     std::vector<std::string> mps_strings;        // "mps"

@@ -115,6 +115,7 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
             }
         }
         if (listed(m_vocab.platform_names, q)) take(GuardKind::platform);
+        if (listed(m_vocab.device_flags, attr)) take(GuardKind::device_check);
         if (listed(m_vocab.distributed_names, attr)) take(GuardKind::distributed_gate);
         if (auto it = m_bound.find(attr); it != m_bound.end()) take(it->second);
         if (under_any(m_vocab.mps_names, q)) t.mps = true;
@@ -122,6 +123,7 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
     } else if (type == "identifier") {
         const std::string_view name = m_facts.text(n);
         if (auto it = m_bound.find(name); it != m_bound.end()) take(it->second);
+        if (listed(m_vocab.device_flags, name)) take(GuardKind::device_check);
         if (listed(m_vocab.distributed_names, name)) take(GuardKind::distributed_gate);
         if (listed(m_vocab.platform_names, name)) take(GuardKind::platform);
     } else if (type == "string") {
