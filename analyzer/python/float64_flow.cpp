@@ -157,8 +157,25 @@ bool made_on_cpu(TSNode call, const ModuleFacts& facts) {
     return v && *v == "cpu";
 }
 
-// The receiver of `.double()` was made on the CPU in this scope (`t = torch.arange(n)` earlier).
-bool receiver_made_on_cpu(TSNode receiver, const ModuleFacts& facts) {
+// The receiver of `.double()` was made on the CPU in this scope (`t = torch.arange(n)` earlier), or
+// computed from such a tensor: `(t - c).abs()`, `(d == d.min())` (timm's scheduled sampler). Tensors
+// of two devices do not mix in an op, so one CPU tensor among the operands makes the result a CPU one.
+bool receiver_made_on_cpu(TSNode receiver, const ModuleFacts& facts, int depth = 0) {
+    if (depth > 8) return false;
+    if (is_type(receiver, "parenthesized_expression") && ts_node_named_child_count(receiver) == 1)
+        return receiver_made_on_cpu(ts_node_named_child(receiver, 0), facts, depth + 1);
+    if (is_type(receiver, "binary_operator") || is_type(receiver, "comparison_operator")) {
+        for (uint32_t i = 0; i < ts_node_named_child_count(receiver); ++i)
+            if (receiver_made_on_cpu(ts_node_named_child(receiver, i), facts, depth + 1)) return true;
+        return false;
+    }
+    if (is_type(receiver, "call") && is_type(field(receiver, "function"), "attribute")) {
+        // t.abs(), t.min(), t.sum(): on t's device; .to(...), .cuda() and the like move it
+        const std::string m = method_of(receiver, facts);
+        if (!one_of(m, {"to", "cuda", "type", "pin_memory", "copy_", "new_tensor", "new_zeros", "new_ones", "new_empty", "new_full"}) &&
+            receiver_made_on_cpu(field(field(receiver, "function"), "object"), facts, depth + 1))
+            return true;
+    }
     if (is_type(receiver, "call")) {
         // a tensor factory, not a module: nn.Linear(4, 1).double() makes float64 parameters
         const std::string q = facts.qualname(field(receiver, "function"));
@@ -180,9 +197,7 @@ bool receiver_made_on_cpu(TSNode receiver, const ModuleFacts& facts) {
         for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) stack.push_back(ts_node_named_child(n, i));
     }
     if (ts_node_is_null(last)) return false;
-    TSNode right = field(last, "right");
-    while (is_type(right, "binary_operator")) right = field(right, "left");
-    return is_type(right, "call") && receiver_made_on_cpu(right, facts);
+    return receiver_made_on_cpu(field(last, "right"), facts, depth + 1);
 }
 
 Float64Flow converted(TSNode conversion, TSNode receiver, const ModuleFacts& facts) {
