@@ -24,6 +24,7 @@
 #include <optional>
 #include <set>
 
+#include "analyzer/method_callers.hpp"
 #include "analyzer/program/program_model.hpp"
 #include "analyzer/python/module_names.hpp"
 #include "analyzer/python/python_engine.hpp"
@@ -62,10 +63,6 @@ bool followed_method(const std::string& name, const GuardVocabulary& vocab) {
     return std::none_of(vocab.implicit_methods.begin(), vocab.implicit_methods.end(),
                         [&](const std::string& glob) { return fnmatch(glob.c_str(), name.c_str(), 0) == 0; });
 }
-
-// A method name called from more files than this is a common name (`update`, `to`): which calls are
-// this class's cannot be told by name, and reading them all would cost a scan. Its findings stay.
-constexpr std::size_t kMaxMethodCallerFiles = 24;
 
 // A query as the cache keys its answer: the file's content is the entry's own key.
 std::string query_key(const python::PythonEngine::FunctionQuery& q) {
@@ -210,22 +207,13 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
     std::vector<std::pair<std::string, std::string>> followed;  // (defining file, method)
     for (const auto& [path, names] : methods_of) {
         for (const auto& name : names) {
-            const std::uint32_t h = name_hash(name);
-            std::vector<const program::FileRecord*> callers;
-            bool unknown = false;
-            for (const auto& r : records) {
-                if (!r.facts || !model.same_project(r.path, path) ||
-                    !std::binary_search(r.facts->attribute_names.begin(), r.facts->attribute_names.end(), h))
-                    continue;
-                if (r.kind != FileKind::python) unknown = true;  // a notebook's calls are not read here
-                else callers.push_back(&r);
-            }
-            if (unknown || callers.size() > kMaxMethodCallerFiles) {
+            const auto callers = method_callers(records, model, path, name);
+            if (!callers) {
                 uses[{path, "." + name}].unknown = true;
                 continue;
             }
             followed.emplace_back(path, name);
-            for (const auto* r : callers) wanted_in[r->path].insert(name);
+            for (const auto* r : *callers) wanted_in[r->path].insert(name);
         }
     }
     if (!wanted_in.empty()) {

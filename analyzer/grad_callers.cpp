@@ -2,10 +2,14 @@
 // (analyzer/python/grad_context.cpp) decides what a file shows; a fallback inside a module-level function
 // whose callers in its own file do not decide (detectron2's resample_data, called under torch.no_grad()
 // from losses/segm.py) is decided by its uses in the files that import it: one where gradients flow
-// keeps the finding, all without gradients make it info. Such findings are few, so the importing files
-// are parsed again, whole, here.
+// keeps the finding, all without gradients make it info. A method of a module-level class is decided the
+// same way by its calls through any object (`warper.resample(x)` under torch.no_grad()), in the files that
+// write its name. Such findings are few, so those files are parsed again, whole, here.
 #include <algorithm>
+#include <map>
+#include <set>
 
+#include "analyzer/method_callers.hpp"
 #include "analyzer/program/program_model.hpp"
 #include "analyzer/python/grad_context.hpp"
 #include "analyzer/python/module_names.hpp"
@@ -42,21 +46,34 @@ std::vector<std::string> split_commas(const std::string& s) {
 
 }  // namespace
 
-void Scanner::weigh_backward_only_by_callers(const std::vector<program::FileRecord>& records, const fs::path& base,
-                                             std::vector<Finding>& findings) const {
+void Scanner::weigh_backward_only_by_callers(const std::vector<program::FileRecord>& records, const program::ProgramModel& model,
+                                             const fs::path& base, std::vector<Finding>& findings) const {
     for (auto& f : findings) {
         if (f.guard != GuardKind::grad_unknown || f.subject.empty() || f.category != "op-support") continue;
-        const std::vector<std::string> names = split_commas(f.subject);
-        const std::set<std::string, std::less<>> wanted(names.begin(), names.end());
-        std::vector<std::pair<std::string, python::PythonEngine::CallGrad>> calls;
+        // Functions (by the files that import them) and methods (".name": by the files that write the
+        // name; the defining file's own `self.name()` calls were followed already, as a function's are).
+        std::vector<std::string> functions, methods;
+        for (auto& n : split_commas(f.subject)) (n[0] == '.' ? methods : functions).push_back(n[0] == '.' ? n.substr(1) : n);
+        std::map<std::string, std::set<std::string, std::less<>>> wanted_in;  // file -> the names to find there
+        bool unknown = false;
         for (const auto& r : records) {
-            if (!r.facts || r.path == f.location.path || r.kind != FileKind::python) continue;
-            const bool imports = std::any_of(r.facts->imports.begin(), r.facts->imports.end(),
-                                             [&](const ImportFact& imp) { return imports_from(imp, r.path, f.location.path, names); });
-            if (!imports) continue;
+            if (functions.empty() || !r.facts || r.path == f.location.path || r.kind != FileKind::python) continue;
+            if (std::any_of(r.facts->imports.begin(), r.facts->imports.end(),
+                            [&](const ImportFact& imp) { return imports_from(imp, r.path, f.location.path, functions); }))
+                wanted_in[r.path].insert(functions.begin(), functions.end());
+        }
+        for (const auto& m : methods) {
+            const auto callers = method_callers(records, model, f.location.path, m);
+            unknown = unknown || !callers;
+            for (const auto* r : callers ? *callers : std::vector<const program::FileRecord*>{})
+                if (r->path != f.location.path) wanted_in[r->path].insert(m);
+        }
+        if (unknown) continue;  // a notebook or too many files write a method's name: nothing decides
+        std::vector<std::pair<std::string, python::PythonEngine::CallGrad>> calls;
+        for (const auto& [path, wanted] : wanted_in) {
             build_engines();
             try {
-                for (auto& c : m_python->gradients_at_calls(read_file(base / r.path), wanted)) calls.emplace_back(r.path, std::move(c));
+                for (auto& c : m_python->gradients_at_calls(read_file(base / path), wanted)) calls.emplace_back(path, std::move(c));
             } catch (const std::exception&) {
                 // read a moment ago: if it is gone now, its calls are not known
             }

@@ -509,7 +509,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         }
     }
     phase("extension calls");
-    weigh_backward_only_by_callers(records, base, result.findings);
+    weigh_backward_only_by_callers(records, model, base, result.findings);
     FunctionUsesMemo uses_memo;
     uses_memo.known = [&](const std::string& path) -> const std::map<std::string, FunctionUses>* {
         for (const auto& [memo_path, entry] : memos)

@@ -107,7 +107,8 @@ private:
     void link_native(const std::map<std::string, cuda::TuFacts>& native, bool any_native, ScanResult& result) const;
     // A backward-only op fallback in a function nothing in its own file decides: the calls of that
     // function in the files that import it decide whether gradients flow (analyzer/grad_callers.cpp).
-    void weigh_backward_only_by_callers(const std::vector<program::FileRecord>& records, const std::filesystem::path& base,
+    void weigh_backward_only_by_callers(const std::vector<program::FileRecord>& records, const program::ProgramModel& model,
+                                        const std::filesystem::path& base,
                                         std::vector<Finding>& findings) const;
     // A finding in a module-level function with no guard of its own takes the guard that every call
     // of that function has, in its file and in the files that import it (analyzer/call_guards.cpp).

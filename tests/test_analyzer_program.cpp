@@ -982,6 +982,62 @@ class Net(nn.Module):
     EXPECT_EQ(guard_at("pkg/resample.py", 26), "none") << "a nested function called by a method that forward() calls";
 }
 
+// The same across files through an object: a backward-only fallback in a method of a module-level class
+// is decided by the calls of that method by name (`warper.resample(x)` under torch.no_grad()) in the
+// files that write the name.
+TEST(OpSupport, ABackwardOnlyFallbackInAMethodWeighsByItsCallsThroughObjects) {
+    test::TempDir d;
+    d.write("pkg/__init__.py", "");
+    d.write("pkg/warp.py", R"(import torch.nn.functional as F
+
+
+class Warper:
+    def resample(self, x, grid):
+        return F.grid_sample(x, grid)
+
+    def blend(self, x, grid):
+        return F.grid_sample(x, grid)
+
+    def spare(self, x, grid):
+        return F.grid_sample(x, grid)
+)");
+    d.write("train.py", R"(import torch
+from pkg.warp import Warper
+
+
+def loss_fn(w, x, grid, target):
+    return (w.blend(x, grid) - target).abs().mean()
+
+
+def run_batch(w, x, grid):
+    with torch.no_grad():
+        return w.resample(x, grid)
+
+
+if __name__ == "__main__":
+    w = Warper()
+    run_batch(w, torch.ones(1), torch.ones(1))
+)");
+    const Scanner scanner(test::bundled_catalogue(), "2.6.0");
+    auto guard_at = [&](const ScanResult& r, int line) {
+        for (const auto& f : r.findings)
+            if (f.rule_id == "mps-op-fallback-fixed-upstream" && f.location.path == "pkg/warp.py" && f.location.line == line) return f;
+        return Finding{};
+    };
+    const ScanResult r = scanner.scan(d.path(), {d.path()}, {});
+    const Finding resample = guard_at(r, 6);
+    EXPECT_EQ(resample.guard, GuardKind::no_grad) << resample.guard_note;
+    EXPECT_NE(resample.guard_note.find("train.py:11"), std::string::npos) << resample.guard_note;
+    EXPECT_EQ(resample.severity, Severity::info);
+    EXPECT_EQ(guard_at(r, 9).guard, GuardKind::none) << "called in loss_fn: gradients flow";
+    EXPECT_EQ(guard_at(r, 9).rule_id, "mps-op-fallback-fixed-upstream");
+    EXPECT_EQ(guard_at(r, 12).guard, GuardKind::grad_unknown) << "nothing calls spare()";
+    EXPECT_EQ(guard_at(r, 12).severity, Severity::minor);
+    // a notebook writes the name: its calls are not read, so nothing decides
+    d.write("demo.ipynb", R"({"cells": [{"cell_type": "code", "metadata": {}, "source": ["w.resample(x, grid)\n"], "outputs": [], "execution_count": null}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})");
+    EXPECT_EQ(guard_at(scanner.scan(d.path(), {d.path()}, {}), 6).guard, GuardKind::grad_unknown);
+}
+
 TEST(CommandLine, ExplainPrintsTheChainGuardAndDocs) {
     test::TempDir d;
     d.write("train.py", "import torch\nfrom pkg import ops\n\nif __name__ == \"__main__\":\n    pass\n");

@@ -41,6 +41,17 @@ bool module_level(TSNode function) {
     return !ts_node_is_null(p) && is_type(p, "module");
 }
 
+// A method of a class defined at module level (not in a function, not nested in a class).
+bool module_level_class(TSNode function) {
+    TSNode block = ts_node_parent(definition_of(function));
+    if (ts_node_is_null(block) || !is_type(block, "block")) return false;
+    TSNode cls = ts_node_parent(block);
+    if (!is_type(cls, "class_definition")) return false;
+    TSNode outer = ts_node_parent(cls);
+    if (is_type(outer, "decorated_definition")) outer = ts_node_parent(outer);
+    return !ts_node_is_null(outer) && is_type(outer, "module");
+}
+
 // A method is called through `self.` / `cls.`; a module-level or nested function by its name.
 bool method(TSNode function) {
     TSNode block = ts_node_parent(definition_of(function));
@@ -197,7 +208,11 @@ GradContext GradContextFinder::from_callers(TSNode function, int depth, std::set
         return decided(Grad::none, "every call of " + std::string(name) + "() in this file runs without gradients (" + line_of(callers.front().first) + ": " +
                                        callers.front().second.why + ")");
     // A module-level function may be imported and called elsewhere too: those calls decide with the rest.
+    // So may a method of a module-level class, through any object (`warper.resample(x)`): ".name", whose
+    // calls by name across the repository decide (analyzer/grad_callers.cpp).
     if (top) out.frontier.push_back(std::string(name));
+    else if (by_self && module_level_class(function) && !(name.size() > 4 && name.substr(0, 2) == "__" && name.substr(name.size() - 2) == "__"))
+        out.frontier.push_back("." + std::string(name));
     return out;
 }
 
