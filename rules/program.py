@@ -378,3 +378,22 @@ class PerceptualLoss:
         if batch is not None:
             # guard: none
             batch.record_stream(torch.cuda.current_stream())
+
+
+def data_parallel(model, device):
+    # yolov5's train.py: the single-process test does not undo the device check beside it
+    RANK = int(os.getenv("RANK", "-1"))
+    cuda = device.type != "cpu"
+    if cuda and RANK == -1 and torch.cuda.device_count() > 1:
+        # guard: device-check
+        model = torch.nn.DataParallel(model)
+    return model
+
+
+def gathered(x):
+    # a call through the torch.distributed module is no `distributed` flag
+    owner = torch.distributed.get_rank()
+    if owner is None:
+        # guard: none
+        x = x.cuda()
+    return x

@@ -59,15 +59,26 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
     if (type == "boolean_operator") {
         // `not torch.cuda.is_available() or not flash`: the operand that decides the kind keeps its own
         // negation (past `if ...: return` both operands are false, so CUDA is there).
+        // `cuda and RANK == -1` holds only where its CUDA operand does: a positive operand of an `and`
+        // decides, whatever the other one says (yolov5's DataParallel under `if cuda and RANK == -1 and
+        // torch.cuda.device_count() > 1:`, where the single-process test outranked the device check).
+        const bool conjunction = m_facts.text(field(n, "operator")) == "and";
+        Test positive;
         for (TSNode side : {field(n, "left"), field(n, "right")}) {
             const Test s = classify(side);
             t.mps = t.mps || s.mps;
             t.names_mac = t.names_mac || s.names_mac;
+            if (conjunction && s.kind != GuardKind::none && !s.negated && rank(s.kind) > rank(positive.kind)) positive = s;
             if (rank(s.kind) > rank(t.kind)) {
                 t.kind = s.kind;
                 t.negated = s.negated;
                 t.cpu = s.cpu;
             }
+        }
+        if (positive.kind != GuardKind::none) {
+            t.kind = positive.kind;
+            t.negated = false;
+            t.cpu = positive.cpu;
         }
         return;
     }
@@ -79,6 +90,15 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
             take(GuardKind::distributed_gate);
         if (listed(m_vocab.platform_names, q)) take(GuardKind::platform);
         if (under_any(m_vocab.mps_names, q)) t.mps = true;
+        // A method's name is no variable: in `t.cuda()` the name `cuda` is not the file's `cuda = device.type
+        // != "cpu"` (yolov5; apex's prefetcher binding `batch = t.cuda()` made `if batch is not None:` a
+        // device check), though `self.is_distributed()` still names a gate. The receiver is not read (as
+        // before: `torch.distributed.get_rank()` is no `distributed` flag).
+        const TSNode fn = field(n, "function");
+        if (!is_type(fn, "attribute")) classify_node(fn, t);
+        else if (listed(m_vocab.distributed_names, m_facts.text(field(fn, "attribute")))) take(GuardKind::distributed_gate);
+        if (const TSNode args = field(n, "arguments"); !ts_node_is_null(args)) classify_node(args, t);
+        return;
     } else if (type == "comparison_operator" && ts_node_named_child_count(n) == 2) {
         // `world_size == 1`, `get_world_size() <= 1`, `< 2`: the single-process branch; so are
         // `local_rank == -1`, `< 0` and `local_rank in [-1, 0]` (a launcher sets -1 for one process)
