@@ -182,6 +182,9 @@ struct PackageInfo {
     // A distribution that installs the same import on macOS (onnxruntime beside onnxruntime-gpu):
     // an import alone does not say the CUDA build is in use.
     std::string mac_build;
+    // Where the package keeps its CUDA code (mmcv: ops): an import that names none of these submodules
+    // (`from mmcv.utils import Registry`, `import mmcv`) reads only pure Python. Empty: all of it.
+    std::vector<std::string> cuda_submodules;
     std::vector<std::string> distributions;  // normalised names in manifests; '*' matches any run
     std::string provides;                    // what the package gives the lab
     MpsStatus mps = MpsStatus::none;

@@ -153,6 +153,27 @@ TEST_F(PythonEngineTest, ImportOfAPackageWithAMacBuildIsInfo) {
     }
 }
 
+TEST_F(PythonEngineTest, ImportOfAPackagesPurePythonPartsIsInfo) {
+    // mmcv keeps its CUDA code in mmcv.ops (rules/packages: cuda_submodules); dinov2 imports
+    // mmcv.utils.Registry and detectron2 a ConfigDict, which install on macOS.
+    const auto pure = of(scan("from mmcv.utils import Registry\nimport mmcv\n"), "cuda-only-package-import");
+    ASSERT_EQ(pure.size(), 1u);
+    EXPECT_EQ(pure[0].severity, Severity::info);
+    EXPECT_EQ(pure[0].impact, VerdictImpact::none);
+    EXPECT_NE(pure[0].note.find("its CUDA code is in mmcv.ops"), std::string::npos) << pure[0].note;
+    for (const char* text : {"from mmcv.ops import nms\n", "import mmcv.ops as ops\n", "from mmcv import Config, ops\n", "from mmcv import *\n"}) {
+        const auto fs = of(scan(text), "cuda-only-package-import");
+        ASSERT_EQ(fs.size(), 1u) << text;
+        EXPECT_NE(fs[0].severity, Severity::info) << text;
+        EXPECT_EQ(fs[0].impact, VerdictImpact::dual) << text;
+    }
+    // both in one file: the ops import is its own finding, not folded into the pure one
+    const auto both = of(scan("from mmcv.utils import Registry\nfrom mmcv.ops import nms\n"), "cuda-only-package-import");
+    ASSERT_EQ(both.size(), 2u);
+    EXPECT_EQ(both[0].severity == Severity::info, both[0].location.line == 1);
+    EXPECT_EQ(both[1].severity == Severity::info, both[1].location.line == 1);
+}
+
 TEST_F(PythonEngineTest, OnePackageImportedTwiceIsOneFinding) {
     const auto fs = of(scan("import triton\nimport torch\nimport triton.language as tl\n"), "cuda-only-package-import");
     ASSERT_EQ(fs.size(), 1u);

@@ -26,6 +26,29 @@ std::optional<std::string> branch_in_function(TSNode imp, const ModuleFacts& fac
     return std::nullopt;
 }
 
+// Does the import reach the package's CUDA code? Always, unless the package names where that code is
+// (PackageInfo::cuda_submodules) and this import names none of it: `import mmcv.ops`,
+// `from mmcv.ops import nms` and `from mmcv import ops` do; `from mmcv.utils import Registry` does not.
+bool reaches_cuda_code(TSNode imp, std::string_view dotted, const PackageInfo& pkg, const ModuleFacts& facts) {
+    if (pkg.cuda_submodules.empty()) return true;
+    const std::size_t dot = dotted.find('.');
+    if (dot != std::string_view::npos) {
+        const std::string_view second = dotted.substr(dot + 1, dotted.find('.', dot + 1) - dot - 1);
+        return std::find(pkg.cuda_submodules.begin(), pkg.cuda_submodules.end(), second) != pkg.cuda_submodules.end();
+    }
+    if (!is_type(imp, "import_from_statement")) return false;  // `import mmcv`: its __init__ loads no ops
+    const TSNode module_name = field(imp, "module_name");
+    bool reaches = false;
+    for (uint32_t i = 0; i < ts_node_named_child_count(imp); ++i) {
+        const TSNode c = ts_node_named_child(imp, i);
+        if (ts_node_eq(c, module_name)) continue;
+        if (is_type(c, "wildcard_import")) return true;
+        const std::string_view name = facts.text(is_type(c, "aliased_import") ? field(c, "name") : c);
+        reaches = reaches || std::find(pkg.cuda_submodules.begin(), pkg.cuda_submodules.end(), name) != pkg.cuda_submodules.end();
+    }
+    return reaches;
+}
+
 void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out) {
     const bool want_optional = listed(rule_param(rule, "optional"), "true");
     // One package, one finding per file: `import triton` then `import triton.language as tl` is one
@@ -50,7 +73,9 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
             const Guard guard = in.guards.guard_of(imp);
             const bool optional = guard.kind == GuardKind::import_fallback;
             if (optional != want_optional) continue;
-            if (auto seen = first_of.find(pkg->import_name); seen != first_of.end()) {
+            const bool pure = !reaches_cuda_code(imp, name, *pkg, in.facts);
+            const std::string key = pkg->import_name + (pure ? " (pure)" : "");  // the pure parts are a finding of their own
+            if (auto seen = first_of.find(key); seen != first_of.end()) {
                 Match& first = out[seen->second];
                 // a guarded first import is outweighed by an unguarded later one: report the stronger
                 if (first.guard != GuardKind::none && guard.kind == GuardKind::none) {
@@ -96,7 +121,14 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
                 m.note = "the import is also the one of " + pkg->mac_build + ", which installs on macOS: only the CUDA build (" +
                          pkg->distributions.front() + ") is Linux-only; install " + pkg->mac_build + " on the Mac";
             }
-            first_of[pkg->import_name] = out.size();
+            if (pure) {
+                std::string where;
+                for (const auto& s : pkg->cuda_submodules) where += (where.empty() ? "" : ", ") + pkg->import_name + "." + s;
+                m.severity = Severity::info;
+                m.impact = VerdictImpact::none;
+                m.note = "imports only pure-Python parts of " + pkg->import_name + ", which install on macOS: its CUDA code is in " + where;
+            }
+            first_of[key] = out.size();
             out.push_back(std::move(m));
         }
     }
