@@ -136,6 +136,7 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
     std::map<std::string, std::set<std::string>> functions_of;       // defining file -> its functions with candidates
     std::map<std::string, std::set<std::string>> methods_of;         // defining file -> its methods with candidates
     std::map<std::string, std::map<int, std::string>> function_at;  // defining file -> line -> function (".method")
+    std::map<std::string, std::vector<FunctionUses::ParameterDefault>> defaults_of;  // defining file -> parameter defaults on candidate lines
     const GuardVocabulary& vocab = m_catalogue.program().guards;
     for (std::size_t i = 0; i < defining.size(); ++i) {
         if (!own[i]) continue;
@@ -147,6 +148,7 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
         }
         if (!functions_of.count(defining[i]) && !methods_of.count(defining[i])) continue;
         function_at[defining[i]] = u.function_at;
+        defaults_of[defining[i]] = u.parameter_defaults;
         for (const auto& c : u.calls) uses[{defining[i], c.name}].calls.emplace_back(defining[i], c);
         for (const auto& name : u.other_uses) uses[{defining[i], name}].unknown = true;
     }
@@ -249,6 +251,31 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
         const auto it = uses.find({f.location.path, fn->second});
         if (it == uses.end() || it->second.unknown || it->second.calls.empty()) continue;
         const auto& calls = it->second.calls;
+        // A parameter's default (`def get_pc_sampler(..., device='cuda')`) that every call passes never
+        // applies: by keyword, or by position (a method's calls skip self).
+        if (const auto defaults = defaults_of.find(f.location.path); defaults != defaults_of.end()) {
+            const auto p = std::find_if(defaults->second.begin(), defaults->second.end(), [&](const FunctionUses::ParameterDefault& d) {
+                const auto where = std::make_pair(f.location.line, f.location.col);
+                return std::make_pair(d.line, d.col) <= where && where < std::make_pair(d.end_line, d.end_col);
+            });
+            if (p != defaults->second.end()) {
+                const std::string& parameter = p->name;
+                const int position = p->position;
+                const int skipped = fn->second[0] == '.' ? 1 : 0;
+                const bool passed = std::all_of(calls.begin(), calls.end(), [&](const auto& c) {
+                    const auto& k = c.second.keywords;
+                    if (std::find(k.begin(), k.end(), parameter) != k.end()) return true;
+                    return !c.second.spread && position >= 0 && c.second.positional + skipped > position;
+                });
+                if (passed) {
+                    f.guard = GuardKind::default_unused;
+                    f.guard_note = "every call of " + fn->second + "() passes " + parameter + " (" + calls.front().first + ":" +
+                                   std::to_string(calls.front().second.line) + ")";
+                    for (const auto& [path, c] : calls) f.related.push_back(related_line(path, c.line, "calls " + c.name + "() with " + parameter));
+                    continue;
+                }
+            }
+        }
         if (std::any_of(calls.begin(), calls.end(), [](const auto& c) { return c.second.guard == GuardKind::none; })) continue;
         // the weakest: the one that leaves the most of the path (a fallback beside it over a path a Mac never takes)
         const auto weakest = std::max_element(calls.begin(), calls.end(), [](const auto& a, const auto& b) {

@@ -68,7 +68,7 @@ void remove_old_files(const fs::path& dir, std::uint64_t key) {
 }
 
 constexpr std::uint32_t kMagic = 0x4d505343;  // "MPSC"
-constexpr std::uint32_t kFormat = 16;  // 16: FileFacts::attribute_names; 15: FileOutcome::function_uses; 14: FileFacts::hosted_demo; 13: a checksum of the content
+constexpr std::uint32_t kFormat = 17;  // 17: what each call passes, FunctionUses::parameter_defaults; 16: FileFacts::attribute_names; 15: FileOutcome::function_uses; 14: FileFacts::hosted_demo; 13: a checksum of the content
 
 // The content and its checksum, appended; the content back when the checksum holds (a cache file
 // is only ever an optimisation: a damaged one is read as missing).
@@ -403,6 +403,9 @@ void write_function_uses(Writer& w, const FileOutcome& o) {
             w.u64(static_cast<std::uint64_t>(c.guard));
             w.u64(c.mps_aware ? 1 : 0);
             w.str(c.note);
+            write_strings(w, c.keywords);
+            w.i64(c.positional);
+            w.u64(c.spread ? 1 : 0);
         }
         w.u64(u.other_uses.size());
         for (const auto& name : u.other_uses) w.str(name);
@@ -410,6 +413,11 @@ void write_function_uses(Writer& w, const FileOutcome& o) {
         for (const auto& [line, name] : u.function_at) {
             w.i64(line);
             w.str(name);
+        }
+        w.u64(u.parameter_defaults.size());
+        for (const auto& p : u.parameter_defaults) {
+            w.str(p.name);
+            for (int v : {p.position, p.line, p.col, p.end_line, p.end_col}) w.i64(v);
         }
     }
 }
@@ -425,11 +433,19 @@ void read_function_uses(Reader& r, FileOutcome& o) {
             c.guard = static_cast<GuardKind>(r.u64());
             c.mps_aware = r.u64() != 0;
             c.note = r.str();
+            c.keywords = read_strings(r);
+            c.positional = static_cast<int>(r.i64());
+            c.spread = r.u64() != 0;
         }
         for (std::uint64_t k = r.u64(); k > 0; --k) u.other_uses.insert(r.str());
         for (std::uint64_t k = r.u64(); k > 0; --k) {
             const int line = static_cast<int>(r.i64());
             u.function_at[line] = r.str();
+        }
+        for (std::uint64_t k = r.u64(); k > 0; --k) {
+            FunctionUses::ParameterDefault& p = u.parameter_defaults.emplace_back();
+            p.name = r.str();
+            for (int* v : {&p.position, &p.line, &p.col, &p.end_line, &p.end_col}) *v = static_cast<int>(r.i64());
         }
         o.function_uses.emplace(std::move(key), std::move(u));
     }

@@ -70,6 +70,7 @@ std::string_view to_string(GuardKind g) {
         case GuardKind::no_grad: return "no-grad";
         case GuardKind::grad_unknown: return "grad-unknown";
         case GuardKind::non_cpu_branch: return "non-cpu-branch";
+        case GuardKind::default_unused: return "default-unused";
     }
     return "none";
 }
@@ -83,7 +84,7 @@ int guard_strength(GuardKind g) {
 std::optional<GuardKind> parse_guard_kind(std::string_view s) {
     for (GuardKind g : {GuardKind::none, GuardKind::import_fallback, GuardKind::device_check, GuardKind::distributed_gate,
                         GuardKind::platform, GuardKind::test_skip, GuardKind::availability_select, GuardKind::no_grad,
-                        GuardKind::grad_unknown, GuardKind::non_cpu_branch})
+                        GuardKind::grad_unknown, GuardKind::non_cpu_branch, GuardKind::default_unused})
         if (to_string(g) == s) return g;
     return std::nullopt;
 }

@@ -70,10 +70,23 @@ struct FunctionUses {
         GuardKind guard = GuardKind::none;
         bool mps_aware = false;
         std::string note;
+        // What the call passes: its keyword names, how many positional arguments, and whether it
+        // spreads *args or **kwargs (then what it passes is not known).
+        std::vector<std::string> keywords;
+        int positional = 0;
+        bool spread = false;
     };
     std::vector<Call> calls;
     std::set<std::string> other_uses;
     std::map<int, std::string> function_at;
+    // The parameter defaults on the lines asked about (`device='cuda'`): the parameter, its position
+    // in the def (self counted) or -1 when it can only be passed by keyword, and where the default is.
+    struct ParameterDefault {
+        std::string name;
+        int position = 0;
+        int line = 0, col = 0, end_line = 0, end_col = 0;  // 1-based, as a Location
+    };
+    std::vector<ParameterDefault> parameter_defaults;
 };
 
 struct EntryRef {

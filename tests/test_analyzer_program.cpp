@@ -186,6 +186,58 @@ TEST(ProgramModel, AMethodThatEveryCallerGuardsTakesTheirGuard) {
     for (const auto& [line, f] : wraps(scan_dir(d, o))) EXPECT_EQ(f->guard, GuardKind::distributed_gate) << line << ": " << f->guard_note;
 }
 
+// score_sde's `def get_pc_sampler(..., device='cuda')`: every call passes device=config.device, so the
+// default never applies. By keyword or by position (a method's calls skip self); a call that passes
+// neither, or spreads **kwargs (timm's `TrainBenchmarkRunner(**vars(args))`), keeps the finding.
+TEST(ProgramModel, ADefaultThatEveryCallPassesIsInfo) {
+    test::TempDir d;
+    test::TempDir cache;
+    d.write("pkg/__init__.py", "");
+    d.write("pkg/sampling.py", "import torch\n\n\ndef get_sampler(shape, eps=1e-3, device='cuda'):\n"
+                               "    return torch.zeros(shape, device=device) + eps\n\n\n"
+                               "class Runner:\n    def __init__(self, model):\n        self.model = model\n\n"
+                               "    def sample(self, x, device='cuda'):\n        return self.model(x.to(device))\n\n\n"
+                               "def restore(path, device='cuda'):\n    return torch.load(path, map_location=device)\n");
+    d.write("train.py", "import torch\nfrom pkg.sampling import get_sampler, restore\nfrom pkg.sampling import Runner\n\n"
+                        "if __name__ == '__main__':\n    dev = 'cpu'\n    s = get_sampler((2, 2), device=dev)\n"
+                        "    t = get_sampler((3, 3), 1e-2, dev)\n    r = Runner(torch.nn.Linear(2, 2))\n    r.sample(torch.ones(2), dev)\n"
+                        "    restore('a.pt')\n");
+    ScanOptions o;
+    o.cache_dir = cache.path();
+    auto at = [&](const ScanResult& r) {
+        std::map<int, const Finding*> out;
+        for (const auto& f : r.findings)
+            if (f.rule_id == "cuda-default-argument" && f.location.path == "pkg/sampling.py") out[f.location.line] = &f;
+        return out;
+    };
+    for (int pass = 0; pass < 2; ++pass) {  // parsed, then from the cache
+        const ScanResult r = scan_dir(d, o);
+        auto found = at(r);
+        ASSERT_EQ(found.size(), 3u);
+        // eps=1e-3 on the same line is passed by one call only: the default in question is device's
+        EXPECT_EQ(found.at(4)->guard, GuardKind::default_unused) << pass << ": " << found.at(4)->guard_note;
+        EXPECT_EQ(found.at(4)->guard_note, "every call of get_sampler() passes device (train.py:7)");
+        EXPECT_EQ(found.at(4)->severity, Severity::info);
+        std::vector<int> related;
+        for (const auto& rel : found.at(4)->related) related.push_back(rel.location.line);
+        EXPECT_EQ(related, (std::vector<int>{7, 8}));
+        EXPECT_EQ(found.at(12)->guard, GuardKind::default_unused) << pass << ": " << found.at(12)->guard_note;
+        EXPECT_EQ(found.at(16)->guard, GuardKind::none) << "restore('a.pt') keeps the default: " << found.at(16)->guard_note;
+        EXPECT_EQ(found.at(16)->severity, Severity::minor);
+        if (pass == 1) EXPECT_GE(r.files_cached + 1, r.files_scanned);
+        d.write("README.md", "edited\n");
+    }
+    // one call that passes only eps, one that spreads **kwargs, one that passes the method too few
+    d.write("tools/more.py", "from pkg.sampling import get_sampler\n\n\ndef more(shape):\n    return get_sampler(shape, 1e-2)\n");
+    EXPECT_EQ(at(scan_dir(d, o)).at(4)->guard, GuardKind::none);
+    d.write("tools/more.py", "from pkg.sampling import get_sampler\n\n\ndef more(shape, **kw):\n    return get_sampler(shape, **kw)\n");
+    EXPECT_EQ(at(scan_dir(d, o)).at(4)->guard, GuardKind::none);
+    d.write("tools/more.py", "def more(runner, x):\n    return runner.sample(x)\n");
+    const auto last = at(scan_dir(d, o));
+    EXPECT_EQ(last.at(4)->guard, GuardKind::default_unused) << last.at(4)->guard_note;
+    EXPECT_EQ(last.at(12)->guard, GuardKind::none) << last.at(12)->guard_note;
+}
+
 // timm's distributed_train.sh: `torchrun --nproc_per_node=$NUM_PROC train.py`, where train.py wraps DDP
 // only under its distributed gate, is a way to scale out (rules/program.yaml scale_out_launch): the Mac
 // runs `python train.py`. A launched script that needs several processes (an unconditional NCCL

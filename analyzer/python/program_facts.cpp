@@ -507,6 +507,54 @@ namespace {
 
 }  // namespace
 
+namespace {
+
+// What a call passes: keyword names, the count of positional arguments, and *args / **kwargs.
+void record_arguments(TSNode call, const ModuleFacts& facts, FunctionUses::Call& c) {
+    const TSNode args = field(call, "arguments");
+    if (!is_type(args, "argument_list")) {  // `f(x for x in y)`: one positional generator
+        c.positional = ts_node_is_null(args) ? 0 : 1;
+        return;
+    }
+    for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
+        const TSNode a = ts_node_named_child(args, i);
+        if (is_type(a, "comment")) continue;
+        if (is_type(a, "keyword_argument")) c.keywords.emplace_back(facts.text(field(a, "name")));
+        else if (is_type(a, "list_splat") || is_type(a, "dictionary_splat")) c.spread = true;
+        else ++c.positional;
+    }
+}
+
+// The parameters of `def` (a function_definition) whose defaults span `line`: name, position (self
+// counted) or -1 past a `*` or `*args` (keyword only), and where the default is.
+void parameter_defaults_at(TSNode def, int line, const ModuleFacts& facts, std::vector<FunctionUses::ParameterDefault>& out) {
+    const TSNode params = field(def, "parameters");
+    if (ts_node_is_null(params)) return;
+    int position = 0;
+    bool keyword_only = false;
+    for (uint32_t i = 0; i < ts_node_named_child_count(params); ++i) {
+        const TSNode p = ts_node_named_child(params, i);
+        if (is_type(p, "list_splat_pattern") || is_type(p, "keyword_separator") || is_type(p, "dictionary_splat_pattern")) {
+            keyword_only = true;
+            continue;
+        }
+        if (is_type(p, "positional_separator") || is_type(p, "comment")) continue;
+        const bool has_default = is_type(p, "default_parameter") || is_type(p, "typed_default_parameter");
+        const TSNode value = field(p, "value");
+        if (has_default && !ts_node_is_null(value)) {
+            const TSPoint start = ts_node_start_point(value), end = ts_node_end_point(value);
+            const int first = static_cast<int>(start.row) + 1, last = static_cast<int>(end.row) + 1;
+            const bool known = std::any_of(out.begin(), out.end(), [&](const auto& d) { return d.line == first && d.col == static_cast<int>(start.column) + 1; });
+            if (line >= first && line <= last && !known)
+                out.push_back({std::string(facts.text(field(p, "name"))), keyword_only ? -1 : position, first, static_cast<int>(start.column) + 1, last,
+                               static_cast<int>(end.column) + 1});
+        }
+        ++position;
+    }
+}
+
+}  // namespace
+
 FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const GuardFinder& guards, const std::set<std::string>& names,
                                const std::string& module, const std::string& importer, bool defining, const std::set<int>& lines) {
     FunctionUses out;
@@ -519,8 +567,10 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
             const TSNode def = decorated ? field(stmt, "definition") : stmt;
             if (!is_type(def, "function_definition")) return false;
             const int first = line_of(stmt), last = static_cast<int>(ts_node_end_point(stmt).row) + 1;
-            for (auto it = lines.lower_bound(first); it != lines.end() && *it <= last; ++it)
+            for (auto it = lines.lower_bound(first); it != lines.end() && *it <= last; ++it) {
                 out.function_at[*it] = decorated ? std::string() : prefix + std::string(facts.text(field(def, "name")));
+                if (!decorated) parameter_defaults_at(def, *it, facts, out.parameter_defaults);
+            }
             return true;
         };
         for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
@@ -603,7 +653,8 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
         const TSNode function = enclosing(call, {"function_definition"});
         if (g.kind == GuardKind::none && !g.mps_aware && !ts_node_is_null(function))
             g = guard_through_callers(function, facts, guards, by_name, 4, &memo);
-        out.calls.push_back({name, line_of(call), g.kind, g.mps_aware, g.note});
+        out.calls.push_back({name, line_of(call), g.kind, g.mps_aware, g.note, {}, 0, false});
+        record_arguments(call, facts, out.calls.back());
     };
     // ts_node_parent walks down from the root: asked only of the few nodes that name a function
     auto called_by = [&](TSNode n, TSNode& parent) {
@@ -665,7 +716,8 @@ FunctionUses uses_of_methods(TSNode root, const ModuleFacts& facts, const GuardF
         Guard g = guards.guard_of(parent);
         if (g.kind == GuardKind::none && !g.mps_aware && !ts_node_is_null(function))
             g = guard_through_callers(function, facts, guards, by_name, 4, &memo);
-        out.calls.push_back({attr, line_of(parent), g.kind, g.mps_aware, g.note});
+        out.calls.push_back({attr, line_of(parent), g.kind, g.mps_aware, g.note, {}, 0, false});
+        record_arguments(parent, facts, out.calls.back());
     });
     return out;
 }
