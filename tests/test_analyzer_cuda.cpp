@@ -69,6 +69,31 @@ TEST(ClangEngine, ACrashOrAHangCostsOnlyThatFile) {
     EXPECT_EQ(timed.skipped.size(), 3u);
 }
 
+// The workers persist between files and scans (the bundled scanner keeps its engine): each scan's
+// repository headers reach the worker that parses its files, and a worker that crashed or ran out
+// of time is replaced, not reused.
+TEST(ClangEngine, WorkersServeFileAfterFileWithEachRepositorysHeaders) {
+    if (!cuda::ClangEngine::available()) return;
+    // "util/defs.cuh" is on no include path: it is found among the repository's headers by its tail
+    auto repository = [](test::TempDir& d, const std::string& kernel_macro) {
+        d.write("third/lib/util/defs.cuh", "#pragma once\n#define KERNEL " + kernel_macro + "\n");
+        d.write("main.cu", "#include \"util/defs.cuh\"\nKERNEL void k(float* x) { x[0] = 1.f; }\n");
+    };
+    test::TempDir global, plain, crash;
+    repository(global, "__global__");
+    repository(plain, "__device__");  // a helper, no kernel; a trigger still, so main.cu is parsed
+    crash.write("crash.cu", "#pragma clang __debug crash\n__global__ void a(float* x) {}\n");
+    const std::vector<std::pair<std::string, int>> kernel{{"main.cu", 2}}, none;
+    EXPECT_EQ(hits(scan_tree(global.path()), "cuda-kernel-source"), kernel);
+    EXPECT_EQ(hits(scan_tree(plain.path()), "cuda-kernel-source"), none) << "a worker kept the last repository's headers";
+    EXPECT_EQ(hits(scan_tree(global.path()), "cuda-kernel-source"), kernel);
+    EXPECT_NE(reason_for(scan_tree(crash.path()), "crash.cu").find("Clang crashed"), std::string::npos);
+    EXPECT_EQ(hits(scan_tree(global.path()), "cuda-kernel-source"), kernel) << "after a crash";
+    EXPECT_NE(reason_for(scan_tree(global.path(), 0), "main.cu").find("timed out after 0 s"), std::string::npos);
+    EXPECT_EQ(hits(scan_tree(global.path()), "cuda-kernel-source"), kernel) << "after a time-out";
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(hits(scan_tree(plain.path()), "cuda-kernel-source"), none) << i;
+}
+
 TEST(ClangEngine, OpsAreJoinedAcrossFilesAndBindingsFollowTheirLaunchers) {
     if (!cuda::ClangEngine::available()) return;
     test::TempDir d;

@@ -12,7 +12,9 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,6 +26,9 @@
 #include <cstdlib>
 #include <functional>
 #include <cstring>
+#include <cstdint>
+#include <optional>
+#include <string_view>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -260,6 +265,128 @@ ChildEnd run_child(unsigned timeout_s, std::string& wire, const std::function<st
     if (!end.timed_out && WIFSIGNALED(status)) end.signal = WTERMSIG(status);
     return end;
 }
+
+// ---- the worker's wire: length-prefixed frames over a socket pair --------------------------------
+
+void put_field(std::string& out, std::string_view s) {
+    const std::uint64_t n = s.size();
+    out.append(reinterpret_cast<const char*>(&n), sizeof n);
+    out.append(s);
+}
+
+bool get_field(std::string_view& in, std::string& out) {
+    std::uint64_t n = 0;
+    if (in.size() < sizeof n) return false;
+    std::memcpy(&n, in.data(), sizeof n);
+    in.remove_prefix(sizeof n);
+    if (in.size() < n) return false;
+    out.assign(in.substr(0, n));
+    in.remove_prefix(n);
+    return true;
+}
+
+// false when the other end is gone (MSG_NOSIGNAL: no SIGPIPE for it)
+bool send_frame(int fd, const std::string& bytes) {
+    std::string framed;
+    put_field(framed, bytes);
+    std::size_t done = 0;
+    while (done < framed.size()) {
+        const ssize_t n = ::send(fd, framed.data() + done, framed.size() - done, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        done += static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
+enum class FrameEnd { whole, closed, timed_out };
+
+// One frame, by the deadline (none: wait as long as it takes, as a worker waits for work).
+FrameEnd receive_frame(int fd, std::string& out, std::optional<std::chrono::steady_clock::time_point> deadline) {
+    out.clear();
+    std::uint64_t want = 0;
+    bool have_length = false;
+    std::string buffer;
+    char chunk[1 << 16];
+    for (;;) {
+        if (!have_length && buffer.size() >= sizeof want) {
+            std::memcpy(&want, buffer.data(), sizeof want);
+            buffer.erase(0, sizeof want);
+            have_length = true;
+        }
+        if (have_length && buffer.size() >= want) {
+            out = std::move(buffer);
+            return FrameEnd::whole;
+        }
+        int wait_ms = -1;
+        if (deadline) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - std::chrono::steady_clock::now()).count();
+            if (left <= 0) return FrameEnd::timed_out;
+            wait_ms = static_cast<int>(std::min<long long>(left, 1000));
+        }
+        pollfd p{fd, POLLIN, 0};
+        const int ready = ::poll(&p, 1, wait_ms);
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready <= 0) continue;
+        const ssize_t n = ::read(fd, chunk, have_length ? std::min<std::uint64_t>(sizeof chunk, want - buffer.size()) : sizeof want - buffer.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return FrameEnd::closed;
+        buffer.append(chunk, static_cast<std::size_t>(n));
+    }
+}
+
+// Every descriptor but the standard ones and `keep`: a worker holds no end of another worker's
+// socket, so that closing one in the parent ends that worker.
+void close_other_descriptors(int keep) {
+#if defined(__linux__) && defined(SYS_close_range)
+    if (::syscall(SYS_close_range, 3u, static_cast<unsigned>(keep) - 1, 0u) == 0 && ::syscall(SYS_close_range, static_cast<unsigned>(keep) + 1, ~0u, 0u) == 0)
+        return;
+#endif
+    const long most = std::min<long>(::sysconf(_SC_OPEN_MAX), 65536);
+    for (int fd = 3; fd < most; ++fd)
+        if (fd != keep) ::close(fd);
+}
+
+// A worker's life: requests in, answers out, until the parent closes the socket.
+[[noreturn]] void serve(int sock, const ClangRules& rules) {
+#ifndef MPSPORT_ASAN
+    rlimit limit{kChildMemoryLimit, kChildMemoryLimit};  // see run_child
+    ::setrlimit(RLIMIT_AS, &limit);
+#endif
+    std::vector<std::string> headers;
+    std::string request, text, kind, count, item;
+    for (;;) {
+        if (receive_frame(sock, request, std::nullopt) != FrameEnd::whole) ::_exit(0);
+        std::string_view in(request);
+        TuInput tu;
+        std::string absolute, headers_sent;
+        bool ok = get_field(in, tu.path) && get_field(in, absolute) && get_field(in, kind) && get_field(in, text) && get_field(in, tu.prefix_pch) &&
+                  get_field(in, count);
+        for (std::size_t n = ok ? std::stoul(count) : 0; ok && n > 0; --n) ok = get_field(in, tu.flags.emplace_back());
+        ok = ok && get_field(in, headers_sent);
+        if (ok && headers_sent == "1") {
+            headers.clear();
+            ok = get_field(in, count);
+            for (std::size_t n = ok ? std::stoul(count) : 0; ok && n > 0; --n) ok = get_field(in, headers.emplace_back());
+        }
+        TuResult result;
+        if (!ok) {
+            result.skip_reason = "the Clang worker received a damaged request";
+        } else {
+            tu.absolute = absolute;
+            tu.kind = static_cast<FileKind>(std::stoi(kind));
+            tu.text = &text;
+            tu.repo_headers = &headers;
+            try {
+                result = clang_api()->run(rules, tu);
+            } catch (const std::exception& e) {
+                result = TuResult{};
+                result.skip_reason = std::string("Clang failed: ") + e.what();
+            }
+        }
+        if (!send_frame(sock, result_to_wire(result))) ::_exit(0);
+    }
+}
 #endif
 
 }  // namespace
@@ -324,7 +451,71 @@ void ClangEngine::prepare() const {
 #endif
 }
 
+// A worker process and the parent's end of its socket. Retired after kMaxServed files: what Clang
+// leaves behind in its heap (fragments, interned names) does not grow without bound.
+struct ClangEngine::Worker {
+    static constexpr unsigned kMaxServed = 64;
+    pid_t pid = -1;
+    int sock = -1;
+    unsigned served = 0;
+    std::vector<std::string> headers;  // the repository headers it holds (sent again only when they change)
+
+    // How it ended, once it is gone: the signal that ended it, or 0.
+    int reap(bool kill_first) {
+        if (sock >= 0) ::close(sock);
+        sock = -1;
+        if (pid <= 0) return 0;
+        if (kill_first) ::kill(pid, SIGKILL);
+        int status = 0;
+        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        pid = -1;
+        return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    }
+    ~Worker() { reap(true); }
+};
+
+std::unique_ptr<ClangEngine::Worker> ClangEngine::take_worker() const {
+    {
+        std::lock_guard<std::mutex> lock(m_workers_mutex);
+        if (!m_idle_workers.empty()) {
+            auto w = std::move(m_idle_workers.back());
+            m_idle_workers.pop_back();
+            return w;
+        }
+    }
+#ifdef MPSPORT_WITH_CLANG
+    int fds[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+        throw std::runtime_error(std::string("cannot create a socket for a Clang worker: ") + std::strerror(errno));
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+        ::close(fds[0]);
+        ::close(fds[1]);
+        throw std::runtime_error(std::string("cannot fork a Clang worker: ") + std::strerror(errno));
+    }
+    if (pid == 0) {
+        close_other_descriptors(fds[1]);
+        serve(fds[1], *m_compiled);
+    }
+    ::close(fds[1]);
+    auto w = std::make_unique<Worker>();
+    w->pid = pid;
+    w->sock = fds[0];
+    return w;
+#else
+    return nullptr;
+#endif
+}
+
+void ClangEngine::give_back(std::unique_ptr<Worker> worker) const {
+    if (!worker || worker->served >= Worker::kMaxServed) return;  // retired by its destructor
+    std::lock_guard<std::mutex> lock(m_workers_mutex);
+    m_idle_workers.push_back(std::move(worker));
+}
+
 ClangEngine::~ClangEngine() {
+    m_idle_workers.clear();
     if (!m_prefix_dir.empty()) {
         std::error_code ec;
         fs::remove_all(m_prefix_dir, ec);
@@ -402,21 +593,41 @@ TuResult ClangEngine::analyze(const std::string& path, const fs::path& absolute,
     } report{profile, path, started};
     in.prefix_pch = prefix(parses_as_cuda(kind, text));
     for (;;) {
-        std::string wire;
-        const ChildEnd end = run_child(timeout_s, wire, [&] {
-            try {
-                return result_to_wire(clang_api()->run(*m_compiled, in));
-            } catch (const std::exception& e) {
-                TuResult failed;
-                failed.skip_reason = std::string("Clang failed: ") + e.what();
-                return result_to_wire(failed);
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+        // The request; a worker that died idle (killed from outside) is replaced once.
+        std::unique_ptr<Worker> worker;
+        for (int attempt = 0; attempt < 2 && !worker; ++attempt) {
+            worker = take_worker();
+            std::string request;
+            put_field(request, in.path);
+            put_field(request, in.absolute.string());
+            put_field(request, std::to_string(static_cast<int>(in.kind)));
+            put_field(request, *in.text);
+            put_field(request, in.prefix_pch);
+            put_field(request, std::to_string(in.flags.size()));
+            for (const auto& f : in.flags) put_field(request, f);
+            const bool same_headers = worker->headers == *in.repo_headers;
+            put_field(request, same_headers ? "0" : "1");
+            if (!same_headers) {
+                put_field(request, std::to_string(in.repo_headers->size()));
+                for (const auto& h : *in.repo_headers) put_field(request, h);
+                worker->headers = *in.repo_headers;
             }
-        });
-        if (end.timed_out) {
+            if (!send_frame(worker->sock, request)) worker.reset();
+        }
+        if (!worker) throw std::runtime_error("no Clang worker takes requests (each one forked ended at once)");
+        std::string wire;
+        const FrameEnd end = receive_frame(worker->sock, wire, deadline);
+        if (end == FrameEnd::timed_out) {
+            worker->reap(true);
             result.skip_reason = "Clang timed out after " + std::to_string(timeout_s) + " s on this translation unit";
-        } else if (end.signal) {
-            result.skip_reason = "Clang crashed on this translation unit (signal " + std::to_string(end.signal) + ")";
+        } else if (end == FrameEnd::closed) {
+            const int signal = worker->reap(false);
+            result.skip_reason = signal ? "Clang crashed on this translation unit (signal " + std::to_string(signal) + ")"
+                                        : std::string("the Clang worker ended without an answer on this translation unit");
         } else {
+            ++worker->served;
+            give_back(std::move(worker));
             try {
                 result = result_from_wire(wire, m_rules);
             } catch (const std::exception& e) {
