@@ -2,6 +2,8 @@
 // linked to the consuming Python site. A config no code names is never read.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "analyzer/configs/config_facts.hpp"
 #include "analyzer/configs/hydra.hpp"
 #include "analyzer/scanner.hpp"
@@ -126,6 +128,26 @@ TEST(Configs, MalformedLoadedConfigIsSkippedUnloadedOneIsNotRead) {
     EXPECT_NE(skipped["conf/broken.yaml"].find("invalid YAML/JSON at line 2"), std::string::npos) << skipped["conf/broken.yaml"];
     EXPECT_NE(skipped["conf/broken.toml"].find("invalid TOML at line 1"), std::string::npos) << skipped["conf/broken.toml"];
     EXPECT_EQ(skipped.count("notes/also-broken.yaml"), 0u);
+}
+
+// RWKV's 20B_tokenizer.json is JSON that YAML refuses (an implicit key over 1,024 characters): it is
+// read with the JSON parser, its keys placed in the file, and JSON that is broken says so.
+TEST(Configs, JsonThatYamlRefusesIsReadAsJson) {
+    test::TempDir d;
+    const std::string long_key(1500, 'a');
+    d.write("conf/run.json", "{\n  \"vocab\": {\"" + long_key + "\": 1, \"\\u0120x\": 2},\n  \"trainer\": {\n    \"device\": \"cuda\"\n  }\n}\n");
+    d.write("conf/broken.json", "{\"device\": \"cuda\",\n \"" + long_key + "\": }\n");
+    d.write("train.py", "import json\ncfg = json.load(open('conf/run.json'))\nb = json.load(open('conf/broken.json'))\n"
+                        "dev = cfg['trainer']['device']\n");
+    const ScanResult r = scan_dir(d);
+    std::map<std::string, std::string> skipped;
+    for (const auto& s : r.skipped) skipped[s.path] = s.reason;
+    EXPECT_EQ(skipped.count("conf/run.json"), 0u) << skipped["conf/run.json"];
+    EXPECT_NE(skipped["conf/broken.json"].find("invalid JSON at line 2"), std::string::npos) << skipped["conf/broken.json"];
+    const auto got = findings_in(r, "conf/run.json");
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0].rule_id, "config-cuda-device");
+    EXPECT_EQ(got[0].location.line, 4);
 }
 
 namespace {

@@ -1,5 +1,6 @@
 #include "analyzer/configs/config_link.hpp"
 
+#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -73,6 +74,77 @@ void toml_values(const toml::table& t, const std::string& prefix, const SourceTe
     }
 }
 
+// JSON that yaml-cpp refuses although it is JSON: a key longer than YAML's 1,024-character limit on
+// implicit keys (RWKV's 2.4 MB 20B_tokenizer.json, a vocabulary of long keys). Read with the JSON
+// parser's events, in document order, as yaml_values reads a document: scalars under nested objects,
+// nothing inside arrays. Each key is placed by finding its JSON spelling in a window after the
+// previous one; one written otherwise (other escapes) is placed there too.
+class JsonValues : public nlohmann::json_sax<nlohmann::json> {
+public:
+    JsonValues(const std::string& text, std::vector<ConfigValue>& out) : m_text(text), m_out(out) {}
+
+    bool key(string_t& k) override {
+        constexpr std::size_t kWindow = 4096;
+        const std::string spelled = nlohmann::json(k).dump(-1, ' ', true);
+        const std::size_t found = std::string_view(m_text).substr(m_cursor, kWindow + spelled.size()).find(spelled);
+        m_key_at = found == std::string::npos ? m_cursor : m_cursor + found;
+        m_key_end = m_key_at + spelled.size();
+        if (found != std::string::npos) m_cursor = m_key_end;
+        if (!m_path.empty()) m_path.back() = k;
+        return true;
+    }
+    bool start_object(std::size_t) override {
+        if (in_objects()) m_path.emplace_back();
+        else ++m_arrays;  // an object inside an array: not read, as yaml_values does not
+        return true;
+    }
+    bool end_object() override {
+        if (m_arrays > 0) --m_arrays;
+        else if (!m_path.empty()) m_path.pop_back();
+        return true;
+    }
+    bool start_array(std::size_t) override {
+        ++m_arrays;
+        return true;
+    }
+    bool end_array() override {
+        --m_arrays;
+        return true;
+    }
+    bool null() override { return true; }
+    bool boolean(bool v) override { return scalar(v ? "true" : "false"); }
+    bool number_integer(number_integer_t v) override { return scalar(std::to_string(v)); }
+    bool number_unsigned(number_unsigned_t v) override { return scalar(std::to_string(v)); }
+    bool number_float(number_float_t, const string_t& s) override { return scalar(s); }
+    bool string(string_t& v) override { return scalar(v); }
+    bool binary(binary_t&) override { return true; }
+    bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
+        m_error_at = position;
+        m_error = e.what();
+        return false;
+    }
+
+    std::size_t error_at() const { return m_error_at; }
+    const std::string& error() const { return m_error; }
+
+private:
+    const std::string& m_text;
+    std::vector<ConfigValue>& m_out;
+    std::vector<std::string> m_path;  // the key at each level of nested objects
+    int m_arrays = 0;                 // depth inside arrays (and objects within them)
+    std::size_t m_cursor = 0, m_key_at = 0, m_key_end = 0, m_error_at = 0;
+    std::string m_error;
+
+    bool in_objects() const { return m_arrays == 0; }
+    bool scalar(const std::string& raw) {
+        if (m_arrays > 0 || m_path.empty()) return true;
+        std::string dotted;
+        for (const auto& k : m_path) dotted += (dotted.empty() ? "" : ".") + k;
+        m_out.push_back({m_path.back(), dotted, lower(raw), raw, m_key_at, m_key_end});
+        return true;
+    }
+};
+
 std::vector<ConfigValue> read_values(const std::string& path, const SourceText& source) {
     std::vector<ConfigValue> out;
     if (path.size() > 5 && path.compare(path.size() - 5, 5, ".toml") == 0) {
@@ -87,7 +159,13 @@ std::vector<ConfigValue> read_values(const std::string& path, const SourceText& 
         // YAML 1.2 reads JSON too; a multi-document file has each document checked.
         for (const auto& doc : YAML::LoadAll(source.text())) yaml_values(doc, "", out);
     } catch (const YAML::Exception& e) {
-        throw std::runtime_error("invalid YAML/JSON at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+        if (path.size() < 5 || path.compare(path.size() - 5, 5, ".json") != 0) throw std::runtime_error("invalid YAML/JSON at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+        out.clear();
+        JsonValues events(source.text(), out);
+        if (!nlohmann::json::sax_parse(source.text(), &events)) {
+            const std::size_t at = std::min(events.error_at(), source.text().size());
+            throw std::runtime_error("invalid JSON at line " + std::to_string(source.line_of(at > 0 ? at - 1 : 0)) + ": " + events.error());
+        }
     }
     return out;
 }
