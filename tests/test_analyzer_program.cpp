@@ -238,6 +238,30 @@ TEST(ProgramModel, ADefaultThatEveryCallPassesIsInfo) {
     EXPECT_EQ(last.at(12)->guard, GuardKind::none) << last.at(12)->guard_note;
 }
 
+// flash-attention's tests/cute: a helper that makes CUDA tensors, called only by tests that skip
+// themselves without CUDA, never runs on a Mac: info, as the tests are. One test that calls it without
+// a skip keeps it at the minor a test's finding weighs at most.
+TEST(ProgramModel, ATestHelperThatOnlySkippedTestsCallIsInfo) {
+    test::TempDir d;
+    d.write("pkg/__init__.py", "");
+    d.write("train.py", "import pkg\n\nif __name__ == '__main__':\n    print(pkg)\n");
+    const std::string skipped_tests =
+        "import pytest\nimport torch\n\n\ndef setup_tensors(n):\n    return torch.randn(n, device='cuda')\n\n\n"
+        "@pytest.mark.skipif(not torch.cuda.is_available(), reason='needs CUDA')\ndef test_a():\n    assert setup_tensors(2).shape == (2,)\n\n\n"
+        "@pytest.mark.skipif(not torch.cuda.is_available(), reason='needs CUDA')\ndef test_b():\n    assert setup_tensors(3).shape == (3,)\n";
+    d.write("tests/test_ops.py", skipped_tests);
+    const Finding* helper = find(scan_dir(d), "hardcoded-cuda-device", "tests/test_ops.py");
+    ASSERT_NE(helper, nullptr);
+    EXPECT_EQ(helper->location.line, 6);
+    EXPECT_EQ(helper->guard, GuardKind::test_skip) << helper->guard_note;
+    EXPECT_EQ(helper->severity, Severity::info);
+    d.write("tests/test_ops.py", skipped_tests + "\n\ndef test_c():\n    assert setup_tensors(4).shape == (4,)\n");
+    const Finding* called = find(scan_dir(d), "hardcoded-cuda-device", "tests/test_ops.py");
+    ASSERT_NE(called, nullptr);
+    EXPECT_EQ(called->guard, GuardKind::none) << called->guard_note;
+    EXPECT_EQ(called->severity, Severity::minor);
+}
+
 // timm's distributed_train.sh: `torchrun --nproc_per_node=$NUM_PROC train.py`, where train.py wraps DDP
 // only under its distributed gate, is a way to scale out (rules/program.yaml scale_out_launch): the Mac
 // runs `python train.py`. A launched script that needs several processes (an unconditional NCCL
