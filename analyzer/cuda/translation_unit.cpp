@@ -367,6 +367,11 @@ clang::SourceLocation user_location(clang::SourceLocation loc, const clang::Sour
     if (!loc.isMacroID()) return loc;
     const clang::SourceLocation spelling = sm.getSpellingLoc(loc);
     if (sm.isWrittenInMainFile(spelling)) return spelling;
+    // Up the chain of expansions, through a macro argument to where it is written: a
+    // C10_CUDA_KERNEL_LAUNCH_CHECK() inside the lambda handed to flash-attention's EVENK_SWITCH is on
+    // its own line, not on the switch's (the outermost expansion).
+    const clang::SourceLocation file = sm.getFileLoc(loc);
+    if (sm.isWrittenInMainFile(file)) return file;
     return sm.getExpansionLoc(loc);
 }
 

@@ -23,3 +23,25 @@ at::Tensor relu_cuda(const at::Tensor& x) {
     auto z = at::zeros_like(y);
     return y + z;
 }
+
+// flash-attention's static_switch.h: the launch check inside the lambda a switch macro runs is
+// reported on its own line, not on the switch's.
+#define BOOL_SWITCH(COND, CONST_NAME, ...)          \
+    [&] {                                           \
+        if (COND) {                                 \
+            constexpr static bool CONST_NAME = true;  \
+            return __VA_ARGS__();                   \
+        } else {                                    \
+            constexpr static bool CONST_NAME = false; \
+            return __VA_ARGS__();                   \
+        }                                           \
+    }()
+
+void relu_switched(const at::Tensor& x, bool even) {
+    // ok: torch-cuda-cpp-api
+    BOOL_SWITCH(even, IsEven, [&] {
+        relu_kernel<<<1, 1>>>(x.data_ptr<float>(), nullptr, IsEven ? 1 : 2);
+        // ruleid: torch-cuda-cpp-api
+        C10_CUDA_KERNEL_LAUNCH_CHECK();
+    });
+}
