@@ -200,6 +200,26 @@ bool receiver_made_on_cpu(TSNode receiver, const ModuleFacts& facts, int depth =
     return receiver_made_on_cpu(field(last, "right"), facts, depth + 1);
 }
 
+// A dtype among others in a tuple, list or set that is only compared with: a membership test
+// (`x.dtype in (torch.float64, torch.float32)`), or what a comprehension's variable runs over when
+// the comprehension only compares it (DALLE2's `any([dtype == d for d in (torch.float64, ...)])`).
+bool only_compared(TSNode collection, const ModuleFacts& facts) {
+    if (!is_type(collection, "tuple") && !is_type(collection, "list") && !is_type(collection, "set")) return false;
+    const TSNode parent = ts_node_parent(collection);
+    if (is_type(parent, "comparison_operator")) return true;
+    if (!is_type(parent, "for_in_clause") || !ts_node_eq(field(parent, "right"), collection)) return false;
+    const TSNode variable = field(parent, "left");
+    const TSNode comprehension = ts_node_parent(parent);
+    if (!is_type(variable, "identifier") || ts_node_is_null(comprehension)) return false;
+    const std::string_view name = facts.text(variable);
+    bool compared_only = true;
+    for_each_node(comprehension, [&](TSNode n) {
+        if (!compared_only || !is_type(n, "identifier") || ts_node_eq(n, variable) || facts.text(n) != name) return;
+        compared_only = is_type(ts_node_parent(n), "comparison_operator");
+    });
+    return compared_only;
+}
+
 Float64Flow converted(TSNode conversion, TSNode receiver, const ModuleFacts& facts) {
     std::set<std::string> followed;
     if (receiver_made_on_cpu(receiver, facts))
@@ -223,6 +243,7 @@ Float64Flow float64_flow(TSNode node, const ModuleFacts& facts) {
         return reaches_device(parent, facts, followed, 0) ? Float64Flow::device : Float64Flow::host;
     }
     if (is_type(parent, "comparison_operator")) return Float64Flow::host;  // `x.dtype == torch.float64` makes nothing
+    if (only_compared(parent, facts)) return Float64Flow::host;
     // `torch.float64 if torch.get_default_dtype() == torch.float64 else torch.float32` (torch.optim's
     // _get_scalar_dtype idiom) follows the default dtype: float64 only where the program already set it,
     // which default-dtype-float64 reports at the set_default_dtype call.

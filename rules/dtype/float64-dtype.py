@@ -77,3 +77,19 @@ def scalar_dtype():
 def step_dtype(fast):
     # ruleid: float64-dtype
     return torch.float64 if fast else torch.float32
+
+
+def is_float_dtype(dtype):
+    # DALLE2-pytorch's helper: the dtypes are only compared with
+    # ok: float64-dtype
+    return any([dtype == d for d in (torch.float64, torch.float32, torch.float16)])
+
+
+def is_double(x):
+    # ok: float64-dtype
+    return x.dtype in (torch.float64, torch.double)
+
+
+def every_dtype(device):
+    # ruleid: float64-dtype
+    return [torch.zeros(2, dtype=d, device=device) for d in (torch.float32, torch.float64)]
