@@ -7,3 +7,9 @@ ext = CppExtension("ops_cpu", ["csrc/ops.cpp"])
 jit = cpp_extension.load(name="jit_cpu", sources=["csrc/jit.cpp"])
 # ok: cpp-extension-use
 gpu = cpp_extension.load(name="jit_gpu", sources=["csrc/jit.cpp", "csrc/jit_kernel.cu"])
+
+
+def build(sources):
+    # the nvcc flags say the listed sources are CUDA (cuda-extension-build reports it)
+    # ok: cpp-extension-use
+    return cpp_extension.load(name="jit_any", sources=sources, extra_cuda_cflags=["-O3"])

@@ -17,6 +17,17 @@ inline = load_inline(name="inline_ops", cpp_sources=["int f();"], cuda_sources=[
 cpu_only = load(name="cpu_ops", sources=["csrc/cpu_ops.cpp"])
 
 
+def build(params):
+    # gsplat's sensors build: the sources come from a list, the nvcc flags say it is CUDA
+    # ruleid: cuda-extension-build
+    ops = load(name=params.name, sources=params.sources, extra_cuda_cflags=params.cuda_flags)
+    # ruleid: cuda-extension-build
+    more = load(name="more", sources=params.sources, with_cuda=True)
+    # ok: cuda-extension-build
+    cpu = load(name="cpu", sources=params.sources, with_cuda=False)
+    return ops, more, cpu
+
+
 def get_extensions():
     # detectron2's layout: a C++ build, CUDA when the machine has it
     extension = CppExtension
