@@ -308,7 +308,8 @@ FileFacts read_facts(Reader& r) {
     facts.hosted_demo = r.str();
     const std::string hashes = r.str();
     facts.attribute_names.resize(hashes.size() / sizeof(std::uint32_t));
-    std::memcpy(facts.attribute_names.data(), hashes.data(), facts.attribute_names.size() * sizeof(std::uint32_t));
+    if (!facts.attribute_names.empty())  // memcpy from an empty vector's null data() is undefined (UBSan)
+        std::memcpy(facts.attribute_names.data(), hashes.data(), facts.attribute_names.size() * sizeof(std::uint32_t));
     facts.imports.resize(r.count());
     for (auto& i : facts.imports) {
         i.module = r.str();

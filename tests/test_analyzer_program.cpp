@@ -26,6 +26,8 @@ const Finding* find(const ScanResult& r, std::string_view rule, std::string_view
         if (f.rule_id == rule && f.location.path == path) return &f;
     return nullptr;
 }
+// A pointer into a scan that is gone at the end of the statement (found by ASan): bind the result first.
+const Finding* find(ScanResult&& r, std::string_view rule, std::string_view path) = delete;
 
 TEST(ProgramModel, OwnPackageNamedLikeACudaPackageIsNotADependency) {
     // A repository that *is* flash_attn imports flash_attn: that is itself, not an outside package.
@@ -98,19 +100,22 @@ TEST(ProgramModel, AFunctionThatEveryCallerGuardsTakesTheirGuard) {
     d.write("train.py", "import os\nimport torch\nfrom pkg.dist import wrap\nfrom pkg.trainer import fit\n\n"
                         "if __name__ == '__main__':\n    model = torch.nn.Linear(2, 2)\n"
                         "    try:\n        model = wrap(model)\n    except ImportError:\n        pass\n    fit(model)\n");
-    const Finding* mixed = find(scan_dir(d), "distributed-data-parallel", "pkg/dist.py");
+    const ScanResult mixed_scan = scan_dir(d);
+    const Finding* mixed = find(mixed_scan, "distributed-data-parallel", "pkg/dist.py");
     ASSERT_NE(mixed, nullptr);
     EXPECT_EQ(mixed->guard, GuardKind::import_fallback) << mixed->guard_note;
 
     // one unguarded call, through the module, and the DDP wrap is unguarded again
     d.write("tools/eval.py", "import pkg.dist as dist\n\nif __name__ == '__main__':\n    print(dist.main_device())\n    dist.wrap(None)\n");
-    const Finding* again = find(scan_dir(d), "distributed-data-parallel", "pkg/dist.py");
+    const ScanResult again_scan = scan_dir(d);
+    const Finding* again = find(again_scan, "distributed-data-parallel", "pkg/dist.py");
     ASSERT_NE(again, nullptr);
     EXPECT_EQ(again->guard, GuardKind::none) << again->guard_note;
 
     // a use that is not a call: where it runs is not known
     d.write("tools/eval.py", "from pkg.dist import wrap\n\nHOOKS = [wrap]\n");
-    const Finding* passed = find(scan_dir(d), "distributed-data-parallel", "pkg/dist.py");
+    const ScanResult passed_scan = scan_dir(d);
+    const Finding* passed = find(passed_scan, "distributed-data-parallel", "pkg/dist.py");
     ASSERT_NE(passed, nullptr);
     EXPECT_EQ(passed->guard, GuardKind::none) << passed->guard_note;
 
@@ -119,7 +124,8 @@ TEST(ProgramModel, AFunctionThatEveryCallerGuardsTakesTheirGuard) {
     d.write("pkg/dist.py", "from torch.nn.parallel import DistributedDataParallel as DDP\nfrom .registry import register\n\n\n"
                            "@register\ndef wrap(model):\n    return DDP(model, device_ids=[0])\n");
     d.write("pkg/registry.py", "def register(f):\n    return f\n");
-    const Finding* decorated = find(scan_dir(d), "distributed-data-parallel", "pkg/dist.py");
+    const ScanResult decorated_scan = scan_dir(d);
+    const Finding* decorated = find(decorated_scan, "distributed-data-parallel", "pkg/dist.py");
     ASSERT_NE(decorated, nullptr);
     EXPECT_EQ(decorated->guard, GuardKind::none) << decorated->guard_note;
 }
@@ -172,18 +178,33 @@ TEST(ProgramModel, AMethodThatEveryCallerGuardsTakesTheirGuard) {
 
     // one unguarded call, in a file that never imports the class (the object comes from elsewhere)
     d.write("tools/launch.py", "def go(task):\n    return task.prepare_distributed([0])\n");
-    for (const auto& [line, f] : wraps(scan_dir(d, o))) EXPECT_EQ(f->guard, GuardKind::none) << line << ": " << f->guard_note;
+    {
+        const ScanResult again = scan_dir(d, o);
+        for (const auto& [line, f] : wraps(again)) EXPECT_EQ(f->guard, GuardKind::none) << line << ": " << f->guard_note;
+    }
     // a use that is not a call, or the name handed to getattr: where it runs is not known
     d.write("tools/launch.py", "def hooks(task):\n    return [task.prepare_distributed]\n");
-    for (const auto& [line, f] : wraps(scan_dir(d, o))) EXPECT_EQ(f->guard, GuardKind::none) << line << ": " << f->guard_note;
+    {
+        const ScanResult again = scan_dir(d, o);
+        for (const auto& [line, f] : wraps(again)) EXPECT_EQ(f->guard, GuardKind::none) << line << ": " << f->guard_note;
+    }
     d.write("tools/launch.py", "def hooks(task):\n    return getattr(task, 'prepare_distributed')([0])\n");
-    for (const auto& [line, f] : wraps(scan_dir(d, o))) EXPECT_EQ(f->guard, GuardKind::none) << line << ": " << f->guard_note;
+    {
+        const ScanResult again = scan_dir(d, o);
+        for (const auto& [line, f] : wraps(again)) EXPECT_EQ(f->guard, GuardKind::none) << line << ": " << f->guard_note;
+    }
     // a notebook that calls it: its calls are not read, so nothing is assumed
     d.write("tools/launch.py", "print(1)\n");
     d.write("demo.ipynb", R"({"cells": [{"cell_type": "code", "metadata": {}, "source": ["task.prepare_distributed([0])\n"], "outputs": [], "execution_count": null}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})");
-    for (const auto& [line, f] : wraps(scan_dir(d, o))) EXPECT_EQ(f->guard, GuardKind::none) << line << ": " << f->guard_note;
+    {
+        const ScanResult again = scan_dir(d, o);
+        for (const auto& [line, f] : wraps(again)) EXPECT_EQ(f->guard, GuardKind::none) << line << ": " << f->guard_note;
+    }
     std::filesystem::remove(d.path() / "demo.ipynb");
-    for (const auto& [line, f] : wraps(scan_dir(d, o))) EXPECT_EQ(f->guard, GuardKind::distributed_gate) << line << ": " << f->guard_note;
+    {
+        const ScanResult again = scan_dir(d, o);
+        for (const auto& [line, f] : wraps(again)) EXPECT_EQ(f->guard, GuardKind::distributed_gate) << line << ": " << f->guard_note;
+    }
 }
 
 // score_sde's `def get_pc_sampler(..., device='cuda')`: every call passes device=config.device, so the
@@ -233,7 +254,8 @@ TEST(ProgramModel, ADefaultThatEveryCallPassesIsInfo) {
     d.write("tools/more.py", "from pkg.sampling import get_sampler\n\n\ndef more(shape, **kw):\n    return get_sampler(shape, **kw)\n");
     EXPECT_EQ(at(scan_dir(d, o)).at(4)->guard, GuardKind::none);
     d.write("tools/more.py", "def more(runner, x):\n    return runner.sample(x)\n");
-    const auto last = at(scan_dir(d, o));
+    const ScanResult last_scan = scan_dir(d, o);
+    const auto last = at(last_scan);
     EXPECT_EQ(last.at(4)->guard, GuardKind::default_unused) << last.at(4)->guard_note;
     EXPECT_EQ(last.at(12)->guard, GuardKind::none) << last.at(12)->guard_note;
 }
@@ -250,13 +272,15 @@ TEST(ProgramModel, ATestHelperThatOnlySkippedTestsCallIsInfo) {
         "@pytest.mark.skipif(not torch.cuda.is_available(), reason='needs CUDA')\ndef test_a():\n    assert setup_tensors(2).shape == (2,)\n\n\n"
         "@pytest.mark.skipif(not torch.cuda.is_available(), reason='needs CUDA')\ndef test_b():\n    assert setup_tensors(3).shape == (3,)\n";
     d.write("tests/test_ops.py", skipped_tests);
-    const Finding* helper = find(scan_dir(d), "hardcoded-cuda-device", "tests/test_ops.py");
+    const ScanResult helper_scan = scan_dir(d);
+    const Finding* helper = find(helper_scan, "hardcoded-cuda-device", "tests/test_ops.py");
     ASSERT_NE(helper, nullptr);
     EXPECT_EQ(helper->location.line, 6);
     EXPECT_EQ(helper->guard, GuardKind::test_skip) << helper->guard_note;
     EXPECT_EQ(helper->severity, Severity::info);
     d.write("tests/test_ops.py", skipped_tests + "\n\ndef test_c():\n    assert setup_tensors(4).shape == (4,)\n");
-    const Finding* called = find(scan_dir(d), "hardcoded-cuda-device", "tests/test_ops.py");
+    const ScanResult called_scan = scan_dir(d);
+    const Finding* called = find(called_scan, "hardcoded-cuda-device", "tests/test_ops.py");
     ASSERT_NE(called, nullptr);
     EXPECT_EQ(called->guard, GuardKind::none) << called->guard_note;
     EXPECT_EQ(called->severity, Severity::minor);
@@ -340,7 +364,8 @@ TEST(ProgramModel, RepositoryConfigSetsEntriesAndTooling) {
     d.write("experiments/__init__.py", "");
     d.write("experiments/sweep.py", "import torch\ny = torch.ones(2).cuda()\n");
     d.write("experiments/grid.py", "import torch\nz = torch.ones(2).cuda()\n");
-    EXPECT_EQ(find(scan_dir(d), "cuda-method-call", "experiments/grid.py")->reach, Reach::unreached);
+    const ScanResult grid_scan = scan_dir(d);
+    EXPECT_EQ(find(grid_scan, "cuda-method-call", "experiments/grid.py")->reach, Reach::unreached);
     d.write(".mpsport.toml", "entry = [\"run.py\"]\ntooling_dirs = [\"experiments\"]\nnot_tooling_dirs = [\"examples\"]\n");
     const ScanResult r = scan_dir(d);
     EXPECT_EQ(find(r, "cuda-method-call", "experiments/grid.py")->reach, Reach::tooling);
@@ -567,7 +592,8 @@ TEST(ProgramModel, CheckoutsSideBySideDoNotImportEachOther) {
     test::TempDir alone;
     alone.write("LICENSE", "Apache License\n");
     alone.write("train.py", "import torch\nimport flash_attn\nfrom common import cuda_ops\n\nif __name__ == \"__main__\":\n    pass\n");
-    const Finding* dep_alone = find(test::bundled_scanner().scan(alone.path(), {alone.path()}, {}), "cuda-only-package-import", "train.py");
+    const ScanResult alone_scan = test::bundled_scanner().scan(alone.path(), {alone.path()}, {});
+    const Finding* dep_alone = find(alone_scan, "cuda-only-package-import", "train.py");
     ASSERT_NE(dep_alone, nullptr);
     EXPECT_EQ(dep->severity, dep_alone->severity);
     EXPECT_EQ(dep->reach, dep_alone->reach);
@@ -1226,7 +1252,8 @@ TEST(ProgramModel, ConftestThatSkipsWithoutCudaMakesItsTestsSkipped) {
 
     // A helper that returns the list on every host is no CUDA skip.
     d.write("tests/_collect.py", "ALL = [\"**/test_*.py\"]\n\n\ndef cuda_ignore():\n    return list(ALL)\n");
-    EXPECT_EQ(find(scan_dir(d), "cuda-method-call", "tests/geometry/unit/test_pose.py")->guard, GuardKind::none);
+    const ScanResult pose_scan = scan_dir(d);
+    EXPECT_EQ(find(pose_scan, "cuda-method-call", "tests/geometry/unit/test_pose.py")->guard, GuardKind::none);
     // collect_ignore_glob set under the check itself, with the files named.
     d.write("tests/geometry/conftest.py",
             "import torch\n\ncollect_ignore_glob = []\nif not torch.cuda.is_available():\n    collect_ignore_glob += [\"unit/*\"]\n");
