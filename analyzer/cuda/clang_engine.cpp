@@ -232,25 +232,38 @@ struct ChildEnd {
     int signal = 0;  // the signal that ended the child, 0 when it exited
 };
 
+// fork(), the pair `fds` open on both sides; when it fails, both are closed and `what` is thrown
+// with the reason.
+pid_t fork_with(int fds[2], const char* what) {
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+        const int error = errno;  // before close() can change it
+        ::close(fds[0]);
+        ::close(fds[1]);
+        throw std::runtime_error(std::string(what) + ": " + std::strerror(error));
+    }
+    return pid;
+}
+
+// In a child that runs Clang: more memory than kChildMemoryLimit is an allocation failure. Not under
+// AddressSanitizer, whose shadow memory reserves terabytes of address space: the limit would make
+// every file fail to start ("Failed to mmap").
+void limit_child_memory() {
+#ifndef MPSPORT_ASAN
+    rlimit limit{kChildMemoryLimit, kChildMemoryLimit};
+    ::setrlimit(RLIMIT_AS, &limit);
+#endif
+}
+
 // Runs `work` in a forked child (memory-limited) and reads what it returns through a pipe, within
 // `timeout_s`; a child past it is killed.
 ChildEnd run_child(unsigned timeout_s, std::string& wire, const std::function<std::string()>& work) {
     int fds[2];
     if (::pipe(fds) != 0) throw std::runtime_error(std::string("cannot create a pipe for Clang: ") + std::strerror(errno));
-    const pid_t pid = ::fork();
-    if (pid < 0) {
-        ::close(fds[0]);
-        ::close(fds[1]);
-        throw std::runtime_error(std::string("cannot fork for Clang: ") + std::strerror(errno));
-    }
+    const pid_t pid = fork_with(fds, "cannot fork for Clang");
     if (pid == 0) {
         ::close(fds[0]);
-#ifndef MPSPORT_ASAN
-        // Not under AddressSanitizer, whose shadow memory reserves terabytes of address space: the
-        // limit would make every TU fail to start ("Failed to mmap").
-        rlimit limit{kChildMemoryLimit, kChildMemoryLimit};
-        ::setrlimit(RLIMIT_AS, &limit);
-#endif
+        limit_child_memory();
         write_all(fds[1], work());
         ::_exit(0);  // no atexit handlers or static destructors of the parent's state
     }
@@ -349,10 +362,7 @@ void close_other_descriptors(int keep) {
 
 // A worker's life: requests in, answers out, until the parent closes the socket.
 [[noreturn]] void serve(int sock, const ClangRules& rules) {
-#ifndef MPSPORT_ASAN
-    rlimit limit{kChildMemoryLimit, kChildMemoryLimit};  // see run_child
-    ::setrlimit(RLIMIT_AS, &limit);
-#endif
+    limit_child_memory();
     std::vector<std::string> headers;
     std::string request, text, kind, count, item;
     for (;;) {
@@ -488,12 +498,7 @@ std::unique_ptr<ClangEngine::Worker> ClangEngine::take_worker() const {
     int fds[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
         throw std::runtime_error(std::string("cannot create a socket for a Clang worker: ") + std::strerror(errno));
-    const pid_t pid = ::fork();
-    if (pid < 0) {
-        ::close(fds[0]);
-        ::close(fds[1]);
-        throw std::runtime_error(std::string("cannot fork a Clang worker: ") + std::strerror(errno));
-    }
+    const pid_t pid = fork_with(fds, "cannot fork a Clang worker");
     if (pid == 0) {
         close_other_descriptors(fds[1]);
         serve(fds[1], *m_compiled);
