@@ -103,6 +103,9 @@ struct GuardVocabulary {
     // Skip decorators a repository's test helpers define and its tests import (@requires_cuda), by name
     std::vector<std::string> skip_decorator_names;
     std::vector<std::string> skip_calls;         // pytest.skip, pytest.importorskip, skipTest
+    // instantiate_device_type_tests(TestX, globals(), only_for=("cuda",)): TestX's tests exist for
+    // the device types `only_for` names only, by the function's last name
+    std::vector<std::string> device_test_instantiators;
     // conftest.py: fixtures that run before every test when autouse=True, and the names that
     // de-collect test files (collect_ignore, collect_ignore_glob)
     std::vector<std::string> fixture_decorators;

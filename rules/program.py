@@ -397,3 +397,34 @@ def gathered(x):
         # guard: none
         x = x.cuda()
     return x
+
+
+# PyTorch-style device-generic tests (apex's test_fused_layer_norm.py): the instantiation names the
+# device types each class's tests are made for.
+from torch.testing._internal.common_device_type import instantiate_device_type_tests, onlyCUDA
+
+
+class TestFusedNorm(unittest.TestCase):
+    def test_forward(self, device):
+        # guard: test-skip
+        x = torch.ones(2).cuda()
+
+    @onlyCUDA
+    def test_fused_only(self, device):
+        # guard: test-skip
+        return torch.ones(2).cuda()
+
+
+class TestEverywhere(unittest.TestCase):
+    def test_forward(self, device):
+        # guard: none
+        x = torch.ones(2).cuda()
+
+    @onlyCUDA
+    def test_fused_only(self, device):
+        # guard: test-skip
+        return torch.ones(2).cuda()
+
+
+instantiate_device_type_tests(TestFusedNorm, globals(), only_for=("cuda",))
+instantiate_device_type_tests(TestEverywhere, globals(), only_for=("cuda", "cpu"))

@@ -43,6 +43,36 @@ GuardFinder::GuardFinder(const GuardVocabulary& vocabulary, const ModuleFacts& f
     : m_vocab(vocabulary), m_facts(facts) {
     bind_names(root);
     find_file_guard(root);
+    find_cuda_only_classes(root);
+}
+
+void GuardFinder::find_cuda_only_classes(TSNode root) {
+    if (m_vocab.device_test_instantiators.empty()) return;
+    for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
+        const TSNode stmt = ts_node_named_child(root, i);
+        const TSNode call = is_type(stmt, "expression_statement") ? ts_node_named_child(stmt, 0) : TSNode{};
+        if (!is_type(call, "call") || !listed(m_vocab.device_test_instantiators, last_segment(m_facts.qualname(field(call, "function")))))
+            continue;
+        const TSNode args = field(call, "arguments");
+        if (!is_type(args, "argument_list") || ts_node_named_child_count(args) == 0) continue;
+        const TSNode cls = ts_node_named_child(args, 0);
+        if (!is_type(cls, "identifier")) continue;
+        // only_for names device types as a string, or a tuple or list of them: CUDA and nothing else
+        bool cuda = false, other = false;
+        for (uint32_t k = 0; k < ts_node_named_child_count(args); ++k) {
+            const TSNode a = ts_node_named_child(args, k);
+            if (!is_type(a, "keyword_argument") || m_facts.text(field(a, "name")) != "only_for") continue;
+            for_each_node(field(a, "value"), [&](TSNode n) {
+                if (!is_type(n, "string")) return;
+                const auto value = m_facts.string_value(n);
+                if (value && *value == "cuda") cuda = true;
+                else other = true;
+            });
+            if (!is_type(field(a, "value"), "string") && !is_type(field(a, "value"), "tuple") && !is_type(field(a, "value"), "list"))
+                other = true;  // a variable: which device types is not known
+        }
+        if (cuda && !other) m_cuda_only_classes.emplace(std::string(m_facts.text(cls)), one_line(stmt));
+    }
 }
 
 std::string GuardFinder::one_line(TSNode node) const { return python::one_line(m_facts.text(node), 121); }
@@ -571,6 +601,9 @@ Guard GuardFinder::guard_of(TSNode node) const {
             g = from_try(parent, node);
         } else if (type == "decorated_definition") {
             g = from_decorators(parent);
+        } else if (type == "class_definition") {
+            if (const auto it = m_cuda_only_classes.find(m_facts.text(field(parent, "name"))); it != m_cuda_only_classes.end())
+                g = {GuardKind::test_skip, false, it->second};
         }
         if (g.mps_aware) return found.kind == GuardKind::none ? g : found;
         if (g.kind == GuardKind::none) continue;

@@ -66,6 +66,8 @@ private:
     const ModuleFacts& m_facts;
     std::map<std::string, GuardKind, std::less<>> m_bound;  // use_cuda = torch.cuda.is_available()
     std::set<std::string, std::less<>> m_skip_aliases;      // requires_cuda = pytest.mark.skipif(...)
+    std::map<std::string, std::string, std::less<>> m_cuda_only_classes;  // test class -> the instantiating call
+    void find_cuda_only_classes(TSNode root);
     Guard m_file_guard;
 };
 
