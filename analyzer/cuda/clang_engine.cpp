@@ -364,27 +364,35 @@ void close_other_descriptors(int keep) {
 [[noreturn]] void serve(int sock, const ClangRules& rules) {
     limit_child_memory();
     std::vector<std::string> headers;
-    std::string request, text, kind, count, item;
+    std::string request, text, kind, count;
     for (;;) {
         if (receive_frame(sock, request, std::nullopt) != FrameEnd::whole) ::_exit(0);
         std::string_view in(request);
         TuInput tu;
         std::string absolute, headers_sent;
-        bool ok = get_field(in, tu.path) && get_field(in, absolute) && get_field(in, kind) && get_field(in, text) && get_field(in, tu.prefix_pch) &&
-                  get_field(in, count);
-        for (std::size_t n = ok ? std::stoul(count) : 0; ok && n > 0; --n) ok = get_field(in, tu.flags.emplace_back());
-        ok = ok && get_field(in, headers_sent);
+        // A count that is no number (std::stoul throws) is as damaged as a field cut short.
+        auto counted = [&](std::vector<std::string>& into) {
+            if (!get_field(in, count)) return false;
+            try {
+                for (std::size_t n = std::stoul(count); n > 0; --n)
+                    if (!get_field(in, into.emplace_back())) return false;
+            } catch (const std::exception&) {
+                return false;
+            }
+            return true;
+        };
+        bool ok = get_field(in, tu.path) && get_field(in, absolute) && get_field(in, kind) && get_field(in, text) &&
+                  get_field(in, tu.prefix_pch) && counted(tu.flags) && get_field(in, headers_sent);
         if (ok && headers_sent == "1") {
             headers.clear();
-            ok = get_field(in, count);
-            for (std::size_t n = ok ? std::stoul(count) : 0; ok && n > 0; --n) ok = get_field(in, headers.emplace_back());
+            ok = counted(headers);
         }
         TuResult result;
         if (!ok) {
             result.skip_reason = "the Clang worker received a damaged request";
         } else {
             tu.absolute = absolute;
-            tu.kind = static_cast<FileKind>(std::stoi(kind));
+            tu.kind = static_cast<FileKind>(std::atoi(kind.c_str()));
             tu.text = &text;
             tu.repo_headers = &headers;
             try {
