@@ -88,7 +88,7 @@ public:
         const std::string spelled = nlohmann::json(k).dump(-1, ' ', true);
         const std::size_t found = std::string_view(m_text).substr(m_cursor, kWindow + spelled.size()).find(spelled);
         m_key_at = found == std::string::npos ? m_cursor : m_cursor + found;
-        m_key_end = m_key_at + spelled.size();
+        m_key_end = std::min(m_key_at + spelled.size(), m_text.size());  // a key spelled otherwise: within the text
         if (found != std::string::npos) m_cursor = m_key_end;
         if (!m_path.empty()) m_path.back() = k;
         return true;
