@@ -385,6 +385,24 @@ TEST(Launcher, NoDescriptorLeaksWhenAPipeCannotBeMade) {
     EXPECT_EQ(open_fds(), before);
 }
 
+// A guard kind rules/program.yaml gives no weight would weigh nothing, silently (fail closed).
+TEST(RuleFiles, EveryGuardKindNeedsAWeight) {
+    test::TempDir d;
+    fs::copy(test::rules_dir(), d.path() / "rules", fs::copy_options::recursive);
+    const fs::path program = d.path() / "rules" / "program.yaml";
+    const std::string original = read_file(program);
+    const std::string without = std::regex_replace(original, std::regex("\n  default-unused: \\{[^\n]*"), "");
+    ASSERT_NE(without, original);
+    std::ofstream(program, std::ios::trunc) << without;
+    try {
+        RuleCatalogue::load(d.path() / "rules");
+        FAIL() << "a guard kind without a weight must not load";
+    } catch (const RuleError& e) {
+        EXPECT_NE(std::string(e.what()).find("program.yaml"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("no weight for the guard kind 'default-unused'"), std::string::npos) << e.what();
+    }
+}
+
 TEST(RuleFiles, UnknownKeysAndEnginesAreErrorsNamingTheFileAndKey) {
     test::TempDir d;
     fs::copy(test::rules_dir(), d.path() / "rules", fs::copy_options::recursive);
