@@ -29,6 +29,15 @@ const Finding* find(const ScanResult& r, std::string_view rule, std::string_view
 // A pointer into a scan that is gone at the end of the statement (found by ASan): bind the result first.
 const Finding* find(ScanResult&& r, std::string_view rule, std::string_view path) = delete;
 
+// The findings of one rule in one file, by line.
+std::map<int, const Finding*> by_line(const ScanResult& r, std::string_view rule, std::string_view path) {
+    std::map<int, const Finding*> out;
+    for (const auto& f : r.findings)
+        if (f.rule_id == rule && f.location.path == path) out[f.location.line] = &f;
+    return out;
+}
+std::map<int, const Finding*> by_line(ScanResult&& r, std::string_view rule, std::string_view path) = delete;
+
 TEST(ProgramModel, OwnPackageNamedLikeACudaPackageIsNotADependency) {
     // A repository that *is* flash_attn imports flash_attn: that is itself, not an outside package.
     test::TempDir d;
@@ -149,12 +158,7 @@ TEST(ProgramModel, AMethodThatEveryCallerGuardsTakesTheirGuard) {
                         "    if torch.cuda.is_available():\n        task.forward(torch.ones(1))\n");
     ScanOptions o;
     o.cache_dir = cache.path();
-    auto wraps = [&](const ScanResult& r) {
-        std::map<int, const Finding*> at;
-        for (const auto& f : r.findings)
-            if (f.rule_id == "distributed-data-parallel" && f.location.path == "pkg/task.py") at[f.location.line] = &f;
-        return at;
-    };
+    auto wraps = [](const ScanResult& r) { return by_line(r, "distributed-data-parallel", "pkg/task.py"); };
     const ScanResult r = scan_dir(d, o);
     auto at = wraps(r);
     ASSERT_EQ(at.size(), 2u);
@@ -225,12 +229,7 @@ TEST(ProgramModel, ADefaultThatEveryCallPassesIsInfo) {
                         "    restore('a.pt')\n");
     ScanOptions o;
     o.cache_dir = cache.path();
-    auto at = [&](const ScanResult& r) {
-        std::map<int, const Finding*> out;
-        for (const auto& f : r.findings)
-            if (f.rule_id == "cuda-default-argument" && f.location.path == "pkg/sampling.py") out[f.location.line] = &f;
-        return out;
-    };
+    auto at = [](const ScanResult& r) { return by_line(r, "cuda-default-argument", "pkg/sampling.py"); };
     for (int pass = 0; pass < 2; ++pass) {  // parsed, then from the cache
         const ScanResult r = scan_dir(d, o);
         auto found = at(r);
