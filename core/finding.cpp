@@ -81,10 +81,21 @@ int guard_strength(GuardKind g) {
     return 1;
 }
 
+const std::vector<GuardKind>& guard_kinds() {
+    // The enumerators after none, in order, up to the first value to_string does not name: complete
+    // by construction, since to_string's switch names every enumerator (-Wswitch).
+    static const std::vector<GuardKind> kinds = [] {
+        std::vector<GuardKind> out;
+        for (int g = static_cast<int>(GuardKind::none) + 1; to_string(static_cast<GuardKind>(g)) != to_string(GuardKind::none); ++g)
+            out.push_back(static_cast<GuardKind>(g));
+        return out;
+    }();
+    return kinds;
+}
+
 std::optional<GuardKind> parse_guard_kind(std::string_view s) {
-    for (GuardKind g : {GuardKind::none, GuardKind::import_fallback, GuardKind::device_check, GuardKind::distributed_gate,
-                        GuardKind::platform, GuardKind::test_skip, GuardKind::availability_select, GuardKind::no_grad,
-                        GuardKind::grad_unknown, GuardKind::non_cpu_branch, GuardKind::default_unused})
+    if (s == to_string(GuardKind::none)) return GuardKind::none;
+    for (GuardKind g : guard_kinds())
         if (to_string(g) == s) return g;
     return std::nullopt;
 }

@@ -32,6 +32,8 @@ std::string_view to_string(Reach r);
 std::optional<Reach> parse_reach(std::string_view s);
 std::string_view to_string(GuardKind g);
 std::optional<GuardKind> parse_guard_kind(std::string_view s);
+// Every guard kind but none: what a report can name and rules/program.yaml must weigh.
+const std::vector<GuardKind>& guard_kinds();
 
 struct Location {
     std::string path;  // relative to the scanned root, '/' separated

@@ -265,10 +265,9 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
         }
     }
     // A guard kind without a weight would weigh nothing, silently: every kind the analyzer writes has one.
-    for (int g = static_cast<int>(GuardKind::none) + 1; to_string(static_cast<GuardKind>(g)) != "none"; ++g)
-        if (!p.guard_weights.count(static_cast<GuardKind>(g)))
-            fail(file, "guard_weights: no weight for the guard kind '" + std::string(to_string(static_cast<GuardKind>(g))) +
-                           "' (every guard kind the analyzer writes needs one)");
+    for (GuardKind g : guard_kinds())
+        if (!p.guard_weights.count(g))
+            fail(file, "guard_weights: no weight for the guard kind '" + std::string(to_string(g)) + "' (every guard kind the analyzer writes needs one)");
     if (const YAML::Node rw = doc["reach_weights"]) {
         for (const auto& kv : rw) {
             auto reach = parse_reach(kv.first.as<std::string>());
