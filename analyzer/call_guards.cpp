@@ -51,8 +51,11 @@ bool imports_module_or_package(const ImportFact& imp, const std::string& importe
 }
 
 bool is_candidate(const Finding& f, const RuleCatalogue& catalogue) {
-    if (f.guard != GuardKind::none || !ends_with(f.location.path, ".py")) return false;
-    if (f.category == "op-support" || f.category == "dependency") return false;
+    // An arm of a choice may yet run only where its callers' guards hold: they decide when stronger.
+    if ((f.guard != GuardKind::none && f.guard != GuardKind::alternative_branch) || !ends_with(f.location.path, ".py")) return false;
+    // An import in a function (consistency_models' `from flash_attn... import` in QKVFlashAttention's
+    // __init__) runs where the function runs, as any statement there does.
+    if (f.category == "op-support") return false;
     const Rule* rule = catalogue.find(f.rule_id);
     return rule && rule->engine == "python" && rule->guard == "downgrade";
 }
@@ -282,6 +285,7 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
         const auto weakest = std::max_element(calls.begin(), calls.end(), [](const auto& a, const auto& b) {
             return guard_strength(a.second.guard) < guard_strength(b.second.guard);
         });
+        if (f.guard != GuardKind::none && guard_strength(weakest->second.guard) >= guard_strength(f.guard)) continue;
         f.guard = weakest->second.guard;
         f.guard_note = "every call of " + fn->second + "() is guarded; " + weakest->first + ":" + std::to_string(weakest->second.line) + ": " +
                        weakest->second.note;

@@ -71,13 +71,14 @@ std::string_view to_string(GuardKind g) {
         case GuardKind::grad_unknown: return "grad-unknown";
         case GuardKind::non_cpu_branch: return "non-cpu-branch";
         case GuardKind::default_unused: return "default-unused";
+        case GuardKind::alternative_branch: return "alternative-branch";
     }
     return "none";
 }
 
 int guard_strength(GuardKind g) {
     if (g == GuardKind::none) return 3;
-    if (g == GuardKind::import_fallback || g == GuardKind::non_cpu_branch) return 2;
+    if (g == GuardKind::import_fallback || g == GuardKind::non_cpu_branch || g == GuardKind::alternative_branch) return 2;
     return 1;
 }
 

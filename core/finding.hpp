@@ -15,12 +15,14 @@ enum class VerdictImpact { none = 0, dual = 1, stay = 2 };
 enum class Reach { core = 0, optional = 1, tooling = 2, unreached = 3 };
 // The context that makes code optional (the vocabulary lives in rules/program.yaml).
 // default_unused: a parameter's default that every call of its function overrides (analyzer/call_guards.cpp).
+// alternative_branch: one arm of an if/elif/else choice whose other arm does the same job without CUDA.
 // no_grad and grad_unknown weigh only a fallback of a backward op (analyzer/python/op_coverage.cpp): the
 // call runs without gradients (torch.no_grad, an inference path), or nothing says whether gradients flow.
-enum class GuardKind { none = 0, import_fallback, device_check, distributed_gate, platform, test_skip, availability_select, no_grad, grad_unknown, non_cpu_branch, default_unused };
+enum class GuardKind { none = 0, import_fallback, device_check, distributed_gate, platform, test_skip, availability_select, no_grad, grad_unknown, non_cpu_branch, default_unused,
+                       alternative_branch };
 
 // How much of a path a guard leaves: 3 none (always taken), 2 a fallback beside it (import fallback,
-// the non-CPU branch MPS shares with CUDA), 1 a path a Mac never takes. The program model's reach
+// the non-CPU branch MPS shares with CUDA, another arm of a choice), 1 a path a Mac never takes. The program model's reach
 // levels use the same scale (analyzer/program: core 3, optional_fallback 2, optional_dead 1).
 int guard_strength(GuardKind g);
 

@@ -112,6 +112,10 @@ struct GuardVocabulary {
     std::vector<std::string> collect_ignore_names;
     std::vector<std::string> import_errors;      // exceptions an import fallback catches
     std::vector<std::string> exit_calls;         // calls that end the program: a handler making one holds no fallback
+    // Words whose presence in an arm of an if/elif/else choice makes it no CUDA-free alternative
+    std::vector<std::string> cuda_words;
+    // A switch by its name's start (`use_flash`, `enable_fused`): `if use_flash:` chooses an implementation
+    std::vector<std::string> option_flag_prefixes;
     // Methods a framework calls by itself (forward through __call__, Lightning's hooks), as globs: their
     // explicit calls are not all their calls, so the caller-guard pass never follows them.
     std::vector<std::string> implicit_methods;

@@ -428,3 +428,53 @@ class TestEverywhere(unittest.TestCase):
 
 instantiate_device_type_tests(TestFusedNorm, globals(), only_for=("cuda",))
 instantiate_device_type_tests(TestEverywhere, globals(), only_for=("cuda", "cpu"))
+
+
+# Choices between ways of doing one job: the arm a Mac selects does it without CUDA.
+def attention_block(attention_type="flash", use_fused=False):
+    if attention_type == "flash":
+        # guard: alternative-branch
+        from flash_attn import flash_attn_func as attend
+    else:
+        attend = torch.nn.functional.scaled_dot_product_attention
+    if use_fused:
+        # guard: alternative-branch
+        import apex.normalization
+        norm = apex.normalization.FusedLayerNorm(4)
+    else:
+        norm = torch.nn.LayerNorm(4)
+    if attention_type in ("triton", "triton2"):
+        # guard: none
+        from .triton_attention import attend
+    elif attention_type == "fused":
+        # guard: none
+        from .fused_cuda_attention import attend
+    else:
+        attend = torch.ops.cuda_attention.attend  # no alternative: the other arms need a GPU too
+    return attend, norm
+
+
+def wrap(model, version):
+    if version == "1.12":
+        # guard: none
+        return torch.nn.parallel.DistributedDataParallel(model, static_graph=True)
+    else:
+        return torch.nn.parallel.DistributedDataParallel(model)
+
+
+def per_parameter(model):
+    for n, p in model.named_parameters():
+        if n == "emb.weight":
+            # guard: none
+            p.data = p.data.cuda()
+        else:
+            p.data = p.data * 2
+
+
+def cached(table, path):
+    if table is None:
+        # guard: none
+        table = torch.load(path).cuda()
+    else:
+        table = table.float()
+    return table

@@ -259,6 +259,44 @@ TEST(ProgramModel, ADefaultThatEveryCallPassesIsInfo) {
     EXPECT_EQ(last.at(12)->guard, GuardKind::none) << last.at(12)->guard_note;
 }
 
+// consistency_models' attention: flash-attn is imported inside QKVFlashAttention's constructor, and the
+// class is built only in the `attention_type == "flash"` arm of a choice whose else builds the pure-PyTorch
+// QKVAttentionLegacy. The import runs where the class is called: one arm of a choice, so the blocker is
+// optional (major, dual-track at most). A call outside the choice, or the class used as a base, keeps it.
+TEST(ProgramModel, AConstructorCalledInOneArmOfAChoiceTakesItsGuard) {
+    test::TempDir d;
+    d.write("pkg/__init__.py", "");
+    const std::string classes =
+        "import torch.nn as nn\n\n\nclass FlashAttn(nn.Module):\n    def __init__(self, channels):\n"
+        "        from flash_attn.flash_attention import FlashAttention\n        super().__init__()\n        self.inner = FlashAttention()\n\n\n"
+        "class LegacyAttn(nn.Module):\n    def __init__(self, channels):\n        super().__init__()\n\n\n";
+    d.write("pkg/unet.py", classes +
+                               "class Block(nn.Module):\n    def __init__(self, channels, attention_type='flash'):\n        super().__init__()\n"
+                               "        if attention_type == 'flash':\n            self.attention = FlashAttn(channels)\n"
+                               "        else:\n            self.attention = LegacyAttn(channels)\n");
+    d.write("train.py", "from pkg.unet import Block\n\nif __name__ == '__main__':\n    Block(4)\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* f = find(r, "cuda-only-package-import", "pkg/unet.py");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->location.line, 6);
+    EXPECT_EQ(f->guard, GuardKind::alternative_branch) << f->guard_note;
+    EXPECT_EQ(f->guard_note, "every call of FlashAttn() is guarded; pkg/unet.py:20: the arm `else` binds self.attention without CUDA");
+    EXPECT_EQ(f->severity, Severity::major);
+    EXPECT_EQ(f->impact, VerdictImpact::dual);
+    ASSERT_EQ(f->related.size(), 1u);
+    EXPECT_EQ(f->related[0].location.line, 20);
+
+    // built outside the choice too: required
+    d.write("train.py", "from pkg.unet import Block, FlashAttn\n\nif __name__ == '__main__':\n    Block(4)\n    FlashAttn(4)\n");
+    const ScanResult also = scan_dir(d);
+    EXPECT_EQ(find(also, "cuda-only-package-import", "pkg/unet.py")->guard, GuardKind::none);
+    EXPECT_EQ(find(also, "cuda-only-package-import", "pkg/unet.py")->impact, VerdictImpact::stay);
+    // a subclass runs the constructor where no call of FlashAttn shows
+    d.write("train.py", "from pkg.unet import Block, FlashAttn\n\n\nclass Wide(FlashAttn):\n    pass\n\n\nif __name__ == '__main__':\n    Block(4)\n");
+    const ScanResult sub = scan_dir(d);
+    EXPECT_EQ(find(sub, "cuda-only-package-import", "pkg/unet.py")->guard, GuardKind::none);
+}
+
 // flash-attention's tests/cute: a helper that makes CUDA tensors, called only by tests that skip
 // themselves without CUDA, never runs on a Mac: info, as the tests are. One test that calls it without
 // a skip keeps it at the minor a test's finding weighs at most.

@@ -388,14 +388,14 @@ Guard GuardFinder::from_if(TSNode if_statement, TSNode node) const {
             if (chain_mps || sibling_checks_mps(if_statement)) return {GuardKind::none, true, ""};
             return {first.cpu ? GuardKind::non_cpu_branch : first.kind, false, "else of: " + one_line(conditions[0])};
         }
-        return {};
+        return from_alternative(if_statement, node);
     }
     if (ts_node_is_null(branch_condition)) {
         // In a condition of the chain: `elif torch.cuda.is_available():` after an MPS check knows MPS.
         return chain_mps || sibling_checks_mps(if_statement) ? Guard{GuardKind::none, true, ""} : Guard{};
     }
     const Test t = classify(branch_condition);
-    if (t.kind == GuardKind::none) return {};
+    if (t.kind == GuardKind::none) return t.mps ? Guard{} : from_alternative(if_statement, node);
     if (t.kind == GuardKind::platform) {
         if (t.names_mac != t.negated) return {};  // the macOS branch
         return {GuardKind::platform, false, one_line(branch_condition)};
@@ -404,6 +404,142 @@ Guard GuardFinder::from_if(TSNode if_statement, TSNode node) const {
     if (t.kind == GuardKind::device_check && (t.mps || chain_mps || sibling_checks_mps(if_statement))) return {GuardKind::none, true, ""};
     if (t.negated) return {};  // `if not torch.cuda.is_available():` is the non-CUDA path
     return {t.cpu && t.kind == GuardKind::device_check ? GuardKind::non_cpu_branch : t.kind, false, one_line(branch_condition)};
+}
+
+namespace {
+
+// What a block binds for the code after it: assignment targets as written (`encoder`,
+// `self.attention`), the names imports bind, and "return" for a return with a value. Nested
+// functions and classes bind for themselves.
+void bound_in(TSNode n, const ModuleFacts& facts, std::set<std::string, std::less<>>& out) {
+    const std::string_view type = node_type(n);
+    if (type == "function_definition" || type == "class_definition" || type == "lambda") return;
+    if (type == "assignment") {
+        const TSNode left = field(n, "left");
+        if (is_type(left, "identifier") || is_type(left, "attribute") || is_type(left, "subscript")) out.emplace(facts.text(left));
+        if (is_type(left, "pattern_list") || is_type(left, "tuple_pattern"))
+            for (uint32_t i = 0; i < ts_node_named_child_count(left); ++i) out.emplace(facts.text(ts_node_named_child(left, i)));
+    } else if (type == "import_statement" || type == "import_from_statement") {
+        for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) {
+            const TSNode c = ts_node_named_child(n, i);
+            if (type == "import_from_statement" && ts_node_start_byte(c) == ts_node_start_byte(field(n, "module_name"))) continue;
+            if (is_type(c, "aliased_import")) out.emplace(facts.text(field(c, "alias")));
+            else if (is_type(c, "dotted_name")) {
+                const std::string_view written = facts.text(c);
+                out.emplace(type == "import_statement" ? written.substr(0, written.find('.')) : written);
+            }
+        }
+    } else if (type == "return_statement" && ts_node_named_child_count(n) > 0) {
+        out.emplace("return");
+    }
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) bound_in(ts_node_named_child(n, i), facts, out);
+}
+
+}  // namespace
+
+bool GuardFinder::is_option_test(TSNode condition) const {
+    // `attention_type == "flash"`, `opt.backbone in ("grid", "grid_tcnn")`, `not use_fused`: a value
+    // the run chooses among named implementations, or a switch named for one (rules/program.yaml
+    // option_flag_prefixes). Not `x is None`, `n == 0` or `os.path.exists(p)`: control flow, no choice.
+    const std::string_view type = node_type(condition);
+    if (type == "parenthesized_expression" && ts_node_named_child_count(condition) == 1) return is_option_test(ts_node_named_child(condition, 0));
+    if (type == "not_operator") return is_option_test(field(condition, "argument"));
+    if (type == "boolean_operator") return is_option_test(field(condition, "left")) || is_option_test(field(condition, "right"));
+    if (type == "identifier" || type == "attribute") {
+        const std::string_view name = type == "identifier" ? m_facts.text(condition) : m_facts.text(field(condition, "attribute"));
+        return std::any_of(m_vocab.option_flag_prefixes.begin(), m_vocab.option_flag_prefixes.end(),
+                           [&](const std::string& p) { return name.substr(0, p.size()) == p; });
+    }
+    if (type != "comparison_operator" || ts_node_named_child_count(condition) != 2) return false;
+    auto strings = [&](TSNode n) {
+        if (is_type(n, "string")) return m_facts.string_value(n).has_value();
+        if (!is_type(n, "tuple") && !is_type(n, "list") && !is_type(n, "set")) return false;
+        for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
+            if (!is_type(ts_node_named_child(n, i), "string")) return false;
+        return ts_node_named_child_count(n) > 0;
+    };
+    const TSNode left = ts_node_named_child(condition, 0), right = ts_node_named_child(condition, 1);
+    if (strings(left) == strings(right)) return false;
+    // `for n, p in model.named_parameters(): if n == "emb.weight":` tests each item in turn, every
+    // arm runs: the variable of an enclosing loop or comprehension is no option.
+    const TSNode tested = strings(left) ? right : left;
+    if (!is_type(tested, "identifier")) return true;
+    const std::string_view name = m_facts.text(tested);
+    for (TSNode cur = ts_node_parent(condition); !ts_node_is_null(cur); cur = ts_node_parent(cur)) {
+        if (is_type(cur, "function_definition")) break;
+        TSNode target{};
+        if (is_type(cur, "for_statement")) target = field(cur, "left");
+        if (ts_node_is_null(target)) continue;
+        bool binds = false;
+        for_each_node(target, [&](TSNode n) { binds = binds || (is_type(n, "identifier") && m_facts.text(n) == name); });
+        if (binds) return false;
+    }
+    return true;
+}
+
+Guard GuardFinder::from_alternative(TSNode if_statement, TSNode node) const {
+    // `if attention_type == "flash": self.attention = QKVFlashAttention(...)` / `else:
+    // self.attention = QKVAttentionLegacy(...)`: one job, two ways. When another arm binds what the
+    // node's arm binds and writes no CUDA word, a Mac selects that arm (rules/program.yaml cuda_words).
+    std::vector<TSNode> arms{field(if_statement, "consequence")};
+    std::vector<std::string> labels{one_line(field(if_statement, "condition"))};
+    auto choice = [&](TSNode condition) { return classify(condition).kind == GuardKind::none && is_option_test(condition); };
+    if (!choice(field(if_statement, "condition"))) return {};
+    for (uint32_t i = 0; i < ts_node_named_child_count(if_statement); ++i) {
+        const TSNode clause = ts_node_named_child(if_statement, i);
+        if (is_type(clause, "elif_clause")) {
+            if (!choice(field(clause, "condition"))) return {};
+            arms.push_back(field(clause, "consequence"));
+            labels.push_back(one_line(field(clause, "condition")));
+        } else if (is_type(clause, "else_clause")) {
+            arms.push_back(field(clause, "body"));
+            labels.push_back("else");
+        }
+    }
+    const auto own = std::find_if(arms.begin(), arms.end(), [&](TSNode arm) { return !ts_node_is_null(arm) && contains(arm, node); });
+    if (arms.size() < 2 || own == arms.end()) return {};
+    std::set<std::string, std::less<>> mine;
+    bound_in(*own, m_facts, mine);
+    if (mine.empty()) return {};
+    // What the node does: the callee around it (`DDP` in both arms of yolov5's smart_DDP is one job
+    // done one way) or the module it imports. An arm that writes it again is no alternative.
+    // The object a method is called on counts too: nvdiffrast calls `_get_plugin().texture_grad_linear`
+    // in one arm and `_get_plugin().texture_grad_nearest` in the other, one extension both ways.
+    std::vector<std::string> subjects;
+    TSNode start = node;  // a statement asked about: the first call in it
+    if (!is_type(node, "call")) for_each_node(node, [&](TSNode n) {
+            if (ts_node_eq(start, node) && is_type(n, "call")) start = n;
+        });
+    for (TSNode cur = start; !ts_node_is_null(cur) && subjects.empty() && contains(*own, cur); cur = ts_node_parent(cur)) {
+        if (is_type(cur, "call")) {
+            const TSNode fn = field(cur, "function");
+            if (is_type(fn, "attribute")) {
+                subjects.emplace_back(m_facts.text(field(fn, "attribute")));
+                const std::string_view receiver = m_facts.text(field(fn, "object"));
+                if (receiver != "self" && receiver != "cls") subjects.emplace_back(receiver);
+            } else {
+                subjects.emplace_back(m_facts.text(fn));
+            }
+        } else if (is_type(cur, "import_from_statement")) {
+            subjects.emplace_back(m_facts.text(field(cur, "module_name")));
+        } else if (is_type(cur, "import_statement") && ts_node_named_child_count(cur) > 0) {
+            const TSNode first = ts_node_named_child(cur, 0);
+            subjects.emplace_back(m_facts.text(is_type(first, "aliased_import") ? field(first, "name") : first));
+        }
+    }
+    for (std::size_t i = 0; i < arms.size(); ++i) {
+        if (arms[i].id == own->id || ts_node_is_null(arms[i])) continue;
+        const std::string_view text = m_facts.text(arms[i]);
+        if (std::any_of(m_vocab.cuda_words.begin(), m_vocab.cuda_words.end(),
+                        [&](const std::string& w) { return text.find(w) != std::string_view::npos; }))
+            continue;
+        if (std::any_of(subjects.begin(), subjects.end(), [&](const std::string& w) { return text.find(w) != std::string_view::npos; })) continue;
+        std::set<std::string, std::less<>> theirs;
+        bound_in(arms[i], m_facts, theirs);
+        for (const auto& name : mine)
+            if (theirs.count(name)) return {GuardKind::alternative_branch, false, "the arm `" + labels[i] + "` binds " + name + " without CUDA"};
+    }
+    return {};
 }
 
 Guard GuardFinder::from_exiting_else(TSNode if_statement) const {
@@ -608,8 +744,8 @@ Guard GuardFinder::guard_of(TSNode node) const {
         if (g.mps_aware) return found.kind == GuardKind::none ? g : found;
         if (g.kind == GuardKind::none) continue;
         if (found.kind == GuardKind::none) found = g;
-        else if (found.kind == GuardKind::import_fallback) found = g;
-        if (found.kind != GuardKind::import_fallback) return found;
+        else if (found.kind == GuardKind::import_fallback || found.kind == GuardKind::alternative_branch) found = g;
+        if (found.kind != GuardKind::import_fallback && found.kind != GuardKind::alternative_branch) return found;
     }
     return found.kind != GuardKind::none ? found : m_file_guard;
 }

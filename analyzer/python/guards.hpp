@@ -52,6 +52,8 @@ private:
     Guard from_if(TSNode if_statement, TSNode node) const;
     Guard from_early_exit(TSNode block, TSNode node) const;
     Guard from_exiting_else(TSNode if_statement) const;
+    Guard from_alternative(TSNode if_statement, TSNode node) const;
+    bool is_option_test(TSNode condition) const;
     Guard from_try(TSNode try_statement, TSNode node) const;
     bool rebuilds_import(TSNode try_statement, TSNode handler) const;
     bool always_leaves(TSNode block) const;

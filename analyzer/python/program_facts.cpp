@@ -527,10 +527,11 @@ void record_arguments(TSNode call, const ModuleFacts& facts, FunctionUses::Call&
 
 // The parameters of `def` (a function_definition) whose defaults span `line`: name, position (self
 // counted) or -1 past a `*` or `*args` (keyword only), and where the default is.
-void parameter_defaults_at(TSNode def, int line, const ModuleFacts& facts, std::vector<FunctionUses::ParameterDefault>& out) {
+// `skipped`: leading parameters no call writes (a constructor's self).
+void parameter_defaults_at(TSNode def, int line, const ModuleFacts& facts, std::vector<FunctionUses::ParameterDefault>& out, int skipped) {
     const TSNode params = field(def, "parameters");
     if (ts_node_is_null(params)) return;
-    int position = 0;
+    int position = -skipped;
     bool keyword_only = false;
     for (uint32_t i = 0; i < ts_node_named_child_count(params); ++i) {
         const TSNode p = ts_node_named_child(params, i);
@@ -562,22 +563,27 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
         // The module-level function each line sits in; in a method of a module-level class, the
         // method's name after a dot (".prepare_distributed"). A decorated one is "": a decorator may
         // register it, or make it a property.
-        auto mark = [&](TSNode stmt, const std::string& prefix) {
+        // A class's __init__ runs where the class is called: it goes by the class's name, as a
+        // function would, its parameters after self (consistency_models' QKVFlashAttention, built only
+        // in one arm of `if attention_type == "flash":`).
+        auto mark = [&](TSNode stmt, const std::string& prefix, const std::string& constructed) {
             const bool decorated = is_type(stmt, "decorated_definition");
             const TSNode def = decorated ? field(stmt, "definition") : stmt;
             if (!is_type(def, "function_definition")) return false;
+            const bool init = !constructed.empty() && facts.text(field(def, "name")) == "__init__";
             const int first = line_of(stmt), last = static_cast<int>(ts_node_end_point(stmt).row) + 1;
             for (auto it = lines.lower_bound(first); it != lines.end() && *it <= last; ++it) {
-                out.function_at[*it] = decorated ? std::string() : prefix + std::string(facts.text(field(def, "name")));
-                if (!decorated) parameter_defaults_at(def, *it, facts, out.parameter_defaults);
+                out.function_at[*it] = decorated ? std::string() : init ? constructed : prefix + std::string(facts.text(field(def, "name")));
+                if (!decorated) parameter_defaults_at(def, *it, facts, out.parameter_defaults, init ? 1 : 0);
             }
             return true;
         };
         for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
             const TSNode stmt = ts_node_named_child(root, i);
-            if (mark(stmt, "") || !is_type(stmt, "class_definition")) continue;
+            if (mark(stmt, "", "") || !is_type(stmt, "class_definition")) continue;
             const TSNode body = field(stmt, "body");
-            for (uint32_t k = 0; !ts_node_is_null(body) && k < ts_node_named_child_count(body); ++k) mark(ts_node_named_child(body, k), ".");
+            const std::string name(facts.text(field(stmt, "name")));
+            for (uint32_t k = 0; !ts_node_is_null(body) && k < ts_node_named_child_count(body); ++k) mark(ts_node_named_child(body, k), ".", name);
         }
     }
     const std::string package = parent_module(module);
@@ -647,7 +653,7 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
             TSNode top = call;
             while (!ts_node_is_null(ts_node_parent(top)) && !is_type(ts_node_parent(top), "module")) top = ts_node_parent(top);
             const TSNode def = is_type(top, "decorated_definition") ? field(top, "definition") : top;
-            if (is_type(def, "function_definition") && facts.text(field(def, "name")) == name) return;
+            if ((is_type(def, "function_definition") || is_type(def, "class_definition")) && facts.text(field(def, "name")) == name) return;
         }
         Guard g = guards.guard_of(call);
         const TSNode function = enclosing(call, {"function_definition"});
@@ -677,7 +683,7 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
         if (it == function_names.end()) return;
         const bool called = called_by(n, parent);
         if (is_type(parent, "attribute") && ts_node_eq(field(parent, "attribute"), n)) return;  // x.name is not the name
-        if (is_type(parent, "function_definition") && ts_node_eq(field(parent, "name"), n)) return;
+        if ((is_type(parent, "function_definition") || is_type(parent, "class_definition")) && ts_node_eq(field(parent, "name"), n)) return;
         if (is_type(parent, "keyword_argument") && ts_node_eq(field(parent, "name"), n)) return;
         if (in_import(n)) return;
         if (called) add_call(parent, it->second);
