@@ -78,6 +78,7 @@ void append_findings(const std::vector<Match>& matches, const SourceText& source
         f.guard = m.guard;
         f.guard_note = m.guard_note;
         f.subject = m.subject;
+        f.origin = m.origin;
         f.location = locate(source, path, m.begin, m.end, cell_lines);
         f.snippet = source.snippet(m.begin, m.end);
         f.matched = source.text().substr(m.begin, m.end - m.begin);

@@ -28,6 +28,7 @@ struct Match {
     std::vector<std::pair<std::pair<std::size_t, std::size_t>, std::string>> related;
     int lines = 0;     // lines of code the match stands for (a kernel's body), see Finding::lines
     std::vector<std::string> ops;  // aten ops the matched call reaches (op-support rules)
+    std::optional<CallOrigin> origin;  // float64-dtype: see Finding::origin
 };
 
 // Turns matches into findings: message placeholders, snippet, location, suppressions.

@@ -68,7 +68,7 @@ void remove_old_files(const fs::path& dir, std::uint64_t key) {
 }
 
 constexpr std::uint32_t kMagic = 0x4d505343;  // "MPSC"
-constexpr std::uint32_t kFormat = 18;  // 18: a class's __init__ in FunctionUses::function_at under the class's name; 17: what each call passes, FunctionUses::parameter_defaults; 16: FileFacts::attribute_names; 15: FileOutcome::function_uses; 14: FileFacts::hosted_demo; 13: a checksum of the content
+constexpr std::uint32_t kFormat = 19;  // 19: Finding::origin, FileFacts::cpu_default_functions; 18: a class's __init__ in FunctionUses::function_at under the class's name; 17: what each call passes, FunctionUses::parameter_defaults; 16: FileFacts::attribute_names; 15: FileOutcome::function_uses; 14: FileFacts::hosted_demo; 13: a checksum of the content
 
 // The content and its checksum, appended; the content back when the checksum holds (a cache file
 // is only ever an optimisation: a damaged one is read as missing).
@@ -186,6 +186,14 @@ void write_finding(Writer& w, const Finding& f) {
     w.u64(f.ops.size());
     for (const auto& op : f.ops) w.str(op);
     w.u64(f.approximate ? 1 : 0);
+    w.u64(f.origin ? 1 : 0);
+    if (f.origin) {
+        w.str(f.origin->function);
+        write_strings(w, f.origin->keywords);
+        w.i64(f.origin->positional);
+        w.u64(f.origin->spread ? 1 : 0);
+        w.i64(f.origin->line);
+    }
 }
 
 Finding read_finding(Reader& r) {
@@ -213,6 +221,15 @@ Finding read_finding(Reader& r) {
     f.lines = static_cast<int>(r.i64());
     for (std::uint64_t n = r.u64(); n > 0; --n) f.ops.push_back(r.str());
     f.approximate = r.u64() != 0;
+    if (r.u64() != 0) {
+        CallOrigin o;
+        o.function = r.str();
+        o.keywords = read_strings(r);
+        o.positional = static_cast<int>(r.i64());
+        o.spread = r.u64() != 0;
+        o.line = static_cast<int>(r.i64());
+        f.origin = std::move(o);
+    }
     return f;
 }
 
@@ -298,6 +315,13 @@ void write_facts(Writer& w, const FileFacts& facts) {
         w.str(f.note);
         write_strings(w, f.strings);
     }
+    w.u64(facts.cpu_default_functions.size());
+    for (const auto& f : facts.cpu_default_functions) {
+        w.str(f.function);
+        w.str(f.parameter);
+        w.i64(f.position);
+        w.i64(f.line);
+    }
 }
 
 FileFacts read_facts(Reader& r) {
@@ -360,6 +384,13 @@ FileFacts read_facts(Reader& r) {
         f.line = static_cast<int>(r.i64());
         f.note = r.str();
         f.strings = read_strings(r);
+    }
+    facts.cpu_default_functions.resize(r.count());
+    for (auto& f : facts.cpu_default_functions) {
+        f.function = r.str();
+        f.parameter = r.str();
+        f.position = static_cast<int>(r.i64());
+        f.line = static_cast<int>(r.i64());
     }
     return facts;
 }

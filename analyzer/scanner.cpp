@@ -70,6 +70,43 @@ std::optional<std::uint64_t> digest_of_walk(const fs::path& base, const WalkResu
     return fnv1a64(k);
 }
 
+// A float64 tensor whose device its own file cannot tell, taken from a call of a function of the
+// repository's whose `device` (or `map_location`) defaults to "cpu" and which the call leaves out:
+// timm's avg_checkpoints.py casts the tensors of `load_state_dict(c, args.use_ema)`, whose
+// `device='cpu'` reads the checkpoint onto the CPU. Made on the CPU, so not reported, as a float64
+// tensor made on the CPU in its own file is not. Only where the file imports that name, and one
+// function of the project by that name says so.
+void drop_cpu_loaded_float64(const std::vector<program::FileRecord>& records, const program::ProgramModel& model, std::vector<Finding>& findings) {
+    std::map<std::string, std::vector<std::pair<const program::FileRecord*, const CpuDefaultFunction*>>> loaders;
+    std::map<std::string, const program::FileRecord*, std::less<>> by_path;
+    for (const auto& r : records) {
+        by_path.emplace(r.path, &r);
+        if (r.facts)
+            for (const auto& f : r.facts->cpu_default_functions) loaders[f.function].emplace_back(&r, &f);
+    }
+    if (loaders.empty()) return;
+    findings.erase(std::remove_if(findings.begin(), findings.end(), [&](const Finding& f) {
+        if (!f.origin || f.origin->spread) return false;
+        const auto by = loaders.find(f.origin->function);
+        const auto file = by_path.find(f.location.path);
+        if (by == loaders.end() || file == by_path.end() || !file->second->facts) return false;
+        const auto& imports = file->second->facts->imports;
+        if (std::none_of(imports.begin(), imports.end(), [&](const ImportFact& imp) {
+                return std::find(imp.names.begin(), imp.names.end(), f.origin->function) != imp.names.end();
+            }))
+            return false;
+        std::vector<const CpuDefaultFunction*> same;
+        for (const auto& [r, fn] : by->second)
+            if (model.same_project(r->path, f.location.path)) same.push_back(fn);
+        if (same.size() != 1) return false;
+        const CpuDefaultFunction& fn = *same.front();
+        const auto& passed = f.origin->keywords;
+        const bool given = std::find(passed.begin(), passed.end(), fn.parameter) != passed.end() ||
+                           (fn.position >= 0 && f.origin->positional > fn.position);
+        return !given;
+    }), findings.end());
+}
+
 }  // namespace
 
 Scanner::Scanner(const RuleCatalogue& catalogue, std::string target_torch)
@@ -532,6 +569,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         }
     };
     guard_by_callers(records, model, base, uses_memo, result.findings);
+    drop_cpu_loaded_float64(records, model, result.findings);
     phase("caller guards");
     // Configs and checkpoints take the reach of the code that reads them; the rest that of their file.
     std::vector<Finding> data_findings;

@@ -60,6 +60,17 @@ inline RelatedLocation related_line(const std::string& path, int line, std::stri
     return rel;
 }
 
+// A call of a function of the lab's own that a value came from (`sd = load_state_dict(path, ema)`): its
+// last name and what the call passes. float64-dtype keeps it where a tensor's device is not known in its
+// file; the program model looks the function up (analyzer/float64_origins.cpp).
+struct CallOrigin {
+    std::string function;
+    std::vector<std::string> keywords;
+    int positional = 0;
+    bool spread = false;  // *args or **kwargs: what it passes is not known
+    int line = 0;
+};
+
 struct Finding {
     std::string rule_id;
     // Final weight, decided in one place (analyzer/program/weigh.cpp) from the rule, the guard,
@@ -91,6 +102,7 @@ struct Finding {
     // finding is real but columns and the matched text may differ from the bytes on disk.
     bool approximate = false;
     std::vector<std::string> observed;  // the audit saw the same op at the same place (source "static+runtime")
+    std::optional<CallOrigin> origin;   // float64-dtype: the lab's call its tensor came from, if any
 };
 
 // rule + path + whitespace-normalised matched text + ordinal among equal keys: stable across line moves.

@@ -135,6 +135,15 @@ struct ReturnWithoutCuda {
     std::vector<std::string> strings;
 };
 
+// A module-level function with a device parameter that defaults to the CPU (timm's
+// `def load_state_dict(checkpoint_path, use_ema=True, device='cpu')`): called without it, it makes CPU tensors.
+struct CpuDefaultFunction {
+    std::string function;
+    std::string parameter;  // device, map_location
+    int position = 0;       // among the parameters; -1 keyword only
+    int line = 0;
+};
+
 struct FileFacts {
     bool script = false;  // `if __name__ == "__main__":` at module level
     int script_line = 0;
@@ -153,11 +162,12 @@ struct FileFacts {
     // or as a whole string (`getattr(task, "prepare_distributed")`), as name_hash() values, sorted:
     // where the caller-guard pass looks for the uses of a method (analyzer/call_guards.cpp).
     std::vector<std::uint32_t> attribute_names;
+    std::vector<CpuDefaultFunction> cpu_default_functions;
 
     bool empty() const {
         return !script && imports.empty() && extensions.empty() && ops_calls.empty() && entry_refs.empty() && project_names.empty() &&
                file_guard == GuardKind::none && collect_skips.empty() && returns_without_cuda.empty() && hosted_demo.empty() &&
-               attribute_names.empty();
+               attribute_names.empty() && cpu_default_functions.empty();
     }
 };
 

@@ -116,6 +116,8 @@ struct GuardVocabulary {
     std::vector<std::string> cuda_words;
     // A switch by its name's start (`use_flash`, `enable_fused`): `if use_flash:` chooses an implementation
     std::vector<std::string> option_flag_prefixes;
+    // Functions of a repository's own that wrap torch.utils.cpp_extension.load, by their own name
+    std::vector<std::string> extension_loaders;
     // Methods a framework calls by itself (forward through __call__, Lightning's hooks), as globs: their
     // explicit calls are not all their calls, so the caller-guard pass never follows them.
     std::vector<std::string> implicit_methods;

@@ -297,6 +297,93 @@ TEST(ProgramModel, AConstructorCalledInOneArmOfAChoiceTakesItsGuard) {
     EXPECT_EQ(find(sub, "cuda-only-package-import", "pkg/unet.py")->guard, GuardKind::none);
 }
 
+// timm's avg_checkpoints.py casts to float64 the tensors of `load_state_dict(c, args.use_ema)`, the
+// repository's own loader, whose `device='cpu'` reads the checkpoint onto the CPU: CPU tensors, not
+// reported, cold and from the cache. A call that passes a device (by keyword or position) or spreads
+// **kwargs, or a second loader of that name in the project, keeps the finding.
+TEST(ProgramModel, Float64OfTensorsTheLabsLoaderPutsOnTheCpuIsNotReported) {
+    test::TempDir d;
+    test::TempDir cache;
+    d.write("pkg/__init__.py", "");
+    d.write("pkg/helpers.py", "import torch\n\n\ndef load_state_dict(path, use_ema=True, device='cpu'):\n"
+                              "    return torch.load(path, map_location=device)\n");
+    auto script = [&](const std::string& call) {
+        d.write("avg.py", "import torch\nfrom pkg.helpers import load_state_dict\n\nif __name__ == '__main__':\n    avg = {}\n"
+                          "    sd = " + call + "\n    for k, v in sd.items():\n        avg[k] = v.clone().to(dtype=torch.float64)\n");
+    };
+    auto float64 = [](const ScanResult& r) { return find(r, "float64-dtype", "avg.py"); };
+    ScanOptions o;
+    o.cache_dir = cache.path();
+    script("load_state_dict('a.pt', True)");
+    EXPECT_EQ(float64(scan_dir(d, o)), nullptr);
+    d.write("README.md", "edited\n");
+    const ScanResult cached = scan_dir(d, o);
+    EXPECT_GE(cached.files_cached + 1, cached.files_scanned);
+    EXPECT_EQ(float64(cached), nullptr) << "from the cache";
+    for (const std::string call : {"load_state_dict('a.pt', True, 'cuda')", "load_state_dict('a.pt', device='cuda')",
+                                   "load_state_dict('a.pt', **options)"}) {
+        script(call);
+        const ScanResult r = scan_dir(d, o);
+        ASSERT_NE(float64(r), nullptr) << call;
+        EXPECT_EQ(float64(r)->location.line, 8) << call;
+    }
+    script("load_state_dict('a.pt', True)");
+    d.write("pkg/other.py", "def load_state_dict(path, device='cpu'):\n    return path\n");
+    EXPECT_NE(float64(scan_dir(d, o)), nullptr) << "two loaders of that name: which one is called is not known";
+}
+
+// NVlabs' ops (stylegan3, eg3d): `_plugin = custom_ops.get_plugin(module_name='bias_act_plugin',
+// sources=[...])` in `_init()`, the repository's wrapper of cpp_extension.load (rules/program.yaml
+// extension_loaders), called as `x.device.type == 'cuda' and _init()`; the op is called in the forward
+// of an autograd Function that `_bias_act_cuda()` makes, whose `.apply` runs under the same check. The
+// build and the op are on a path a Mac never takes: info. Called without the check, the op is required.
+TEST(ProgramModel, AnExtensionBuiltThroughTheRepositorysLoaderTakesTheGuardOfItsCalls) {
+    test::TempDir d;
+    d.write("torch_utils/__init__.py", "");
+    d.write("torch_utils/ops/__init__.py", "");
+    d.write("torch_utils/custom_ops.py", "import importlib\n\nimport torch.utils.cpp_extension\n\n\n"
+                                         "def get_plugin(module_name, sources, headers=None, source_dir=None, **build_kwargs):\n"
+                                         "    torch.utils.cpp_extension.load(name=module_name, sources=sources, **build_kwargs)\n"
+                                         "    return importlib.import_module(module_name)\n");
+    const std::string init = "import os\n\nimport torch\n\nfrom .. import custom_ops\n\n_plugin = None\n\n\ndef _init():\n    global _plugin\n"
+                             "    if _plugin is None:\n        _plugin = custom_ops.get_plugin(module_name='bias_act_plugin', "
+                             "sources=['bias_act.cpp', 'bias_act.cu'], source_dir=os.path.dirname(__file__))\n    return True\n\n\n";
+    const std::string cuda_class = "def _bias_act_cuda():\n    class BiasActCuda(torch.autograd.Function):\n        @staticmethod\n"
+                                   "        def forward(ctx, x, b):\n            return _plugin.bias_act(x, b)\n\n    return BiasActCuda\n";
+    d.write("torch_utils/ops/bias_act.py", init +
+                                               "def bias_act(x, b, impl='cuda'):\n    if impl == 'cuda' and x.device.type == 'cuda' and _init():\n"
+                                               "        return _bias_act_cuda().apply(x, b)\n    return x + b\n\n\n" + cuda_class);
+    d.write("torch_utils/ops/bias_act.cpp", "#include <torch/extension.h>\ntorch::Tensor bias_act_cuda(torch::Tensor x, torch::Tensor b);\n"
+                                            "static torch::Tensor bias_act(torch::Tensor x, torch::Tensor b) { return bias_act_cuda(x, b); }\n"
+                                            "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"bias_act\", &bias_act); }\n");
+    d.write("torch_utils/ops/bias_act.cu", "#include <torch/extension.h>\n"
+                                           "__global__ void bias_act_kernel(float* y, const float* x, int n) { int i = threadIdx.x; if (i < n) y[i] = x[i]; }\n"
+                                           "torch::Tensor bias_act_cuda(torch::Tensor x, torch::Tensor b) {\n  auto y = torch::empty_like(x);\n"
+                                           "  bias_act_kernel<<<1, 256>>>(y.data_ptr<float>(), x.data_ptr<float>(), x.numel());\n  return y;\n}\n");
+    d.write("train.py", "import torch\n\nfrom torch_utils.ops import bias_act\n\nif __name__ == '__main__':\n"
+                        "    print(bias_act.bias_act(torch.ones(4), torch.zeros(4)))\n");
+    auto op = [](const ScanResult& r) -> const Finding* {
+        for (const auto& f : r.findings)
+            if (f.rule_id == "cuda-only-extension-op" && f.location.path == "torch_utils/ops/bias_act.cpp") return &f;
+        return nullptr;
+    };
+    const ScanResult guarded = scan_dir(d);
+    ASSERT_NE(op(guarded), nullptr);
+    EXPECT_EQ(op(guarded)->severity, Severity::info) << op(guarded)->note;
+    EXPECT_EQ(op(guarded)->impact, VerdictImpact::none);
+    EXPECT_NE(op(guarded)->note.find("callers of _bias_act_cuda(): impl == 'cuda' and x.device.type == 'cuda'"), std::string::npos)
+        << op(guarded)->note;
+    const Finding* kernel = find(guarded, "cuda-kernel-source", "torch_utils/ops/bias_act.cu");
+    ASSERT_NE(kernel, nullptr);
+    EXPECT_EQ(kernel->severity, Severity::info) << kernel->note;
+
+    d.write("torch_utils/ops/bias_act.py", init + "def bias_act(x, b):\n    _init()\n    return _bias_act_cuda().apply(x, b)\n\n\n" + cuda_class);
+    const ScanResult required = scan_dir(d);
+    ASSERT_NE(op(required), nullptr);
+    EXPECT_EQ(op(required)->reach, Reach::core) << op(required)->note;
+    EXPECT_EQ(op(required)->impact, VerdictImpact::stay) << op(required)->note;
+}
+
 // flash-attention's tests/cute: a helper that makes CUDA tensors, called only by tests that skip
 // themselves without CUDA, never runs on a Mac: info, as the tests are. One test that calls it without
 // a skip keeps it at the minor a test's finding weighs at most.

@@ -157,11 +157,56 @@ bool made_on_cpu(TSNode call, const ModuleFacts& facts) {
     return v && *v == "cpu";
 }
 
+// A checkpoint read onto the CPU: torch.load(..., map_location="cpu" | torch.device("cpu") |
+// lambda storage, loc: storage), safetensors' load_file(path) (whose device defaults to "cpu").
+bool loaded_on_cpu(TSNode call, const ModuleFacts& facts) {
+    const std::string q = facts.qualname(field(call, "function"));
+    auto cpu = [&](TSNode v) {
+        if (auto s = facts.string_value(v)) return *s == "cpu";
+        if (is_type(v, "call") && facts.qualname(field(v, "function")) == "torch.device") {
+            const auto s = facts.string_value(positional_argument(v, 0));
+            return s && *s == "cpu";
+        }
+        if (is_type(v, "lambda")) {  // lambda storage, loc: storage
+            const TSNode params = field(v, "parameters");
+            const TSNode body = field(v, "body");
+            return !ts_node_is_null(params) && ts_node_named_child_count(params) > 0 && is_type(body, "identifier") &&
+                   facts.text(body) == facts.text(ts_node_named_child(params, 0));
+        }
+        return false;
+    };
+    if (q == "torch.load") {
+        TSNode where = keyword_argument(call, "map_location", facts);
+        if (ts_node_is_null(where)) where = positional_argument(call, 1);
+        return !ts_node_is_null(where) && cpu(where);
+    }
+    if (q == "safetensors.torch.load_file" || q == "safetensors.torch.load") {
+        TSNode where = keyword_argument(call, "device", facts);
+        if (ts_node_is_null(where)) where = positional_argument(call, 1);
+        return ts_node_is_null(where) || cpu(where);
+    }
+    return false;
+}
+
+// The loop around `name` that binds it (`for k, v in sd.items():`), within its function.
+TSNode binding_loop(TSNode use, std::string_view name, const ModuleFacts& facts) {
+    for (TSNode cur = ts_node_parent(use); !ts_node_is_null(cur); cur = ts_node_parent(cur)) {
+        if (is_type(cur, "function_definition")) break;
+        if (!is_type(cur, "for_statement")) continue;
+        bool binds = false;
+        for_each_node(field(cur, "left"), [&](TSNode n) { binds = binds || (is_type(n, "identifier") && facts.text(n) == name); });
+        if (binds) return cur;
+    }
+    return TSNode{};
+}
+
 // The receiver of `.double()` was made on the CPU in this scope (`t = torch.arange(n)` earlier), or
 // computed from such a tensor: `(t - c).abs()`, `(d == d.min())` (timm's scheduled sampler). Tensors
 // of two devices do not mix in an op, so one CPU tensor among the operands makes the result a CPU one.
-bool receiver_made_on_cpu(TSNode receiver, const ModuleFacts& facts, int depth = 0) {
+// A state dict read onto the CPU holds CPU tensors: its items, values and entries too.
+bool receiver_made_on_cpu(TSNode receiver, const ModuleFacts& facts, int depth = 0, CallOrigin* origin = nullptr) {
     if (depth > 8) return false;
+    if (is_type(receiver, "subscript")) return receiver_made_on_cpu(field(receiver, "value"), facts, depth + 1, origin);
     if (is_type(receiver, "parenthesized_expression") && ts_node_named_child_count(receiver) == 1)
         return receiver_made_on_cpu(ts_node_named_child(receiver, 0), facts, depth + 1);
     if (is_type(receiver, "binary_operator") || is_type(receiver, "comparison_operator")) {
@@ -173,8 +218,28 @@ bool receiver_made_on_cpu(TSNode receiver, const ModuleFacts& facts, int depth =
         // t.abs(), t.min(), t.sum(): on t's device; .to(...), .cuda() and the like move it
         const std::string m = method_of(receiver, facts);
         if (!one_of(m, {"to", "cuda", "type", "pin_memory", "copy_", "new_tensor", "new_zeros", "new_ones", "new_empty", "new_full"}) &&
-            receiver_made_on_cpu(field(field(receiver, "function"), "object"), facts, depth + 1))
+            receiver_made_on_cpu(field(field(receiver, "function"), "object"), facts, depth + 1, origin))
             return true;
+    }
+    if (is_type(receiver, "call") && loaded_on_cpu(receiver, facts)) return true;
+    if (is_type(receiver, "call") && origin && origin->function.empty()) {
+        // a function of the lab's own, not torch's or NumPy's: the program model may know it
+        const TSNode fn = field(receiver, "function");
+        const std::string q = facts.qualname(fn);
+        if ((is_type(fn, "identifier") || is_type(fn, "attribute")) && q.compare(0, 6, "torch.") != 0 && q.compare(0, 6, "numpy.") != 0 &&
+            q.compare(0, 12, "safetensors.") != 0) {
+            const std::string_view written = facts.text(fn);
+            origin->function = std::string(written.substr(written.rfind('.') == std::string_view::npos ? 0 : written.rfind('.') + 1));
+            origin->line = static_cast<int>(ts_node_start_point(receiver).row) + 1;
+            const TSNode args = field(receiver, "arguments");
+            for (uint32_t i = 0; is_type(args, "argument_list") && i < ts_node_named_child_count(args); ++i) {
+                const TSNode a = ts_node_named_child(args, i);
+                if (is_type(a, "comment")) continue;
+                if (is_type(a, "keyword_argument")) origin->keywords.emplace_back(facts.text(field(a, "name")));
+                else if (is_type(a, "list_splat") || is_type(a, "dictionary_splat")) origin->spread = true;
+                else ++origin->positional;
+            }
+        }
     }
     if (is_type(receiver, "call")) {
         // a tensor factory, not a module: nn.Linear(4, 1).double() makes float64 parameters
@@ -187,6 +252,9 @@ bool receiver_made_on_cpu(TSNode receiver, const ModuleFacts& facts, int depth =
     }
     if (!is_type(receiver, "identifier")) return false;
     const std::string_view name = facts.text(receiver);
+    // `for k, v in sd.items():` / `for v in sd.values():` / `for t in tensors:`: what the loop runs over
+    if (const TSNode loop = binding_loop(receiver, name, facts); !ts_node_is_null(loop))
+        return receiver_made_on_cpu(field(loop, "right"), facts, depth + 1, origin);
     TSNode last{};
     std::vector<TSNode> stack{scope_of(receiver)};
     while (!stack.empty()) {
@@ -197,7 +265,7 @@ bool receiver_made_on_cpu(TSNode receiver, const ModuleFacts& facts, int depth =
         for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) stack.push_back(ts_node_named_child(n, i));
     }
     if (ts_node_is_null(last)) return false;
-    return receiver_made_on_cpu(field(last, "right"), facts, depth + 1);
+    return receiver_made_on_cpu(field(last, "right"), facts, depth + 1, origin);
 }
 
 // A dtype among others in a tuple, list or set that is only compared with: a membership test
@@ -220,20 +288,18 @@ bool only_compared(TSNode collection, const ModuleFacts& facts) {
     return compared_only;
 }
 
-Float64Flow converted(TSNode conversion, TSNode receiver, const ModuleFacts& facts) {
+Float64Flow converted(TSNode conversion, TSNode receiver, const ModuleFacts& facts, CallOrigin* origin) {
     std::set<std::string> followed;
-    if (receiver_made_on_cpu(receiver, facts))
+    if (receiver_made_on_cpu(receiver, facts, 0, origin))
         return reaches_device(conversion, facts, followed, 0) ? Float64Flow::device : Float64Flow::host;
     TSNode assigned{};
     if (outer_use(conversion, facts, assigned) == Use::cpu) return Float64Flow::device_then_cpu;
     return Float64Flow::device;
 }
 
-}  // namespace
-
-Float64Flow float64_flow(TSNode node, const ModuleFacts& facts) {
+Float64Flow float64_flow_of(TSNode node, const ModuleFacts& facts, CallOrigin* origin) {
     if (is_type(node, "call")) {  // x.double()
-        return converted(node, field(field(node, "function"), "object"), facts);
+        return converted(node, field(field(node, "function"), "object"), facts, origin);
     }
     TSNode arg = node;
     TSNode parent = ts_node_parent(arg);
@@ -264,10 +330,19 @@ Float64Flow float64_flow(TSNode node, const ModuleFacts& facts) {
     TSNode call = ts_node_parent(parent);
     if (!is_type(call, "call")) return Float64Flow::device;
     const std::string m = method_of(call, facts);
-    if (m == "to" || m == "type") return converted(call, field(field(call, "function"), "object"), facts);
+    if (m == "to" || m == "type") return converted(call, field(field(call, "function"), "object"), facts, origin);
     if (!made_on_cpu(call, facts)) return Float64Flow::device;
     std::set<std::string> followed;
     return reaches_device(call, facts, followed, 0) ? Float64Flow::device : Float64Flow::host;
+}
+
+}  // namespace
+
+Float64Flow float64_flow(TSNode node, const ModuleFacts& facts, CallOrigin* origin) {
+    CallOrigin found;
+    const Float64Flow flow = float64_flow_of(node, facts, &found);
+    if (origin && flow == Float64Flow::device && !found.function.empty()) *origin = std::move(found);
+    return flow;
 }
 
 }  // namespace mpsport::python

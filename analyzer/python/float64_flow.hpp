@@ -15,13 +15,19 @@
 
 #include <tree_sitter/api.h>
 
+#include <string>
+#include <vector>
+
 #include "analyzer/python/syntax.hpp"
+#include "core/finding.hpp"
 
 namespace mpsport::python {
 
 enum class Float64Flow { device, host, device_then_cpu };
 
 // `node` is the float64 match: `torch.float64` / "float64" as a dtype argument, or a `.double()` call.
-Float64Flow float64_flow(TSNode node, const ModuleFacts& facts);
+// `origin`, when given, receives the call of a function of the lab's own that a `device` result's tensor
+// came from, where one is known (`new_state_dict = load_state_dict(c, args.use_ema)`).
+Float64Flow float64_flow(TSNode node, const ModuleFacts& facts, CallOrigin* origin = nullptr);
 
 }  // namespace mpsport::python

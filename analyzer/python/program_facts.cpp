@@ -76,6 +76,10 @@ Guard guard_through_callers(TSNode function, const ModuleFacts& facts, const Gua
     std::vector<std::pair<std::string, TSNode>> names{{std::string(facts.text(field(function, "name"))), function}};
     const TSNode cls = enclosing(function, {"class_definition"});
     if (!ts_node_is_null(cls)) names.emplace_back(std::string(facts.text(field(cls, "name"))), cls);
+    // A class made inside a function runs where that function's result does: NVlabs' ops define their
+    // autograd Function in `_bias_act_cuda(...)` and call `_bias_act_cuda(...).apply(x, b)`.
+    const TSNode factory = ts_node_is_null(cls) ? TSNode{} : enclosing(cls, {"function_definition"});
+    if (!ts_node_is_null(factory)) names.emplace_back(std::string(facts.text(field(factory, "name"))), factory);
     Guard weakest;
     bool first = true;
     for (const auto& [name, scope] : names) {
@@ -161,20 +165,32 @@ std::string extension_through_variable(TSNode function, const ModuleFacts& facts
     return cpp ? std::string(kCppExtension) + "CppExtension" : std::string();
 }
 
-// The Python module an extension call builds: its `name=` argument, else its first positional one.
+// A call of a function of the repository's that wraps cpp_extension.load (rules/program.yaml
+// extension_loaders, by its own name): NVlabs' `custom_ops.get_plugin(module_name=..., sources=[...])`.
+bool is_extension_loader(TSNode call, const ModuleFacts& facts, const GuardVocabulary& vocab) {
+    const std::string_view fn = facts.text(field(call, "function"));
+    const std::string_view last = fn.substr(fn.rfind('.') == std::string_view::npos ? 0 : fn.rfind('.') + 1);
+    return std::find(vocab.extension_loaders.begin(), vocab.extension_loaders.end(), last) != vocab.extension_loaders.end();
+}
+
+// The Python module an extension call builds: its `name=` (a loader's `module_name=`) argument, else
+// its first positional one.
 std::optional<std::string> extension_name(TSNode call, const ModuleFacts& facts) {
     TSNode name = keyword_argument(call, "name", facts);
+    if (ts_node_is_null(name)) name = keyword_argument(call, "module_name", facts);
     if (ts_node_is_null(name)) name = positional_argument(call, 0);
     auto value = facts.string_value(name);
     if (!value || value->empty()) return std::nullopt;
     return value;
 }
 
-void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, FileFacts& out) {
+void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, const CallSites& calls, FileFacts& out) {
     std::string q = facts.qualname(field(call, "function"));
     bool cuda_optional = false;
     if (is_type(field(call, "function"), "identifier") && q.compare(0, kCppExtension.size(), kCppExtension) != 0)
         if (std::string through = extension_through_variable(field(call, "function"), facts, cuda_optional); !through.empty()) q = through;
+    if (q.compare(0, kCppExtension.size(), kCppExtension) != 0 && is_extension_loader(call, facts, guards.vocabulary()))
+        q = std::string(kCppExtension) + "load";
     if (q == "importlib.import_module") {
         if (auto name = facts.string_value(positional_argument(call, 0)); name && !name->empty()) {
             ImportFact f;
@@ -209,14 +225,17 @@ void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, 
         e.line = line_of(call);
         out.extensions.push_back(std::move(e));
         if (kind == "load" || kind == "load_inline") {
-            // A JIT-built extension is imported where it is loaded.
+            // A JIT-built extension is imported where it is loaded; in a function, where that runs
+            // (NVlabs' `_init()`, called as `x.device.type == 'cuda' and _init()`).
             ImportFact f;
             f.module = out.extensions.back().name;
             f.line = line_of(call);
-            const Guard g = guards.guard_of(call);
+            const TSNode function = enclosing(call, {"function_definition"});
+            Guard g = guards.guard_of(call);
+            if (!ts_node_is_null(function) && g.kind == GuardKind::none && !g.mps_aware) g = guard_through_callers(function, facts, guards, calls);
             f.guard = g.kind;
             f.guard_note = g.note;
-            f.lazy = !ts_node_is_null(enclosing(call, {"function_definition"}));
+            f.lazy = !ts_node_is_null(function);
             out.imports.push_back(std::move(f));
         }
         return;
@@ -289,6 +308,33 @@ void add_returns_without_cuda(TSNode root, const ModuleFacts& facts, const Guard
                 r.strings = literal_strings(ts_node_named_child(node, 0), facts).value_or(std::vector<std::string>());
             out.returns_without_cuda.push_back(std::move(r));
         });
+    }
+}
+
+// Module-level functions with a `device` or `map_location` parameter whose default is "cpu".
+void add_cpu_default_functions(TSNode root, const ModuleFacts& facts, FileFacts& out) {
+    for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
+        TSNode def = ts_node_named_child(root, i);
+        if (is_type(def, "decorated_definition")) def = field(def, "definition");
+        if (!is_type(def, "function_definition")) continue;
+        const TSNode params = field(def, "parameters");
+        int position = 0;
+        bool keyword_only = false;
+        for (uint32_t k = 0; !ts_node_is_null(params) && k < ts_node_named_child_count(params); ++k) {
+            const TSNode p = ts_node_named_child(params, k);
+            if (is_type(p, "list_splat_pattern") || is_type(p, "keyword_separator") || is_type(p, "dictionary_splat_pattern")) {
+                keyword_only = true;
+                continue;
+            }
+            if (is_type(p, "positional_separator") || is_type(p, "comment")) continue;
+            if (is_type(p, "default_parameter") || is_type(p, "typed_default_parameter")) {
+                const std::string_view name = facts.text(field(p, "name"));
+                const auto value = facts.string_value(field(p, "value"));
+                if ((name == "device" || name == "map_location") && value && *value == "cpu")
+                    out.cpu_default_functions.push_back({std::string(facts.text(field(def, "name"))), std::string(name), keyword_only ? -1 : position, line_of(def)});
+            }
+            ++position;
+        }
     }
 }
 
@@ -370,9 +416,10 @@ void add_collect_skips(TSNode root, const ModuleFacts& facts, const GuardFinder&
 
 const std::vector<std::string>& program_fact_literals() {
     // "    import " / "    from ": an indented (lazy) import, whose function must be parsed too.
+    // "='cpu'" and the like: a parameter that defaults to the CPU (FileFacts::cpu_default_functions).
     static const std::vector<std::string> literals = {"import",  "__main__", "Extension", "load(",        "load_inline", "setup(",
                                                       "skip",    "environ",  "is_cuda",   "import_module", "    import ", "    from ",
-                                                      "torch.ops.", "collect_ignore", "autouse"};
+                                                      "torch.ops.", "collect_ignore", "autouse", "='cpu'", "=\"cpu\"", "= 'cpu'", "= \"cpu\""};
     return literals;
 }
 
@@ -393,11 +440,15 @@ FileFacts extract_program_facts(TSNode root, const ModuleFacts& facts, const Gua
                                   [](TSNode imp) { return !ts_node_is_null(enclosing(imp, {"function_definition"})); });
     for (std::string_view literal : {"import_module", "Extension", "load(", "load_inline", "setup(", "torch.ops."})
         want_calls = want_calls || text.find(literal) != std::string_view::npos;
-    if (want_calls) for_each_node(root, [&](TSNode node) {
-        if (!is_type(node, "call")) return;
-        add_call(node, facts, guards, out);
-        index_call(node, facts, calls);
-    });
+    for (const auto& loader : guards.vocabulary().extension_loaders) want_calls = want_calls || text.find(loader + "(") != std::string_view::npos;
+    if (want_calls) {
+        for_each_node(root, [&](TSNode node) {
+            if (is_type(node, "call")) index_call(node, facts, calls);
+        });
+        for_each_node(root, [&](TSNode node) {
+            if (is_type(node, "call")) add_call(node, facts, guards, calls, out);
+        });
+    }
     // Imports after the calls are known; importlib and load() imports came from the walk above.
     std::vector<ImportFact> call_imports = std::move(out.imports);
     out.imports.clear();
@@ -405,6 +456,7 @@ FileFacts extract_program_facts(TSNode root, const ModuleFacts& facts, const Gua
     out.imports.insert(out.imports.end(), call_imports.begin(), call_imports.end());
     out.file_guard = guards.file_guard().kind;
     add_returns_without_cuda(root, facts, guards, out);
+    add_cpu_default_functions(root, facts, out);
     add_collect_skips(root, facts, guards, out);
     return out;
 }
@@ -435,13 +487,17 @@ std::vector<ImportedCall> calls_through_imports(TSNode root, const ModuleFacts& 
             }
         }
     }
-    // A JIT build binds the module it loads: `upfirdn2d_op = load("upfirdn2d", sources=[...])`.
+    // A JIT build binds the module it loads: `upfirdn2d_op = load("upfirdn2d", sources=[...])`, and so
+    // does a loader's, in a function that declares the name global (NVlabs' `_plugin = get_plugin(...)`
+    // in `_init()`).
     for_each_node(root, [&](TSNode n) {
         if (!is_type(n, "assignment") || !is_type(field(n, "left"), "identifier")) return;
         const TSNode call = field(n, "right");
         if (!is_type(call, "call") || !import_lines.count(line_of(call))) return;
         const std::string q = facts.qualname(field(call, "function"));
-        if (q != std::string(kCppExtension) + "load" && q != std::string(kCppExtension) + "load_inline") return;
+        if (q != std::string(kCppExtension) + "load" && q != std::string(kCppExtension) + "load_inline" &&
+            !is_extension_loader(call, facts, guards.vocabulary()))
+            return;
         if (const auto name = extension_name(call, facts)) bound[std::string(facts.text(field(n, "left")))] = {line_of(call), *name};
     });
     std::vector<ImportedCall> out;

@@ -89,7 +89,10 @@ PythonEngine::PythonEngine(const RuleCatalogue& catalogue, const std::string& ta
     };
     for (const Rule* r : m_query_rules) add_rule(r);
     for (const Rule* r : m_analysis_rules) add_rule(r);
-    for (const auto& t : program_fact_literals()) {
+    // A call of an extension loader (rules/program.yaml extension_loaders) builds an extension: "get_plugin("
+    std::vector<std::string> fact_literals = program_fact_literals();
+    for (const auto& loader : m_catalogue.program().guards.extension_loaders) fact_literals.push_back(loader + "(");
+    for (const auto& t : fact_literals) {
         auto [it, inserted] = literal_index.emplace(t, literals.size());
         if (inserted) literals.push_back(t);
         m_fact_triggers.push_back(it->second);
@@ -205,8 +208,10 @@ PythonEngine::Result PythonEngine::analyze(std::string_view text, bool full_pars
             }
         }
         if (follows_float64(*m.rule)) {
-            const Float64Flow flow = float64_flow(nm.node, facts);
+            CallOrigin origin;
+            const Float64Flow flow = float64_flow(nm.node, facts, &origin);
             if (flow == Float64Flow::host) continue;  // made on the CPU and cast before any device
+            if (!origin.function.empty()) m.origin = std::move(origin);
             if (flow == Float64Flow::device_then_cpu) {
                 m.impact = VerdictImpact::none;
                 m.note = "made float64 on the device, then moved to the CPU: call .cpu() first, then .double()";

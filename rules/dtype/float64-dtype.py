@@ -93,3 +93,27 @@ def is_double(x):
 def every_dtype(device):
     # ruleid: float64-dtype
     return [torch.zeros(2, dtype=d, device=device) for d in (torch.float32, torch.float64)]
+
+
+def average_checkpoints(paths, device):
+    # A state dict read onto the CPU holds CPU tensors: its items, values and entries too.
+    avg = {}
+    for p in paths:
+        sd = torch.load(p, map_location="cpu")
+        for k, v in sd.items():
+            # ok: float64-dtype
+            avg[k] = v.clone().to(dtype=torch.float64)
+        # ok: float64-dtype
+        first = sd["model"].double()
+    weights = torch.load(paths[0], map_location=lambda storage, loc: storage)
+    for t in weights.values():
+        # ok: float64-dtype
+        t.double()
+    on_device = torch.load(paths[0], map_location=device)
+    for k, v in on_device.items():
+        # ruleid: float64-dtype
+        avg[k] = v.to(dtype=torch.float64)
+    kept = torch.load(paths[0])
+    # ruleid: float64-dtype
+    kept["model"].double()
+    return avg, first
