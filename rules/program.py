@@ -84,6 +84,17 @@ def mps_known(x):
     return x
 
 
+def by_device_object(model, device):
+    # stable diffusion's txt2img.py, whose --device defaults to the CPU
+    if device == torch.device("cuda"):
+        # guard: device-check
+        model.cuda()
+    if device != torch.device("cpu"):
+        # guard: non-cpu-branch
+        model.half()
+    return model
+
+
 def flags(model):
     if use_cuda:
         # guard: device-check

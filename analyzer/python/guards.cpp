@@ -181,8 +181,12 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
             if (listed(m_vocab.distributed_env, *v)) take(GuardKind::distributed_gate);
             if (listed(m_vocab.mac_strings, *v)) t.names_mac = true;
             if (listed(m_vocab.mps_strings, *v)) t.mps = true;
-            // A device name compared in a condition: device.type == "cuda", "cuda" in str(device).
-            const TSNode parent = ts_node_parent(n);
+            // A device name compared in a condition: device.type == "cuda", "cuda" in str(device),
+            // device == torch.device("cuda") (stable diffusion's txt2img.py).
+            TSNode parent = ts_node_parent(n);
+            if (is_type(parent, "argument_list") && is_type(ts_node_parent(parent), "call") &&
+                m_facts.qualname(field(ts_node_parent(parent), "function")) == "torch.device" && ts_node_named_child_count(parent) == 1)
+                parent = ts_node_parent(ts_node_parent(parent));
             if (is_type(parent, "comparison_operator") && listed(m_vocab.device_strings, *v)) {
                 take(GuardKind::device_check);
                 if (*v == "cpu") {
