@@ -118,6 +118,8 @@ struct GuardVocabulary {
     std::vector<std::string> option_flag_prefixes;
     // Functions of a repository's own that wrap torch.utils.cpp_extension.load, by their own name
     std::vector<std::string> extension_loaders;
+    // Decorators that only wrap a function (contextmanager, staticmethod): its calls stay its calls
+    std::vector<std::string> transparent_decorators;
     // Methods a framework calls by itself (forward through __call__, Lightning's hooks), as globs: their
     // explicit calls are not all their calls, so the caller-guard pass never follows them.
     std::vector<std::string> implicit_methods;

@@ -384,6 +384,31 @@ TEST(ProgramModel, AnExtensionBuiltThroughTheRepositorysLoaderTakesTheGuardOfIts
     EXPECT_EQ(op(required)->impact, VerdictImpact::stay) << op(required)->note;
 }
 
+// DALLE2's `@contextmanager def one_unet_in_gpu(self, ...)`, entered only under `is_cuda and ...`: a
+// decorator that only wraps (rules/program.yaml transparent_decorators) leaves its calls its calls, so
+// the method takes their guard. Any other decorator may register the function: it stays as it was.
+TEST(ProgramModel, AWrappingDecoratorLeavesTheCallersGuard) {
+    test::TempDir d;
+    d.write("pkg/__init__.py", "");
+    auto write = [&](const std::string& decorator) {
+        d.write("pkg/model.py", "from contextlib import contextmanager\n\nimport torch\n\n\nclass Decoder(torch.nn.Module):\n"
+                                "    " + decorator + "\n    def one_in_gpu(self):\n        self.cuda()\n        yield\n\n"
+                                "    def sample(self, x):\n        is_cuda = x.is_cuda\n        if is_cuda:\n"
+                                "            with self.one_in_gpu():\n                return x * 2\n        return x\n");
+    };
+    d.write("train.py", "import torch\nfrom pkg.model import Decoder\n\nif __name__ == '__main__':\n    Decoder().sample(torch.ones(2))\n");
+    write("@contextmanager");
+    const ScanResult wrapped = scan_dir(d);
+    const Finding* f = find(wrapped, "cuda-method-call", "pkg/model.py");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->location.line, 9);
+    EXPECT_EQ(f->guard, GuardKind::device_check) << f->guard_note;
+    EXPECT_EQ(f->severity, Severity::info);
+    write("@registry.register");
+    const ScanResult registered = scan_dir(d);
+    EXPECT_EQ(find(registered, "cuda-method-call", "pkg/model.py")->guard, GuardKind::none);
+}
+
 // flash-attention's tests/cute: a helper that makes CUDA tensors, called only by tests that skip
 // themselves without CUDA, never runs on a Mac: info, as the tests are. One test that calls it without
 // a skip keeps it at the minor a test's finding weighs at most.

@@ -231,14 +231,10 @@ bool receiver_made_on_cpu(TSNode receiver, const ModuleFacts& facts, int depth =
             const std::string_view written = facts.text(fn);
             origin->function = std::string(written.substr(written.rfind('.') == std::string_view::npos ? 0 : written.rfind('.') + 1));
             origin->line = static_cast<int>(ts_node_start_point(receiver).row) + 1;
-            const TSNode args = field(receiver, "arguments");
-            for (uint32_t i = 0; is_type(args, "argument_list") && i < ts_node_named_child_count(args); ++i) {
-                const TSNode a = ts_node_named_child(args, i);
-                if (is_type(a, "comment")) continue;
-                if (is_type(a, "keyword_argument")) origin->keywords.emplace_back(facts.text(field(a, "name")));
-                else if (is_type(a, "list_splat") || is_type(a, "dictionary_splat")) origin->spread = true;
-                else ++origin->positional;
-            }
+            PassedArguments passed = passed_arguments(receiver, facts);
+            origin->keywords = std::move(passed.keywords);
+            origin->positional = passed.positional;
+            origin->spread = passed.spread;
         }
     }
     if (is_type(receiver, "call")) {

@@ -465,7 +465,7 @@ bool GuardFinder::is_option_test(TSNode condition) const {
     const TSNode left = ts_node_named_child(condition, 0), right = ts_node_named_child(condition, 1);
     if (strings(left) == strings(right)) return false;
     // `for n, p in model.named_parameters(): if n == "emb.weight":` tests each item in turn, every
-    // arm runs: the variable of an enclosing loop or comprehension is no option.
+    // arm runs: the variable of an enclosing `for` loop is no option.
     const TSNode tested = strings(left) ? right : left;
     if (!is_type(tested, "identifier")) return true;
     const std::string_view name = m_facts.text(tested);

@@ -317,24 +317,13 @@ void add_cpu_default_functions(TSNode root, const ModuleFacts& facts, FileFacts&
         TSNode def = ts_node_named_child(root, i);
         if (is_type(def, "decorated_definition")) def = field(def, "definition");
         if (!is_type(def, "function_definition")) continue;
-        const TSNode params = field(def, "parameters");
-        int position = 0;
-        bool keyword_only = false;
-        for (uint32_t k = 0; !ts_node_is_null(params) && k < ts_node_named_child_count(params); ++k) {
-            const TSNode p = ts_node_named_child(params, k);
-            if (is_type(p, "list_splat_pattern") || is_type(p, "keyword_separator") || is_type(p, "dictionary_splat_pattern")) {
-                keyword_only = true;
-                continue;
-            }
-            if (is_type(p, "positional_separator") || is_type(p, "comment")) continue;
-            if (is_type(p, "default_parameter") || is_type(p, "typed_default_parameter")) {
-                const std::string_view name = facts.text(field(p, "name"));
-                const auto value = facts.string_value(field(p, "value"));
-                if ((name == "device" || name == "map_location") && value && *value == "cpu")
-                    out.cpu_default_functions.push_back({std::string(facts.text(field(def, "name"))), std::string(name), keyword_only ? -1 : position, line_of(def)});
-            }
-            ++position;
-        }
+        for_each_parameter(def, 0, [&](TSNode p, int position) {
+            if (!is_type(p, "default_parameter") && !is_type(p, "typed_default_parameter")) return;
+            const std::string_view name = facts.text(field(p, "name"));
+            const auto value = facts.string_value(field(p, "value"));
+            if ((name == "device" || name == "map_location") && value && *value == "cpu")
+                out.cpu_default_functions.push_back({std::string(facts.text(field(def, "name"))), std::string(name), position, line_of(def)});
+        });
     }
 }
 
@@ -567,47 +556,27 @@ namespace {
 
 // What a call passes: keyword names, the count of positional arguments, and *args / **kwargs.
 void record_arguments(TSNode call, const ModuleFacts& facts, FunctionUses::Call& c) {
-    const TSNode args = field(call, "arguments");
-    if (!is_type(args, "argument_list")) {  // `f(x for x in y)`: one positional generator
-        c.positional = ts_node_is_null(args) ? 0 : 1;
-        return;
-    }
-    for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
-        const TSNode a = ts_node_named_child(args, i);
-        if (is_type(a, "comment")) continue;
-        if (is_type(a, "keyword_argument")) c.keywords.emplace_back(facts.text(field(a, "name")));
-        else if (is_type(a, "list_splat") || is_type(a, "dictionary_splat")) c.spread = true;
-        else ++c.positional;
-    }
+    PassedArguments passed = passed_arguments(call, facts);
+    c.keywords = std::move(passed.keywords);
+    c.positional = passed.positional;
+    c.spread = passed.spread;
 }
 
 // The parameters of `def` (a function_definition) whose defaults span `line`: name, position (self
 // counted) or -1 past a `*` or `*args` (keyword only), and where the default is.
 // `skipped`: leading parameters no call writes (a constructor's self).
 void parameter_defaults_at(TSNode def, int line, const ModuleFacts& facts, std::vector<FunctionUses::ParameterDefault>& out, int skipped) {
-    const TSNode params = field(def, "parameters");
-    if (ts_node_is_null(params)) return;
-    int position = -skipped;
-    bool keyword_only = false;
-    for (uint32_t i = 0; i < ts_node_named_child_count(params); ++i) {
-        const TSNode p = ts_node_named_child(params, i);
-        if (is_type(p, "list_splat_pattern") || is_type(p, "keyword_separator") || is_type(p, "dictionary_splat_pattern")) {
-            keyword_only = true;
-            continue;
-        }
-        if (is_type(p, "positional_separator") || is_type(p, "comment")) continue;
-        const bool has_default = is_type(p, "default_parameter") || is_type(p, "typed_default_parameter");
+    for_each_parameter(def, skipped, [&](TSNode p, int position) {
+        if (!is_type(p, "default_parameter") && !is_type(p, "typed_default_parameter")) return;
         const TSNode value = field(p, "value");
-        if (has_default && !ts_node_is_null(value)) {
-            const TSPoint start = ts_node_start_point(value), end = ts_node_end_point(value);
-            const int first = static_cast<int>(start.row) + 1, last = static_cast<int>(end.row) + 1;
-            const bool known = std::any_of(out.begin(), out.end(), [&](const auto& d) { return d.line == first && d.col == static_cast<int>(start.column) + 1; });
-            if (line >= first && line <= last && !known)
-                out.push_back({std::string(facts.text(field(p, "name"))), keyword_only ? -1 : position, first, static_cast<int>(start.column) + 1, last,
-                               static_cast<int>(end.column) + 1});
-        }
-        ++position;
-    }
+        if (ts_node_is_null(value)) return;
+        const TSPoint start = ts_node_start_point(value), end = ts_node_end_point(value);
+        const int first = static_cast<int>(start.row) + 1, last = static_cast<int>(end.row) + 1;
+        const bool known = std::any_of(out.begin(), out.end(), [&](const auto& d) { return d.line == first && d.col == static_cast<int>(start.column) + 1; });
+        if (line >= first && line <= last && !known)
+            out.push_back({std::string(facts.text(field(p, "name"))), position, first, static_cast<int>(start.column) + 1, last,
+                           static_cast<int>(end.column) + 1});
+    });
 }
 
 }  // namespace
@@ -622,9 +591,24 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
         // A class's __init__ runs where the class is called: it goes by the class's name, as a
         // function would, its parameters after self (consistency_models' QKVFlashAttention, built only
         // in one arm of `if attention_type == "flash":`).
+        // A decorator that only wraps (rules/program.yaml transparent_decorators: @contextmanager,
+        // @staticmethod) leaves the function's calls its calls: DALLE2's one_unet_in_gpu().
+        auto transparent = [&](TSNode decorated) {
+            for (uint32_t k = 0; k < ts_node_named_child_count(decorated); ++k) {
+                const TSNode d = ts_node_named_child(decorated, k);
+                if (!is_type(d, "decorator")) continue;
+                TSNode e = ts_node_named_child(d, 0);
+                if (is_type(e, "call")) e = field(e, "function");  // @torch.no_grad()
+                std::string_view written = facts.text(e);
+                written = written.substr(written.rfind('.') == std::string_view::npos ? 0 : written.rfind('.') + 1);
+                const auto& list = guards.vocabulary().transparent_decorators;
+                if (std::find(list.begin(), list.end(), written) == list.end()) return false;
+            }
+            return true;
+        };
         auto mark = [&](TSNode stmt, const std::string& prefix, const std::string& constructed) {
-            const bool decorated = is_type(stmt, "decorated_definition");
-            const TSNode def = decorated ? field(stmt, "definition") : stmt;
+            const bool decorated = is_type(stmt, "decorated_definition") && !transparent(stmt);
+            const TSNode def = is_type(stmt, "decorated_definition") ? field(stmt, "definition") : stmt;
             if (!is_type(def, "function_definition")) return false;
             const bool init = !constructed.empty() && facts.text(field(def, "name")) == "__init__";
             const int first = line_of(stmt), last = static_cast<int>(ts_node_end_point(stmt).row) + 1;

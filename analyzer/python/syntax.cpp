@@ -49,6 +49,39 @@ TSNode positional_argument(TSNode call, uint32_t index) {
     return TSNode{};
 }
 
+PassedArguments passed_arguments(TSNode call, const ModuleFacts& facts) {
+    PassedArguments out;
+    const TSNode args = field(call, "arguments");
+    if (!is_type(args, "argument_list")) {  // `f(x for x in y)`: one positional generator
+        out.positional = ts_node_is_null(args) ? 0 : 1;
+        return out;
+    }
+    for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
+        const TSNode a = ts_node_named_child(args, i);
+        if (is_type(a, "comment")) continue;
+        if (is_type(a, "keyword_argument")) out.keywords.emplace_back(facts.text(field(a, "name")));
+        else if (is_type(a, "list_splat") || is_type(a, "dictionary_splat")) out.spread = true;
+        else ++out.positional;
+    }
+    return out;
+}
+
+void for_each_parameter(TSNode def, int skipped, const std::function<void(TSNode, int)>& fn) {
+    const TSNode params = field(def, "parameters");
+    int position = -skipped;
+    bool keyword_only = false;
+    for (uint32_t i = 0; !ts_node_is_null(params) && i < ts_node_named_child_count(params); ++i) {
+        const TSNode p = ts_node_named_child(params, i);
+        if (is_type(p, "list_splat_pattern") || is_type(p, "keyword_separator") || is_type(p, "dictionary_splat_pattern")) {
+            keyword_only = true;
+            continue;
+        }
+        if (is_type(p, "positional_separator") || is_type(p, "comment")) continue;
+        fn(p, keyword_only ? -1 : position);
+        ++position;
+    }
+}
+
 std::optional<std::string> string_literal(TSNode node, std::string_view text) {
     if (!is_type(node, "string")) return std::nullopt;
     std::string out;

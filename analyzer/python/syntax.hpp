@@ -70,4 +70,17 @@ TSNode keyword_argument(TSNode call, std::string_view name, const ModuleFacts& f
 // A call's `index`-th positional argument (comments skipped), or a null node.
 TSNode positional_argument(TSNode call, uint32_t index);
 
+// What a call passes: its keywords' names, how many positional arguments, whether it spreads
+// `*args` / `**kwargs` (then what it passes is not known).
+struct PassedArguments {
+    std::vector<std::string> keywords;
+    int positional = 0;
+    bool spread = false;
+};
+PassedArguments passed_arguments(TSNode call, const ModuleFacts& facts);
+
+// Each parameter of a function_definition: its node, its position (0-based, `skipped` leading ones
+// such as a constructor's self counted below zero) or -1 past a `*` or `*args` (keyword only).
+void for_each_parameter(TSNode def, int skipped, const std::function<void(TSNode parameter, int position)>& fn);
+
 }  // namespace mpsport::python
