@@ -382,6 +382,21 @@ TEST(ProgramModel, AnExtensionBuiltThroughTheRepositorysLoaderTakesTheGuardOfIts
     ASSERT_NE(op(required), nullptr);
     EXPECT_EQ(op(required)->reach, Reach::core) << op(required)->note;
     EXPECT_EQ(op(required)->impact, VerdictImpact::stay) << op(required)->note;
+
+    // stylegan2-ada's spelling: the sources are a name bound in _init(), then joined to the folder
+    std::string by_name = init;
+    const std::string literal = "sources=['bias_act.cpp', 'bias_act.cu'], source_dir=os.path.dirname(__file__))";
+    by_name.replace(by_name.find(literal), literal.size(), "sources=sources)");
+    const std::string check = "    if _plugin is None:\n";
+    by_name.replace(by_name.find(check), check.size(),
+                    "    if _plugin is None:\n        sources = ['bias_act.cpp', 'bias_act.cu']\n"
+                    "        sources = [os.path.join(os.path.dirname(__file__), s) for s in sources]\n");
+    d.write("torch_utils/ops/bias_act.py", by_name +
+                                               "def bias_act(x, b, impl='cuda'):\n    if impl == 'cuda' and x.device.type == 'cuda' and _init():\n"
+                                               "        return _bias_act_cuda().apply(x, b)\n    return x + b\n\n\n" + cuda_class);
+    const ScanResult named = scan_dir(d);
+    ASSERT_NE(op(named), nullptr);
+    EXPECT_EQ(op(named)->severity, Severity::info) << op(named)->note;
 }
 
 // DALLE2's `@contextmanager def one_unet_in_gpu(self, ...)`, entered only under `is_cuda and ...`: a

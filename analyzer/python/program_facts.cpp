@@ -26,6 +26,39 @@ void strings_under(TSNode node, const ModuleFacts& facts, std::vector<std::strin
     for (uint32_t i = 0; i < ts_node_named_child_count(node); ++i) strings_under(ts_node_named_child(node, i), facts, out);
 }
 
+// The files `sources=` names when it is a name bound earlier in the function to a list of string
+// literals, or to a comprehension over one (stylegan2-ada's `sources = ['bias_act.cpp', 'bias_act.cu']`,
+// then `sources = [os.path.join(os.path.dirname(__file__), s) for s in sources]`). Nothing else: a
+// list built of calls (`os.path.join("pkg", "backend", name)`) names no file.
+void sources_through_name(TSNode node, const ModuleFacts& facts, std::vector<std::string>& out, int depth = 0) {
+    if (ts_node_is_null(node) || depth > 4) return;
+    if (is_type(node, "list_comprehension")) {
+        for (uint32_t i = 0; i < ts_node_named_child_count(node); ++i)
+            if (is_type(ts_node_named_child(node, i), "for_in_clause"))
+                sources_through_name(field(ts_node_named_child(node, i), "right"), facts, out, depth + 1);
+        return;
+    }
+    if (is_type(node, "list")) {
+        std::vector<std::string> strings;
+        for (uint32_t i = 0; i < ts_node_named_child_count(node); ++i) {
+            const auto v = string_literal(ts_node_named_child(node, i), facts.source());
+            if (!v) return;
+            strings.push_back(*v);
+        }
+        out.insert(out.end(), strings.begin(), strings.end());
+        return;
+    }
+    const TSNode scope = enclosing(node, {"function_definition"});
+    if (!is_type(node, "identifier") || ts_node_is_null(scope)) return;
+    TSNode last{};
+    for_each_node(scope, [&](TSNode n) {
+        if (is_type(n, "assignment") && ts_node_start_byte(n) < ts_node_start_byte(node) && !contains(n, node) &&
+            is_type(field(n, "left"), "identifier") && facts.text(field(n, "left")) == facts.text(node))
+            last = n;
+    });
+    if (!ts_node_is_null(last)) sources_through_name(field(last, "right"), facts, out, depth + 1);
+}
+
 bool is_main_guard(TSNode if_statement, const ModuleFacts& facts) {
     const TSNode c = field(if_statement, "condition");
     if (!is_type(c, "comparison_operator")) return false;
@@ -214,7 +247,8 @@ void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, 
         e.name = *name;
         TSNode sources = keyword_argument(call, "sources", facts);
         if (ts_node_is_null(sources) && kind != "load_inline") sources = positional_argument(call, 1);
-        strings_under(sources, facts, e.sources);
+        if (is_type(sources, "identifier")) sources_through_name(sources, facts, e.sources);
+        else strings_under(sources, facts, e.sources);
         e.cuda = kind == "CUDAExtension" || !ts_node_is_null(keyword_argument(call, "cuda_sources", facts)) ||
                  std::any_of(e.sources.begin(), e.sources.end(), [](const std::string& s) {
                      return s.size() > 3 && (s.compare(s.size() - 3, 3, ".cu") == 0 || s.compare(s.size() - 4, 4, ".cuh") == 0);
