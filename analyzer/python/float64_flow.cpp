@@ -188,18 +188,6 @@ bool loaded_on_cpu(TSNode call, const ModuleFacts& facts) {
     return false;
 }
 
-// The loop around `name` that binds it (`for k, v in sd.items():`), within its function.
-TSNode binding_loop(TSNode use, std::string_view name, const ModuleFacts& facts) {
-    for (TSNode cur = ts_node_parent(use); !ts_node_is_null(cur); cur = ts_node_parent(cur)) {
-        if (is_type(cur, "function_definition")) break;
-        if (!is_type(cur, "for_statement")) continue;
-        bool binds = false;
-        for_each_node(field(cur, "left"), [&](TSNode n) { binds = binds || (is_type(n, "identifier") && facts.text(n) == name); });
-        if (binds) return cur;
-    }
-    return TSNode{};
-}
-
 // The receiver of `.double()` was made on the CPU in this scope (`t = torch.arange(n)` earlier), or
 // computed from such a tensor: `(t - c).abs()`, `(d == d.min())` (timm's scheduled sampler). Tensors
 // of two devices do not mix in an op, so one CPU tensor among the operands makes the result a CPU one.
@@ -228,8 +216,7 @@ bool receiver_made_on_cpu(TSNode receiver, const ModuleFacts& facts, int depth =
         const std::string q = facts.qualname(fn);
         if ((is_type(fn, "identifier") || is_type(fn, "attribute")) && q.compare(0, 6, "torch.") != 0 && q.compare(0, 6, "numpy.") != 0 &&
             q.compare(0, 12, "safetensors.") != 0) {
-            const std::string_view written = facts.text(fn);
-            origin->function = std::string(written.substr(written.rfind('.') == std::string_view::npos ? 0 : written.rfind('.') + 1));
+            origin->function = std::string(last_segment(facts.text(fn)));
             origin->line = static_cast<int>(ts_node_start_point(receiver).row) + 1;
             PassedArguments passed = passed_arguments(receiver, facts);
             origin->keywords = std::move(passed.keywords);

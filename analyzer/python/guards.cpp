@@ -7,12 +7,6 @@
 namespace mpsport::python {
 namespace {
 
-// `detectron2.utils.comm.get_world_size` -> `get_world_size`
-std::string_view last_segment(std::string_view dotted) {
-    const auto dot = dotted.rfind('.');
-    return dot == std::string_view::npos ? dotted : dotted.substr(dot + 1);
-}
-
 // `torch.mps.synchronize` is under `torch.mps`.
 bool under_any(const std::vector<std::string>& prefixes, std::string_view name) {
     for (const auto& p : prefixes)
@@ -467,18 +461,7 @@ bool GuardFinder::is_option_test(TSNode condition) const {
     // `for n, p in model.named_parameters(): if n == "emb.weight":` tests each item in turn, every
     // arm runs: the variable of an enclosing `for` loop is no option.
     const TSNode tested = strings(left) ? right : left;
-    if (!is_type(tested, "identifier")) return true;
-    const std::string_view name = m_facts.text(tested);
-    for (TSNode cur = ts_node_parent(condition); !ts_node_is_null(cur); cur = ts_node_parent(cur)) {
-        if (is_type(cur, "function_definition")) break;
-        TSNode target{};
-        if (is_type(cur, "for_statement")) target = field(cur, "left");
-        if (ts_node_is_null(target)) continue;
-        bool binds = false;
-        for_each_node(target, [&](TSNode n) { binds = binds || (is_type(n, "identifier") && m_facts.text(n) == name); });
-        if (binds) return false;
-    }
-    return true;
+    return !is_type(tested, "identifier") || ts_node_is_null(binding_loop(condition, m_facts.text(tested), m_facts));
 }
 
 Guard GuardFinder::from_alternative(TSNode if_statement, TSNode node) const {

@@ -201,8 +201,7 @@ std::string extension_through_variable(TSNode function, const ModuleFacts& facts
 // A call of a function of the repository's that wraps cpp_extension.load (rules/program.yaml
 // extension_loaders, by its own name): NVlabs' `custom_ops.get_plugin(module_name=..., sources=[...])`.
 bool is_extension_loader(TSNode call, const ModuleFacts& facts, const GuardVocabulary& vocab) {
-    const std::string_view fn = facts.text(field(call, "function"));
-    const std::string_view last = fn.substr(fn.rfind('.') == std::string_view::npos ? 0 : fn.rfind('.') + 1);
+    const std::string_view last = last_segment(facts.text(field(call, "function")));
     return std::find(vocab.extension_loaders.begin(), vocab.extension_loaders.end(), last) != vocab.extension_loaders.end();
 }
 
@@ -465,12 +464,14 @@ FileFacts extract_program_facts(TSNode root, const ModuleFacts& facts, const Gua
         want_calls = want_calls || text.find(literal) != std::string_view::npos;
     for (const auto& loader : guards.vocabulary().extension_loaders) want_calls = want_calls || text.find(loader + "(") != std::string_view::npos;
     if (want_calls) {
+        // indexed first: a load in a function takes the guard of that function's calls
+        std::vector<TSNode> all_calls;
         for_each_node(root, [&](TSNode node) {
-            if (is_type(node, "call")) index_call(node, facts, calls);
+            if (!is_type(node, "call")) return;
+            index_call(node, facts, calls);
+            all_calls.push_back(node);
         });
-        for_each_node(root, [&](TSNode node) {
-            if (is_type(node, "call")) add_call(node, facts, guards, calls, out);
-        });
+        for (TSNode call : all_calls) add_call(call, facts, guards, calls, out);
     }
     // Imports after the calls are known; importlib and load() imports came from the walk above.
     std::vector<ImportFact> call_imports = std::move(out.imports);
@@ -622,9 +623,6 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
         // The module-level function each line sits in; in a method of a module-level class, the
         // method's name after a dot (".prepare_distributed"). A decorated one is "": a decorator may
         // register it, or make it a property.
-        // A class's __init__ runs where the class is called: it goes by the class's name, as a
-        // function would, its parameters after self (consistency_models' QKVFlashAttention, built only
-        // in one arm of `if attention_type == "flash":`).
         // A decorator that only wraps (rules/program.yaml transparent_decorators: @contextmanager,
         // @staticmethod) leaves the function's calls its calls: DALLE2's one_unet_in_gpu().
         auto transparent = [&](TSNode decorated) {
@@ -633,13 +631,14 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
                 if (!is_type(d, "decorator")) continue;
                 TSNode e = ts_node_named_child(d, 0);
                 if (is_type(e, "call")) e = field(e, "function");  // @torch.no_grad()
-                std::string_view written = facts.text(e);
-                written = written.substr(written.rfind('.') == std::string_view::npos ? 0 : written.rfind('.') + 1);
                 const auto& list = guards.vocabulary().transparent_decorators;
-                if (std::find(list.begin(), list.end(), written) == list.end()) return false;
+                if (std::find(list.begin(), list.end(), last_segment(facts.text(e))) == list.end()) return false;
             }
             return true;
         };
+        // A class's __init__ runs where the class is called: it goes by the class's name, as a
+        // function would, its parameters after self (consistency_models' QKVFlashAttention, built only
+        // in one arm of `if attention_type == "flash":`).
         auto mark = [&](TSNode stmt, const std::string& prefix, const std::string& constructed) {
             const bool decorated = is_type(stmt, "decorated_definition") && !transparent(stmt);
             const TSNode def = is_type(stmt, "decorated_definition") ? field(stmt, "definition") : stmt;

@@ -49,6 +49,22 @@ TSNode positional_argument(TSNode call, uint32_t index) {
     return TSNode{};
 }
 
+std::string_view last_segment(std::string_view dotted) {
+    const auto dot = dotted.rfind('.');
+    return dot == std::string_view::npos ? dotted : dotted.substr(dot + 1);
+}
+
+TSNode binding_loop(TSNode use, std::string_view name, const ModuleFacts& facts) {
+    for (TSNode cur = ts_node_parent(use); !ts_node_is_null(cur); cur = ts_node_parent(cur)) {
+        if (is_type(cur, "function_definition")) break;
+        if (!is_type(cur, "for_statement")) continue;
+        bool binds = false;
+        for_each_node(field(cur, "left"), [&](TSNode n) { binds = binds || (is_type(n, "identifier") && facts.text(n) == name); });
+        if (binds) return cur;
+    }
+    return TSNode{};
+}
+
 PassedArguments passed_arguments(TSNode call, const ModuleFacts& facts) {
     PassedArguments out;
     const TSNode args = field(call, "arguments");

@@ -70,6 +70,13 @@ TSNode keyword_argument(TSNode call, std::string_view name, const ModuleFacts& f
 // A call's `index`-th positional argument (comments skipped), or a null node.
 TSNode positional_argument(TSNode call, uint32_t index);
 
+// `detectron2.utils.comm.get_world_size` -> `get_world_size`
+std::string_view last_segment(std::string_view dotted);
+
+// The `for` loop around `use` whose target binds `name` (`for k, v in sd.items():`), within the
+// function `use` is in; a null node when there is none.
+TSNode binding_loop(TSNode use, std::string_view name, const ModuleFacts& facts);
+
 // What a call passes: its keywords' names, how many positional arguments, whether it spreads
 // `*args` / `**kwargs` (then what it passes is not known).
 struct PassedArguments {
