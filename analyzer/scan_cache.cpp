@@ -68,7 +68,7 @@ void remove_old_files(const fs::path& dir, std::uint64_t key) {
 }
 
 constexpr std::uint32_t kMagic = 0x4d505343;  // "MPSC"
-constexpr std::uint32_t kFormat = 19;  // 19: Finding::origin, FileFacts::cpu_default_functions; 18: a class's __init__ in FunctionUses::function_at under the class's name; 17: what each call passes, FunctionUses::parameter_defaults; 16: FileFacts::attribute_names; 15: FileOutcome::function_uses; 14: FileFacts::hosted_demo; 13: a checksum of the content
+constexpr std::uint32_t kFormat = 20;  // 20: config and checkpoint references from the syntax tree, with their guards; 19: Finding::origin, FileFacts::cpu_default_functions; 18: a class's __init__ in FunctionUses::function_at under the class's name; 17: what each call passes, FunctionUses::parameter_defaults; 16: FileFacts::attribute_names; 15: FileOutcome::function_uses; 14: FileFacts::hosted_demo; 13: a checksum of the content
 
 // The content and its checksum, appended; the content back when the checksum holds (a cache file
 // is only ever an optimisation: a damaged one is read as missing).
@@ -490,6 +490,8 @@ void write_config_facts(Writer& w, const configs::PythonConfigFacts& c) {
             w.str(s.path);
             w.i64(s.line);
             w.str(s.hydra_name);
+            w.u64(static_cast<std::uint64_t>(s.guard));
+            w.str(s.guard_note);
         }
     }
     w.u64(c.reads.size());
@@ -506,6 +508,8 @@ void write_config_facts(Writer& w, const configs::PythonConfigFacts& c) {
         w.u64(l.remap ? 1 : 0);
         w.str(l.remap.value_or(""));
         w.u64(l.folder ? 1 : 0);
+        w.u64(static_cast<std::uint64_t>(l.guard));
+        w.str(l.guard_note);
     }
 }
 
@@ -516,6 +520,8 @@ void read_config_facts(Reader& r, configs::PythonConfigFacts& c) {
             p.path = r.str();
             p.line = static_cast<int>(r.i64());
             p.hydra_name = r.str();
+            p.guard = static_cast<GuardKind>(r.u64());
+            p.guard_note = r.str();
             list->push_back(std::move(p));
         }
     for (std::uint64_t n = r.u64(); n > 0; --n) {
@@ -534,6 +540,8 @@ void read_config_facts(Reader& r, configs::PythonConfigFacts& c) {
         std::string value = r.str();
         if (remap) l.remap = std::move(value);
         l.folder = r.u64() != 0;
+        l.guard = static_cast<GuardKind>(r.u64());
+        l.guard_note = r.str();
         c.loads.push_back(std::move(l));
     }
 }

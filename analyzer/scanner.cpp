@@ -139,7 +139,6 @@ void Scanner::build_engines() const {
         m_clang = std::make_unique<cuda::ClangEngine>(m_catalogue);
         m_lines = std::make_unique<lines::LineEngine>(m_catalogue);
         m_checkpoints = std::make_unique<checkpoints::CheckpointEngine>(m_catalogue);
-        m_config_keys = configs::rule_keys(m_catalogue);
     });
 }
 
@@ -187,7 +186,7 @@ FileOutcome Scanner::analyze_file(const FileEntry& file, std::string text, const
             append_findings(analysed.matches, source, path, Suppressions::parse(source), out.findings, &nb.cell_lines);
             out.facts = std::move(analysed.facts);
             out.facts.hosted_demo = std::move(nb.hosted);
-            out.config_facts = configs::python_config_facts(source.text(), m_config_keys, m_catalogue.program().readers);
+            out.config_facts = std::move(analysed.config_facts);
             return out;
         }
         const SourceText source(std::move(text));
@@ -197,7 +196,7 @@ FileOutcome Scanner::analyze_file(const FileEntry& file, std::string text, const
             auto analysed = m_python->analyze(source.text(), full_parse);
             append_findings(analysed.matches, source, path, suppressions, out.findings);
             out.facts = std::move(analysed.facts);
-            out.config_facts = configs::python_config_facts(source.text(), m_config_keys, m_catalogue.program().readers);
+            out.config_facts = std::move(analysed.config_facts);
         }
         const FileKind manifest = manifests::manifest_kind(path, kind);
         if (m_manifests->reads(manifest))

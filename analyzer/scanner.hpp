@@ -123,7 +123,6 @@ private:
     mutable std::unique_ptr<cuda::ClangEngine> m_clang;
     mutable std::unique_ptr<lines::LineEngine> m_lines;
     mutable std::unique_ptr<checkpoints::CheckpointEngine> m_checkpoints;
-    mutable std::set<std::string> m_config_keys;  // what config rules look at: the reads Python facts record
 };
 
 }  // namespace mpsport

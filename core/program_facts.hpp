@@ -112,6 +112,8 @@ struct DataReader {
     // launch script selects): a run loads it only when its command line picks it.
     bool unselected = false;
     std::optional<std::string> remap;  // that call's map_location as written; nullopt: not given
+    GuardKind guard = GuardKind::none;  // the guard the load or the name sits under (a device check, ...)
+    std::string guard_note;
 };
 
 // A conftest.py (or a test module) that keeps tests from running where CUDA is missing: an autouse

@@ -387,3 +387,40 @@ TEST(ConfigReach, ACheckOfAConfigFindsItsReadersInTheCache) {
         EXPECT_EQ(got[0].severity, Severity::major) << config;
     }
 }
+
+// A config read only under a guard (the distributed gate of a multi-process launch) is as optional
+// as that read: its finding carries the guard and drops a level; the same config read without one
+// keeps the rule's severity.
+TEST(ConfigReach, AConfigReadOnlyUnderAGuardTakesTheGuard) {
+    test::TempDir d;
+    d.write("configs/ddp.yaml", "backend: nccl\n");
+    d.write("configs/base.yaml", "backend: nccl\n");
+    d.write("train.py",
+            "import os, yaml\n\n\ndef main():\n    cfg = yaml.safe_load(open('configs/base.yaml'))\n"
+            "    if int(os.environ.get('WORLD_SIZE', 1)) > 1:\n        ddp = yaml.safe_load(open('configs/ddp.yaml'))\n"
+            "        init(ddp['backend'])\n    run(cfg['backend'])\n\n\nif __name__ == '__main__':\n    main()\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* gated = only(r, "config-nccl-backend", "configs/ddp.yaml");
+    const Finding* plain = only(r, "config-nccl-backend", "configs/base.yaml");
+    ASSERT_NE(gated, nullptr);
+    ASSERT_NE(plain, nullptr);
+    EXPECT_EQ(gated->guard, GuardKind::distributed_gate) << gated->guard_note;
+    EXPECT_NE(gated->guard_note.find("train.py:7"), std::string::npos) << gated->guard_note;
+    EXPECT_EQ(plain->guard, GuardKind::none);
+    EXPECT_LT(gated->severity, plain->severity);
+}
+
+// Loads and names carry the guard of their site (a load under a device check with a CPU load beside it).
+TEST(ConfigFacts, LoadsCarryTheGuardOfTheirSite) {
+    const auto& program = test::bundled_catalogue().program();
+    const auto f = python_config_facts("import torch\n"
+                                       "if torch.cuda.is_available():\n    sd = torch.load('weights/a.pt')\n"
+                                       "else:\n    sd = torch.load('weights/a.pt', map_location='cpu')\n"
+                                       "cfg = open('configs/x.yaml')\n",
+                                       {}, program.readers, program.guards);
+    ASSERT_EQ(f.loads.size(), 2u);
+    EXPECT_EQ(f.loads[0].guard, GuardKind::device_check) << f.loads[0].guard_note;
+    EXPECT_EQ(f.loads[0].line, 3);
+    ASSERT_EQ(f.files.size(), 1u);
+    EXPECT_EQ(f.files[0].guard, GuardKind::none);
+}

@@ -1,7 +1,7 @@
 // The data files a Python file reads, as the code names them: run configurations (YAML, JSON,
 // TOML; Hydra config folders) with the keys it reads from them, and checkpoints with the calls that
-// load them. Computed per Python file (cached with its outcome); joined with the config and
-// checkpoint files after the scan (config_link, data_readers).
+// load them. Taken from each Python file's syntax tree (python/config_reads.hpp; cached with its
+// outcome); joined with the config and checkpoint files after the scan (config_link, data_readers).
 #pragma once
 
 #include <optional>
@@ -28,6 +28,8 @@ struct PathRef {
     // A Hydra folder's primary config, `config_name="config"` beside `config_path="conf"`: empty
     // when none is given (then every config below the folder counts as read).
     std::string hydra_name = {};
+    GuardKind guard = GuardKind::none;  // the guard the literal sits under (a device check, ...)
+    std::string guard_note = {};
 };
 
 // A call that loads a checkpoint (rules/program.yaml data_readers.checkpoint_loads).
@@ -37,6 +39,8 @@ struct CheckpointLoad {
     int line = 0;
     std::optional<std::string> remap;  // the remap argument as written (map_location="cpu"); nullopt: not given
     bool folder = false;               // `path` is a folder holding the weights (from_pretrained)
+    GuardKind guard = GuardKind::none;  // the guard the call sits under
+    std::string guard_note;
 };
 
 struct PythonConfigFacts {
@@ -48,9 +52,11 @@ struct PythonConfigFacts {
     bool empty() const { return files.empty() && directories.empty() && reads.empty() && checkpoints.empty() && loads.empty(); }
 };
 
-// Reads Python source text (comment lines skipped); `keys` are the config keys the rules care about
-// (every config rule's `keys`), `vocabulary` how files are named and loaded.
-PythonConfigFacts python_config_facts(std::string_view text, const std::set<std::string>& keys, const DataReaderVocabulary& vocabulary);
+// The facts of Python source text, parsed whole with tree-sitter (the scan takes them from the tree
+// it already has: PythonEngine::analyze); `keys` are the config keys the rules care about (every
+// config rule's `keys`), `vocabulary` how files are named and loaded, `guards` what guards a site.
+PythonConfigFacts python_config_facts(std::string_view text, const std::set<std::string>& keys, const DataReaderVocabulary& vocabulary,
+                                      const GuardVocabulary& guards = {});
 
 // The Hydra folder (as written, and resolved against `config_path`: "conf" -> "src/conf") through
 // which a Python file refers to the config file `config_path`; nullopt when it does not.

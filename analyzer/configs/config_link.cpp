@@ -229,8 +229,13 @@ std::vector<DataReader> config_readers(const std::string& config_path, const Nam
         r.line = line;
         r.how = "names " + config_path;
         const PythonConfigFacts& facts = *python[p].facts;
-        const bool literal = std::any_of(facts.files.begin(), facts.files.end(), [&](const PathRef& f) { return names_path(f.path, config_path); });
-        const auto folder = literal ? std::nullopt : hydra_folder_of(facts, r.path, config_path);
+        const auto literal = std::find_if(facts.files.begin(), facts.files.end(), [&](const PathRef& f) { return names_path(f.path, config_path); });
+        const auto folder = literal != facts.files.end() ? std::nullopt : hydra_folder_of(facts, r.path, config_path);
+        const PathRef* site = literal != facts.files.end() ? &*literal : folder ? folder->folder : nullptr;
+        if (site) {
+            r.guard = site->guard;
+            r.guard_note = site->guard_note;
+        }
         if (folder && !folder->folder->hydra_name.empty()) {
             // The options the launch scripts of this file pick count as loaded; with none, a bare run.
             std::vector<std::vector<std::string>> runs;

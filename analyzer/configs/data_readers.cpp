@@ -23,6 +23,8 @@ DataReader load_reader(const std::string& python, const CheckpointLoad& l, int l
     r.line = line;
     r.load = true;
     r.remap = l.remap;
+    r.guard = l.guard;
+    r.guard_note = l.guard_note;
     r.how = "loads it: " + describe_load(l);
     return r;
 }
@@ -117,6 +119,8 @@ std::vector<DataReader> checkpoint_readers(const std::string& checkpoint_path, c
         DataReader r;
         r.path = *p.path;
         r.line = named->line;
+        r.guard = named->guard;
+        r.guard_note = named->guard_note;
         r.how = "names it: \"" + named->path + "\"";
         out.push_back(std::move(r));
     }

@@ -58,6 +58,15 @@ void apply_data_reach(const ProgramModel& model, const DataReaders& readers, con
                 context.emplace_back(&*v.remapped, "every load remaps it: " + *sites.front().remap);
             // A Hydra option no default run loads: reached, but only when a command line picks it.
             unselected = std::all_of(sites.begin(), sites.end(), [](const DataReader& s) { return s.unselected; });
+            // Read only under guards (`if torch.cuda.is_available(): cfg = load("configs/gpu.yaml")`):
+            // as guarded as the read that keeps it most alive.
+            const auto loosest = std::max_element(sites.begin(), sites.end(), [](const DataReader& a, const DataReader& b) {
+                return guard_strength(a.guard) < guard_strength(b.guard);
+            });
+            if (f.guard == GuardKind::none && loosest->guard != GuardKind::none) {
+                f.guard = loosest->guard;
+                f.guard_note = loosest->guard_note + " (" + loosest->path + ":" + std::to_string(loosest->line) + ")";
+            }
             if (unselected && v.unselected) context.emplace_back(&*v.unselected, sites.front().how);
         }
         f.reach = reach_for(r.level);

@@ -216,10 +216,12 @@ std::optional<std::string> extension_name(TSNode call, const ModuleFacts& facts)
     return value;
 }
 
-void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, const CallSites& calls, FileFacts& out) {
+void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, const CallSites& calls, bool names_extensions, FileFacts& out) {
     std::string q = facts.qualname(field(call, "function"));
     bool cuda_optional = false;
-    if (is_type(field(call, "function"), "identifier") && q.compare(0, kCppExtension.size(), kCppExtension) != 0)
+    // A name bound to CUDAExtension or CppExtension: looked up only in a file that writes one (the
+    // bindings of every called name were a tenth of a cold scan).
+    if (names_extensions && is_type(field(call, "function"), "identifier") && q.compare(0, kCppExtension.size(), kCppExtension) != 0)
         if (std::string through = extension_through_variable(field(call, "function"), facts, cuda_optional); !through.empty()) q = through;
     if (q.compare(0, kCppExtension.size(), kCppExtension) != 0 && is_extension_loader(call, facts, guards.vocabulary()))
         q = std::string(kCppExtension) + "load";
@@ -471,7 +473,8 @@ FileFacts extract_program_facts(TSNode root, const ModuleFacts& facts, const Gua
             index_call(node, facts, calls);
             all_calls.push_back(node);
         });
-        for (TSNode call : all_calls) add_call(call, facts, guards, calls, out);
+        const bool names_extensions = text.find("Extension") != std::string_view::npos;
+        for (TSNode call : all_calls) add_call(call, facts, guards, calls, names_extensions, out);
     }
     // Imports after the calls are known; importlib and load() imports came from the walk above.
     std::vector<ImportFact> call_imports = std::move(out.imports);

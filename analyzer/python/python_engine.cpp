@@ -4,7 +4,9 @@
 #include <future>
 #include <map>
 
+#include "analyzer/configs/config_link.hpp"
 #include "analyzer/python/analyses.hpp"
+#include "analyzer/python/config_reads.hpp"
 #include "analyzer/python/float64_flow.hpp"
 #include "analyzer/python/grad_context.hpp"
 #include "analyzer/python/guards.hpp"
@@ -98,6 +100,12 @@ PythonEngine::PythonEngine(const RuleCatalogue& catalogue, const std::string& ta
         m_fact_triggers.push_back(it->second);
         if (t == "import") m_import_literal = static_cast<std::uint32_t>(it->second);
     }
+    m_config_keys = configs::rule_keys(catalogue);
+    for (const auto& t : config_read_literals(m_config_keys, catalogue.program().readers)) {
+        auto [it, inserted] = literal_index.emplace(t, literals.size());
+        if (inserted) literals.push_back(t);
+        m_config_triggers.push_back(it->second);
+    }
     m_triggers = std::make_unique<TriggerSet>(std::move(literals));
 }
 
@@ -161,6 +169,8 @@ PythonEngine::Result PythonEngine::analyze(std::string_view text, bool full_pars
     for (const auto& hit : hits) found[hit.second] = true;
     std::vector<bool> enabled(m_rule_triggers.size(), false);
     bool any = std::any_of(m_fact_triggers.begin(), m_fact_triggers.end(), [&](std::size_t lit) { return found[lit]; });
+    const bool names_data = std::any_of(m_config_triggers.begin(), m_config_triggers.end(), [&](std::size_t lit) { return found[lit]; });
+    any = any || names_data;
     for (std::size_t r = 0; r < m_rule_triggers.size(); ++r) {
         for (std::size_t lit : m_rule_triggers[r]) {
             if (found[lit]) {
@@ -192,6 +202,7 @@ PythonEngine::Result PythonEngine::analyze(std::string_view text, bool full_pars
     std::vector<std::uint32_t> attribute_names = std::move(result.facts.attribute_names);
     result.facts = extract_program_facts(root, facts, guards);
     result.facts.attribute_names = std::move(attribute_names);
+    if (names_data) result.config_facts = config_reads(root, facts, guards, m_config_keys, m_catalogue.program().readers);
 
     std::vector<NodeMatch> query_matches;
     const std::vector<bool> query_enabled(enabled.begin(), enabled.begin() + static_cast<std::ptrdiff_t>(m_query_rules.size()));

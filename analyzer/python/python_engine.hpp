@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analyzer/configs/config_facts.hpp"
 #include "analyzer/match.hpp"
 #include "core/program_facts.hpp"
 #include "core/rule_catalogue.hpp"
@@ -29,6 +30,7 @@ public:
     struct Result {
         std::vector<Match> matches;
         FileFacts facts;  // for the program model
+        configs::PythonConfigFacts config_facts;  // the configs and checkpoints it names, reads and loads
     };
     // Matches of every python rule in `text` (Python source), and the file's program facts. Never
     // throws on bad source: tree-sitter recovers from syntax errors and the rest is still checked.
@@ -67,6 +69,8 @@ private:
     // For each rule (query rules first, then analysis rules): indexes into m_triggers' literals.
     std::vector<std::vector<std::size_t>> m_rule_triggers;
     std::vector<std::size_t> m_fact_triggers;  // literals that make a file worth reading for its facts
+    std::set<std::string> m_config_keys;         // the keys the config rules look at
+    std::vector<std::size_t> m_config_triggers;  // literals of the configs and checkpoints a file may name
     std::uint32_t m_import_literal = UINT32_MAX;
 };
 
