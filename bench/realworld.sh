@@ -8,16 +8,17 @@
 # SNAPSHOTS holds one git directory per repository, named owner+name (with the git directory
 # itself or a `repo` folder inside it), as the search tool's `fetch` leaves them. OUT (default: a
 # temporary folder) receives the exported trees and one JSON report per repository.
+# REALWORLD_LABELS=FILE runs another list of the same form (a holdout set labelled before it is added).
 set -euo pipefail
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 snapshots=${1:?usage: bench/realworld.sh SNAPSHOTS [OUT]}
 out=${2:-$(mktemp -d)}
 mpsport=${MPSPORT:-${MPSPORT_BUILD_DIR:-$repo_root/build}/mpsport}
 mkdir -p "$out"
-python3 - "$repo_root/bench/realworld.json" "$snapshots" "$out" "$mpsport" <<'PY'
+REALWORLD_BENCH_DIR="$repo_root/bench" python3 - "${REALWORLD_LABELS:-$repo_root/bench/realworld.json}" "$snapshots" "$out" "$mpsport" <<'PY'
 import json, os, subprocess, sys, time
 labels, snapshots, out, mpsport = sys.argv[1:5]
-sys.path.insert(0, os.path.dirname(labels))
+sys.path.insert(0, os.environ["REALWORLD_BENCH_DIR"])
 from build_tree import export  # skips the blobs a snapshot lacks (large binaries)
 verdicts = ["migrate", "dual-track", "stay-on-CUDA"]
 matrix = {(a, b): 0 for a in verdicts for b in verdicts}

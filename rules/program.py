@@ -131,6 +131,15 @@ def platforms():
     return device
 
 
+class Runner:
+    # LAVIS-style runners (BLIP, MiniGPT-4): a property named for the distributed run.
+    def model(self):
+        if self.use_distributed:
+            # guard: distributed-gate
+            return DDP(self._model)
+        return self._model
+
+
 def early(x):
     if not torch.cuda.is_available():
         return x

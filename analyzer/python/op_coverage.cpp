@@ -320,6 +320,19 @@ bool moved_to_cpu(TSNode expr, const ModuleFacts& facts) {
     return value && *value == "cpu";
 }
 
+// A call that passes a torch.cuda object (`x.record_stream(torch.cuda.current_stream())`): CUDA code,
+// which a Mac port rewrites whatever the op; the CUDA API rules report the torch.cuda call itself.
+bool passes_cuda_object(TSNode call, const ModuleFacts& facts) {
+    bool found = false;
+    const TSNode args = field(call, "arguments");
+    if (ts_node_is_null(args)) return false;
+    for_each_node(args, [&](TSNode n) {
+        if (!found && (is_type(n, "attribute") || is_type(n, "identifier")))
+            found = facts.qualname(n).rfind("torch.cuda.", 0) == 0;
+    });
+    return found;
+}
+
 // The tensor a call works on: a method's receiver, or a function's first positional argument.
 TSNode operand(TSNode call, const std::string& resolved_name) {
     TSNode fn = field(call, "function");
@@ -466,7 +479,7 @@ void mps_op_support(const AnalysisInput& in, const Rule& rule, std::vector<Match
         if (!resolved || listed(rule_param(rule, "skip_names"), resolved->name.substr(resolved->name.rfind('.') + 1))) return;
         if (moved_to_cpu(operand(call, resolved->name), in.facts)) return;
         const Missing missing = missing_ops(t.target, *resolved);
-        if (missing.ops.empty()) return;
+        if (missing.ops.empty() || passes_cuda_object(call, in.facts)) return;
         const bool fixed_in_newest = !target_is_newest && fallbacks(t.newest, missing.ops).empty();
         if (fixed_in_newest != want_newer) return;
         const bool backward = backward_only(t.names, resolved->key, missing.ops);
