@@ -171,6 +171,9 @@ struct ProgramVocabulary {
     // strings any of its cells hold.
     std::vector<std::string> hosted_notebook_metadata;
     std::vector<std::string> hosted_notebook_strings;
+    // An entry script named for sampling or evaluation (a word of its name split at _ - .) that calls
+    // no training method: not the training run where the repository has a training entry.
+    std::vector<std::string> sampling_entry_words;
     std::map<GuardKind, WeightRule> guard_weights;
     std::map<Reach, WeightRule> reach_weights;
     // Per rule category ("op-support", "dtype"): taken on top of reach_weights.

@@ -1438,7 +1438,7 @@ TEST(ProgramModel, NamespacePackagesAreFollowed) {
     test::TempDir d;
     d.write("v2/train.py", "import torch\nfrom src.model import GPT\n\nif __name__ == \"__main__\":\n    GPT()\n");
     d.write("v2/src/model.py", "import triton\n\n\nclass GPT:\n    pass\n");
-    d.write("scripts/sample.py", "from ldm.models.plms import Sampler\n\nif __name__ == \"__main__\":\n    Sampler()\n");
+    d.write("scripts/run_model.py", "from ldm.models.plms import Sampler\n\nif __name__ == \"__main__\":\n    Sampler()\n");
     d.write("ldm/models/plms.py", "import torch\n\n\nclass Sampler:\n    def __init__(self):\n        self.x = torch.ones(2).cuda()\n");
     const ScanResult r = scan_dir(d);
     const Finding* model = find(r, "cuda-only-package-import", "v2/src/model.py");
@@ -1448,6 +1448,33 @@ TEST(ProgramModel, NamespacePackagesAreFollowed) {
     const Finding* plms = find(r, "cuda-method-call", "ldm/models/plms.py");
     ASSERT_NE(plms, nullptr);
     EXPECT_EQ(plms->reach, Reach::core) << plms->note;
+}
+
+
+// A sampling script beside a training one is not the training run (tooling.sampling_entry_words):
+// its .cuda() is at most minor and its reach tooling; an evaluation script that trains (a linear
+// probe calling backward) stays a training entry; a repository of sampling scripts alone keeps them.
+TEST(ProgramModel, ASamplingScriptBesideATrainingOneIsTooling) {
+    test::TempDir d;
+    d.write("train.py", "import torch\n\nif __name__ == \"__main__\":\n    loss = torch.ones(1, requires_grad=True).sum()\n    loss.backward()\n");
+    d.write("sample.py", "import torch\n\nif __name__ == \"__main__\":\n    model = torch.nn.Linear(2, 2).cuda()\n");
+    d.write("eval_linear.py", "import torch\n\nif __name__ == \"__main__\":\n    probe = torch.nn.Linear(2, 2).cuda()\n    probe(torch.ones(2)).sum().backward()\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* sampling = find(r, "cuda-method-call", "sample.py");
+    const Finding* probe = find(r, "cuda-method-call", "eval_linear.py");
+    ASSERT_NE(sampling, nullptr);
+    ASSERT_NE(probe, nullptr);
+    EXPECT_EQ(sampling->reach, Reach::tooling) << sampling->note;
+    EXPECT_LE(sampling->severity, Severity::minor);
+    EXPECT_EQ(probe->reach, Reach::core);
+    EXPECT_EQ(probe->severity, Severity::major);
+
+    test::TempDir inference_only;
+    inference_only.write("sample.py", "import torch\n\nif __name__ == \"__main__\":\n    model = torch.nn.Linear(2, 2).cuda()\n");
+    const ScanResult alone_result = scan_dir(inference_only);
+    const Finding* alone = find(alone_result, "cuda-method-call", "sample.py");
+    ASSERT_NE(alone, nullptr);
+    EXPECT_EQ(alone->reach, Reach::core);
 }
 
 }  // namespace

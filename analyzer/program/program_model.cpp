@@ -709,6 +709,7 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
                 for (const auto& n : f.facts->project_names) declared = declared || normalise_package(n) == normalise_package(name);
         if (top && declared) add(path, "package API (" + name + " is the project's package)");
     }
+    mark_sampling_entries(files);
     const bool any_training = std::any_of(m_summary.entry_points.begin(), m_summary.entry_points.end(), [](const EntryPoint& e) { return !e.tooling; });
     if (!any_training) {
         for (const auto& path : m_python)
@@ -720,6 +721,53 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
         m_summary.incomplete_reason = "no entry point found (no __main__ block, console script, launch script or package): every non-tooling file counts as core";
     }
     std::sort(m_summary.entry_points.begin(), m_summary.entry_points.end(), [](const EntryPoint& a, const EntryPoint& b) { return a.path < b.path; });
+}
+
+// Sampling and evaluation scripts (rules/program.yaml tooling.sampling_entry_words) that train nothing
+// are not the training run where another entry is: EDM's generate.py and example.py, DINO's
+// eval_knn.py, stable diffusion's scripts/img2img.py beside main.py.
+void ProgramModel::mark_sampling_entries(const std::vector<FileRecord>& files) {
+    std::set<std::uint32_t> training_methods;
+    for (const auto& m : m_vocab.guards.training_methods) training_methods.insert(name_hash(m));
+    auto words_of = [](const std::string& path) {
+        std::vector<std::string> words;
+        std::string word;
+        const std::string name = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
+        for (char c : name + ".") {
+            if (c == '_' || c == '-' || c == '.') {
+                if (!word.empty()) words.push_back(word);
+                word.clear();
+            } else {
+                word.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+            }
+        }
+        return words;
+    };
+    auto samples_only = [&](const EntryPoint& e) {
+        const auto words = words_of(e.path);
+        const auto any_in = [&](const std::vector<std::string>& list) {
+            return std::any_of(words.begin(), words.end(), [&](const std::string& w) { return std::find(list.begin(), list.end(), w) != list.end(); });
+        };
+        if (!any_in(m_vocab.sampling_entry_words) || any_in(m_vocab.guards.training_words)) return false;
+        const auto f = std::find_if(files.begin(), files.end(), [&](const FileRecord& r) { return r.path == e.path; });
+        if (f == files.end() || !f->facts) return false;
+        const auto& names = f->facts->attribute_names;
+        return std::none_of(names.begin(), names.end(), [&](std::uint32_t h) { return training_methods.count(h) > 0; });
+    };
+    std::vector<bool> sampling(m_summary.entry_points.size(), false);
+    bool trains = false;
+    for (std::size_t i = 0; i < sampling.size(); ++i) {
+        const EntryPoint& e = m_summary.entry_points[i];
+        if (e.tooling) continue;
+        sampling[i] = samples_only(e);
+        trains = trains || !sampling[i];
+    }
+    if (!trains) return;
+    for (std::size_t i = 0; i < sampling.size(); ++i) {
+        if (!sampling[i]) continue;
+        m_summary.entry_points[i].tooling = true;
+        m_summary.entry_points[i].why += ": a sampling or evaluation script that calls no training method (another entry trains)";
+    }
 }
 
 std::vector<std::string> ProgramModel::chain_to(const std::string& path, const std::map<std::string, std::pair<std::string, int>>& pred) const {

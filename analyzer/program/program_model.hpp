@@ -154,6 +154,7 @@ private:
     bool binds_name(const std::string& init, const std::string& name) const;
     void add_edges(const FileRecord& file);
     void find_entry_points(const std::vector<FileRecord>& files, const ModelOptions& options);
+    void mark_sampling_entries(const std::vector<FileRecord>& files);
     void compute_reach();
     void link_extensions(const std::vector<FileRecord>& files);
     // The dotted name of the package a relative import with `level` dots starts from, in `path`.
