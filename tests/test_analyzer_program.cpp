@@ -1451,6 +1451,31 @@ TEST(ProgramModel, NamespacePackagesAreFollowed) {
 }
 
 
+// A function handed to a call runs where that call runs: vq-vae-2's distributed_worker, passed to
+// mp.spawn only under `if world_size > 1:`, is behind the distributed gate; handed to an unguarded
+// call it keeps its weight.
+TEST(ProgramModel, AFunctionPassedToAGuardedCallTakesItsGuard) {
+    test::TempDir d;
+    d.write("launch.py", "import torch\nimport torch.multiprocessing as mp\n\n\n"
+                         "def worker(rank, fn):\n    torch.cuda.set_device(rank)\n    fn()\n\n\n"
+                         "def launch(fn, world_size):\n    if world_size > 1:\n        mp.spawn(worker, nprocs=world_size, args=(fn,))\n"
+                         "    else:\n        fn()\n");
+    d.write("train.py", "from launch import launch\n\n\ndef main():\n    pass\n\n\nif __name__ == '__main__':\n    launch(main, 1)\n");
+    ScanResult r = scan_dir(d);
+    const Finding* gated = find(r, "torch-cuda-device-management", "launch.py");
+    ASSERT_NE(gated, nullptr);
+    EXPECT_EQ(gated->guard, GuardKind::distributed_gate) << gated->guard_note;
+    EXPECT_EQ(gated->severity, Severity::info);
+
+    d.write("launch.py", "import torch\nimport torch.multiprocessing as mp\n\n\n"
+                         "def worker(rank, fn):\n    torch.cuda.set_device(rank)\n    fn()\n\n\n"
+                         "def launch(fn, world_size):\n    mp.spawn(worker, nprocs=world_size, args=(fn,))\n");
+    r = scan_dir(d);
+    const Finding* plain = find(r, "torch-cuda-device-management", "launch.py");
+    ASSERT_NE(plain, nullptr);
+    EXPECT_EQ(plain->guard, GuardKind::none) << plain->guard_note;
+}
+
 // A sampling script beside a training one is not the training run (tooling.sampling_entry_words):
 // its .cuda() is at most minor and its reach tooling; an evaluation script that trains (a linear
 // probe calling backward) stays a training entry; a repository of sampling scripts alone keeps them.

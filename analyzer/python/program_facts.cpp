@@ -723,7 +723,9 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
     });
     GuardMemo memo;
     auto in_import = [](TSNode n) { return !ts_node_is_null(enclosing(n, {"import_statement", "import_from_statement"})); };
-    auto add_call = [&](TSNode call, const std::string& name) {
+    // `callback`: the function is passed to `call` (mp.spawn(worker, ...), Thread(target=worker)) and
+    // runs where that call runs, with arguments this site does not show.
+    auto add_call = [&](TSNode call, const std::string& name, bool callback = false) {
         // recursion, or a call in the function's own body, says nothing about its callers
         if (defining) {
             TSNode top = call;
@@ -735,8 +737,16 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
         const TSNode function = enclosing(call, {"function_definition"});
         if (g.kind == GuardKind::none && !g.mps_aware && !ts_node_is_null(function))
             g = guard_through_callers(function, facts, guards, by_name, 4, &memo);
-        out.calls.push_back({name, line_of(call), g.kind, g.mps_aware, g.note, {}, 0, false});
-        record_arguments(call, facts, out.calls.back());
+        out.calls.push_back({name, line_of(call), g.kind, g.mps_aware, g.note, {}, 0, callback});
+        if (!callback) record_arguments(call, facts, out.calls.back());
+    };
+    // The call a name is passed to, as an argument or a keyword's value; a null node otherwise.
+    auto passed_to = [&](TSNode n) -> TSNode {
+        TSNode p = ts_node_parent(n);
+        if (is_type(p, "keyword_argument") && ts_node_eq(field(p, "value"), n)) p = ts_node_parent(p);
+        if (!is_type(p, "argument_list")) return TSNode{};
+        const TSNode call = ts_node_parent(p);
+        return is_type(call, "call") ? call : TSNode{};
     };
     // ts_node_parent walks down from the root: asked only of the few nodes that name a function
     auto called_by = [&](TSNode n, TSNode& parent) {
@@ -763,6 +773,7 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
         if (is_type(parent, "keyword_argument") && ts_node_eq(field(parent, "name"), n)) return;
         if (in_import(n)) return;
         if (called) add_call(parent, it->second);
+        else if (const TSNode outer = passed_to(n); !ts_node_is_null(outer)) add_call(outer, it->second, true);
         else out.other_uses.insert(it->second);
     });
     return out;
