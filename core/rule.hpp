@@ -183,6 +183,8 @@ struct ProgramVocabulary {
     // its own licence file and is no Python package. Weighs a tooling or unreached file there.
     std::vector<std::string> vendored_dirs;
     std::optional<WeightRule> vendored;
+    // A tooling file that cannot even be imported without CUDA: its findings are nothing to port.
+    std::optional<WeightRule> cuda_bound_tooling;
     // Launch lines (rule ids) that start several processes; the weight when the Python script the line
     // runs is the repository's and has no unguarded distributed finding of its own.
     std::vector<std::string> scale_out_rules;

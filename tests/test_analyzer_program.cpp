@@ -1476,6 +1476,27 @@ TEST(ProgramModel, AFunctionPassedToAGuardedCallTakesItsGuard) {
     EXPECT_EQ(plain->guard, GuardKind::none) << plain->guard_note;
 }
 
+// A test that cannot be imported without CUDA (it imports, on load, a module of the repository that
+// imports Triton on load) has nothing to port: its .cuda() is info, with the chain in the note; a test
+// that imports Triton only under try/except keeps tooling's minor.
+TEST(ProgramModel, ATestThatNeedsCudaToLoadIsInfo) {
+    test::TempDir d;
+    d.write("pkg/__init__.py", "");
+    d.write("pkg/kernels.py", "import triton\n\n\ndef add(x):\n    return x\n");
+    d.write("train.py", "import torch\n\nif __name__ == '__main__':\n    torch.ones(2).sum()\n");
+    d.write("tests/test_kernels.py", "import torch\nfrom pkg.kernels import add\n\n\ndef test_add():\n    add(torch.ones(2).cuda())\n");
+    d.write("tests/test_portable.py", "import torch\ntry:\n    import triton\nexcept ImportError:\n    triton = None\n\n\n"
+                                      "def test_ones():\n    torch.ones(2).cuda()\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* bound = find(r, "cuda-method-call", "tests/test_kernels.py");
+    const Finding* portable = find(r, "cuda-method-call", "tests/test_portable.py");
+    ASSERT_NE(bound, nullptr);
+    ASSERT_NE(portable, nullptr);
+    EXPECT_EQ(bound->severity, Severity::info) << bound->note;
+    EXPECT_NE(bound->note.find("imports pkg/kernels.py, which needs triton (pkg/kernels.py:1) to load"), std::string::npos) << bound->note;
+    EXPECT_EQ(portable->severity, Severity::minor) << portable->note;
+}
+
 // A sampling script beside a training one is not the training run (tooling.sampling_entry_words):
 // its .cuda() is at most minor and its reach tooling; an evaluation script that trains (a linear
 // probe calling backward) stays a training entry; a repository of sampling scripts alone keeps them.

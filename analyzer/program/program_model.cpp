@@ -326,7 +326,8 @@ void ProgramModel::add_edges(const FileRecord& file) {
     auto& edges = m_edges[file.path];
     const std::string here = dir_of(file.path);
     for (const auto& imp : file.facts->imports) {
-        auto add = [&](const std::string& to) { edges.push_back({to, imp.line, imp.guard, imp.guard_note}); };
+        if (!imp.lazy && imp.guard == GuardKind::none) m_imports_on_load.insert({file.path, imp.line});
+        auto add = [&](const std::string& to) { edges.push_back({to, imp.line, imp.guard, imp.guard_note, imp.lazy}); };
         std::vector<std::string> dotted_names;  // absolute names, for extensions and outside packages
         if (imp.level > 0) {
             std::string pkg_dir = here;
@@ -721,6 +722,30 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
         m_summary.incomplete_reason = "no entry point found (no __main__ block, console script, launch script or package): every non-tooling file counts as core";
     }
     std::sort(m_summary.entry_points.begin(), m_summary.entry_points.end(), [](const EntryPoint& a, const EntryPoint& b) { return a.path < b.path; });
+}
+
+std::map<std::string, std::string> ProgramModel::importing_on_load(const std::map<std::string, std::string>& seeds) const {
+    std::map<std::string, std::vector<std::string>> importers;  // imported -> files importing it on load
+    for (const auto& [from, edges] : m_edges)
+        for (const auto& e : edges)
+            if (!e.lazy && e.guard == GuardKind::none && e.to != from) importers[e.to].push_back(from);
+    std::map<std::string, std::string> out;
+    for (const auto& [path, what] : seeds) out.emplace(path, "imports " + what);
+    std::map<std::string, std::string> root = seeds;  // path -> the seed's package and site it inherits
+    std::deque<std::string> queue;
+    for (const auto& [path, why] : seeds) queue.push_back(path);
+    while (!queue.empty()) {
+        const std::string cur = queue.front();
+        queue.pop_front();
+        const auto it = importers.find(cur);
+        if (it == importers.end()) continue;
+        for (const auto& from : it->second) {
+            if (!out.emplace(from, "imports " + cur + ", which needs " + root.at(cur) + " to load").second) continue;
+            root.emplace(from, root.at(cur));
+            queue.push_back(from);
+        }
+    }
+    return out;
 }
 
 // Sampling and evaluation scripts (rules/program.yaml tooling.sampling_entry_words) that train nothing

@@ -124,6 +124,13 @@ public:
     // other than the project's around it and is no Python package. nullopt for the repository's own
     // code.
     std::optional<std::string> vendored_root(const std::string& path) const;
+    // Whether `path` imports something at `line` unguarded, at module level (it runs on import).
+    bool imports_on_load(const std::string& path, int line) const { return m_imports_on_load.count({path, line}) > 0; }
+    // The files that import one of `seeds` (path -> the CUDA-only package it imports on load and where:
+    // "triton (a.py:3)") unguarded at module level, directly or through such imports of the
+    // repository's own modules, seeds included: each with why ("imports triton (a.py:3)",
+    // "imports pkg/ops.py, which needs triton (pkg/ops/k.py:3) to load").
+    std::map<std::string, std::string> importing_on_load(const std::map<std::string, std::string>& seeds) const;
 
     // The repository's Python script that the command on `line` of a shell, Slurm, Docker or Make file
     // runs (`torchrun --nproc_per_node=8 train.py` -> "train.py"); nullopt when none is found there.
@@ -147,6 +154,7 @@ private:
         int line = 0;
         GuardKind guard = GuardKind::none;
         std::string guard_note;
+        bool lazy = false;  // inside a function: runs when that function does
     };
     void index_files(const std::vector<FileRecord>& files);
     std::optional<std::string> find_module(const std::string& base, const std::string& dotted) const;
@@ -192,6 +200,7 @@ private:
     // The imports of `name` from `module`, through the packages whose __init__.py re-exports it.
     std::vector<ImportSite> importers_of(const std::string& module, const std::string& name) const;
     std::map<std::string, std::vector<Edge>> m_edges;
+    std::set<std::pair<std::string, int>> m_imports_on_load;  // (path, line) of unguarded module-level imports
     std::map<std::string, std::vector<ImportSite>> m_external;  // dotted name -> import sites
     std::vector<std::pair<std::string, FileReach>> m_reach_list;
     std::map<std::string, FileReach> m_reach;

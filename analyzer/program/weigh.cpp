@@ -150,6 +150,18 @@ void weigh(Finding& f, Level level, const FileReach& reach, const ProgramVocabul
 void apply_program_model(const ProgramModel& model, const ProgramVocabulary& vocabulary, std::vector<Finding>& findings) {
     std::vector<Finding> kept;
     kept.reserve(findings.size());
+    // The files that cannot be imported without CUDA: an unguarded module-level import of a package
+    // with no Mac path (a stay-on-CUDA import), and whatever imports such a file that way.
+    std::map<std::string, std::string> cuda_bound;
+    if (vocabulary.cuda_bound_tooling) {
+        std::map<std::string, std::string> seeds;
+        for (const auto& f : findings)
+            if (f.category == "dependency" && is_python_source(f.location.path) && f.rule_impact == VerdictImpact::stay &&
+                f.guard == GuardKind::none && !f.subject.empty() && !model.is_own_package(f.subject, f.location.path) &&
+                model.imports_on_load(f.location.path, f.location.line))
+                seeds.emplace(f.location.path, f.subject + " (" + f.location.path + ":" + std::to_string(f.location.line) + ")");
+        cuda_bound = model.importing_on_load(seeds);
+    }
     for (auto& f : findings) {
         // `mamba_ssm` importing `mamba_ssm` is the repository itself, not an outside dependency.
         if (f.category == "dependency" && !f.subject.empty() && model.is_own_package(f.subject, f.location.path)) continue;
@@ -214,6 +226,9 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
         std::vector<std::pair<const WeightRule*, std::string>> context;
         if (vocabulary.vendored && (r.level == Level::tooling || r.level == Level::unreached))
             if (auto root = model.vendored_root(f.location.path)) context.emplace_back(&*vocabulary.vendored, "vendored in " + *root + "/");
+        if (r.level == Level::tooling && f.category != "dependency")
+            if (const auto bound = cuda_bound.find(f.location.path); bound != cuda_bound.end())
+                context.emplace_back(&*vocabulary.cuda_bound_tooling, "it " + bound->second);
         weigh(f, r.level, r, vocabulary, context);
         kept.push_back(std::move(f));
     }
