@@ -120,6 +120,8 @@ struct GuardVocabulary {
     std::vector<std::string> extension_loaders;
     // Decorators that only wrap a function (contextmanager, staticmethod): its calls stay its calls
     std::vector<std::string> transparent_decorators;
+    // Decorators that make a class's annotated fields its constructor's parameters (dataclass, attr.s)
+    std::vector<std::string> field_class_decorators;
     // Methods a framework calls by itself (forward through __call__, Lightning's hooks), as globs: their
     // explicit calls are not all their calls, so the caller-guard pass never follows them.
     std::vector<std::string> implicit_methods;

@@ -1497,6 +1497,26 @@ TEST(ProgramModel, ATestThatNeedsCudaToLoadIsInfo) {
     EXPECT_EQ(portable->severity, Severity::minor) << portable->note;
 }
 
+// A field of a dataclass or an attrs class is a constructor parameter: its CUDA default that every
+// construction passes by keyword never applies (glide-text2im's CLIP encoders); one that a
+// construction leaves out keeps its weight, and so does a plain class's attribute.
+TEST(ProgramModel, AFieldDefaultThatEveryConstructionPassesIsInfo) {
+    test::TempDir d;
+    d.write("pkg/__init__.py", "");
+    d.write("pkg/encoders.py", "import attr\nimport torch\nfrom dataclasses import dataclass\n\n\n"
+                               "@attr.s(eq=False)\nclass Encoder:\n    width: int = attr.ib()\n"
+                               "    device: torch.device = attr.ib(default=torch.device(\"cuda\"))\n\n\n"
+                               "@dataclass\nclass Decoder:\n    device: torch.device = torch.device(\"cuda\")\n");
+    d.write("train.py", "import torch\nfrom pkg.encoders import Encoder, Decoder\n\nif __name__ == '__main__':\n"
+                        "    dev = torch.device('cpu')\n    e = Encoder(width=2, device=dev)\n    f = Encoder(3, device=dev)\n    g = Decoder()\n");
+    const ScanResult r = scan_dir(d);
+    const auto found = by_line(r, "hardcoded-cuda-device", "pkg/encoders.py");
+    ASSERT_TRUE(found.count(9) && found.count(14)) << found.size();
+    EXPECT_EQ(found.at(9)->guard, GuardKind::default_unused) << found.at(9)->guard_note;
+    EXPECT_EQ(found.at(9)->severity, Severity::info);
+    EXPECT_EQ(found.at(14)->guard, GuardKind::none) << found.at(14)->guard_note;
+}
+
 // A sampling script beside a training one is not the training run (tooling.sampling_entry_words):
 // its .cuda() is at most minor and its reach tooling; an evaluation script that trains (a linear
 // probe calling backward) stays a training entry; a repository of sampling scripts alone keeps them.

@@ -654,12 +654,48 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
             }
             return true;
         };
+        // A field of a dataclass or an attrs class is a parameter of its constructor, by keyword.
+        auto mark_field = [&](TSNode stmt, const std::string& constructed) {
+            const TSNode assign = is_type(stmt, "expression_statement") ? ts_node_named_child(stmt, 0) : TSNode{};
+            if (!is_type(assign, "assignment") || !is_type(field(assign, "left"), "identifier") || ts_node_is_null(field(assign, "type"))) return;
+            TSNode value = field(assign, "right");
+            if (is_type(value, "call")) {  // attr.ib(default=...), field(default=...)
+                const TSNode d = keyword_argument(value, "default", facts);
+                if (!ts_node_is_null(d)) value = d;
+            }
+            if (ts_node_is_null(value)) return;
+            const TSPoint start = ts_node_start_point(value), end = ts_node_end_point(value);
+            const int first = static_cast<int>(start.row) + 1, last = static_cast<int>(end.row) + 1;
+            bool any = false;
+            for (auto it = lines.lower_bound(first); it != lines.end() && *it <= last; ++it) out.function_at[*it] = constructed, any = true;
+            if (any)
+                out.parameter_defaults.push_back({std::string(facts.text(field(assign, "left"))), -1, first, static_cast<int>(start.column) + 1, last,
+                                                  static_cast<int>(end.column) + 1});
+        };
+        auto field_class = [&](TSNode decorated) {
+            for (uint32_t k = 0; k < ts_node_named_child_count(decorated); ++k) {
+                const TSNode d = ts_node_named_child(decorated, k);
+                if (!is_type(d, "decorator")) continue;
+                TSNode e = ts_node_named_child(d, 0);
+                if (is_type(e, "call")) e = field(e, "function");  // @attr.s(eq=False)
+                if (listed(guards.vocabulary().field_class_decorators, last_segment(facts.text(e)))) return true;
+            }
+            return false;
+        };
         for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
-            const TSNode stmt = ts_node_named_child(root, i);
+            TSNode stmt = ts_node_named_child(root, i);
+            bool fields = false;
+            if (is_type(stmt, "decorated_definition") && is_type(field(stmt, "definition"), "class_definition")) {
+                fields = field_class(stmt);
+                stmt = field(stmt, "definition");
+            }
             if (mark(stmt, "", "") || !is_type(stmt, "class_definition")) continue;
             const TSNode body = field(stmt, "body");
             const std::string name(facts.text(field(stmt, "name")));
-            for (uint32_t k = 0; !ts_node_is_null(body) && k < ts_node_named_child_count(body); ++k) mark(ts_node_named_child(body, k), ".", name);
+            for (uint32_t k = 0; !ts_node_is_null(body) && k < ts_node_named_child_count(body); ++k) {
+                const TSNode member = ts_node_named_child(body, k);
+                if (!mark(member, ".", name) && fields) mark_field(member, name);
+            }
         }
     }
     const std::string package = parent_module(module);
