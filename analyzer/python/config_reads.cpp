@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analyzer/python/local_bindings.hpp"
+#include "core/source_text.hpp"
 
 namespace mpsport::python {
 namespace {
@@ -22,9 +23,7 @@ std::optional<std::string> path_literal(TSNode string, const ModuleFacts& facts)
     return value;
 }
 
-bool is_word(const std::string& s) {
-    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-}
+bool is_word(const std::string& s) { return !s.empty() && std::all_of(s.begin(), s.end(), is_word_char); }
 
 // Inside the arguments of a call that writes (`torch.save(sd, "weights/last.pt")`, save_pretrained).
 bool written_by_a_save(TSNode n, const ModuleFacts& facts) {
