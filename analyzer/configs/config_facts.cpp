@@ -53,15 +53,10 @@ bool names_nothing_particular(const std::string& glob) {
 
 PythonConfigFacts python_config_facts(std::string_view text, const std::set<std::string>& keys, const DataReaderVocabulary& vocabulary,
                                       const GuardVocabulary& guards) {
-    std::unique_ptr<TSParser, void (*)(TSParser*)> parser(ts_parser_new(), ts_parser_delete);
-    ts_parser_set_language(parser.get(), tree_sitter_python());
-    std::unique_ptr<TSTree, void (*)(TSTree*)> tree(ts_parser_parse_string(parser.get(), nullptr, text.data(), static_cast<uint32_t>(text.size())),
-                                                     ts_tree_delete);
-    if (!tree) return {};
-    const TSNode root = ts_tree_root_node(tree.get());
-    const python::ModuleFacts facts(root, text);
-    const python::GuardFinder finder(guards, facts, root);
-    return python::config_reads(root, facts, finder, keys, vocabulary);
+    const python::ParsedModule parsed(text);
+    if (ts_node_is_null(parsed.root())) return {};
+    const python::GuardFinder finder(guards, parsed.facts(), parsed.root());
+    return python::config_reads(parsed.root(), parsed.facts(), finder, keys, vocabulary);
 }
 
 std::optional<std::string> path_glob(const std::string& written) {

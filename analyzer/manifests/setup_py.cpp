@@ -118,12 +118,9 @@ private:
 }  // namespace
 
 ManifestFacts read_setup_py(const SourceText& source) {
-    std::unique_ptr<TSParser, decltype(&ts_parser_delete)> parser(ts_parser_new(), &ts_parser_delete);
-    ts_parser_set_language(parser.get(), tree_sitter_python());
-    std::unique_ptr<TSTree, decltype(&ts_tree_delete)> tree(
-        ts_parser_parse_string(parser.get(), nullptr, source.text().data(), static_cast<uint32_t>(source.text().size())), &ts_tree_delete);
-    if (!tree) throw std::runtime_error("setup.py could not be parsed");
-    return SetupPyReader(source).read(ts_tree_root_node(tree.get()));
+    const python::ParsedModule parsed(source.text());
+    if (ts_node_is_null(parsed.root())) throw std::runtime_error("setup.py could not be parsed");
+    return SetupPyReader(source).read(parsed.root());
 }
 
 }  // namespace mpsport::manifests

@@ -112,21 +112,9 @@ bool tensor_valued(TSNode expr, const ModuleFacts& facts, const PythonOpMap& nam
 class FullTree {
 public:
     explicit FullTree(std::string_view text) : m_text(text) {}
-    ~FullTree() {
-        if (m_tree) ts_tree_delete(m_tree);
-        if (m_parser) ts_parser_delete(m_parser);
-    }
-    FullTree(const FullTree&) = delete;
-    FullTree& operator=(const FullTree&) = delete;
 
-    TSNode root() const {
-        parse();
-        return m_tree ? ts_tree_root_node(m_tree) : TSNode{};
-    }
-    const ModuleFacts& facts() const {
-        parse();
-        return *m_facts;
-    }
+    TSNode root() const { return parsed().root(); }
+    const ModuleFacts& facts() const { return parsed().facts(); }
     // The node of the whole tree with `node`'s bytes and type, or a null node.
     TSNode node_at(TSNode node) const {
         TSNode r = root();
@@ -139,17 +127,12 @@ public:
     }
 
 private:
-    void parse() const {
-        if (m_parser) return;
-        m_parser = ts_parser_new();
-        ts_parser_set_language(m_parser, tree_sitter_python());
-        m_tree = ts_parser_parse_string(m_parser, nullptr, m_text.data(), static_cast<uint32_t>(m_text.size()));
-        m_facts = std::make_unique<ModuleFacts>(m_tree ? ts_tree_root_node(m_tree) : TSNode{}, m_text);
+    const ParsedModule& parsed() const {
+        if (!m_parsed) m_parsed = std::make_unique<ParsedModule>(m_text);
+        return *m_parsed;
     }
     std::string_view m_text;
-    mutable TSParser* m_parser = nullptr;
-    mutable TSTree* m_tree = nullptr;
-    mutable std::unique_ptr<ModuleFacts> m_facts;
+    mutable std::unique_ptr<ParsedModule> m_parsed;
 };
 
 // The spatial rank (1, 2, 3) a call runs at, where the source says it, with how it says it; 0 when it does not.

@@ -629,15 +629,8 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
         // A decorator that only wraps (rules/program.yaml transparent_decorators: @contextmanager,
         // @staticmethod) leaves the function's calls its calls: DALLE2's one_unet_in_gpu().
         auto transparent = [&](TSNode decorated) {
-            for (uint32_t k = 0; k < ts_node_named_child_count(decorated); ++k) {
-                const TSNode d = ts_node_named_child(decorated, k);
-                if (!is_type(d, "decorator")) continue;
-                TSNode e = ts_node_named_child(d, 0);
-                if (is_type(e, "call")) e = field(e, "function");  // @torch.no_grad()
-                const auto& list = guards.vocabulary().transparent_decorators;
-                if (std::find(list.begin(), list.end(), last_segment(facts.text(e))) == list.end()) return false;
-            }
-            return true;
+            const auto names = decorator_names(decorated, facts);
+            return std::all_of(names.begin(), names.end(), [&](std::string_view n) { return listed(guards.vocabulary().transparent_decorators, n); });
         };
         // A class's __init__ runs where the class is called: it goes by the class's name, as a
         // function would, its parameters after self (consistency_models' QKVFlashAttention, built only
@@ -673,14 +666,8 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
                                                   static_cast<int>(end.column) + 1});
         };
         auto field_class = [&](TSNode decorated) {
-            for (uint32_t k = 0; k < ts_node_named_child_count(decorated); ++k) {
-                const TSNode d = ts_node_named_child(decorated, k);
-                if (!is_type(d, "decorator")) continue;
-                TSNode e = ts_node_named_child(d, 0);
-                if (is_type(e, "call")) e = field(e, "function");  // @attr.s(eq=False)
-                if (listed(guards.vocabulary().field_class_decorators, last_segment(facts.text(e)))) return true;
-            }
-            return false;
+            const auto names = decorator_names(decorated, facts);
+            return std::any_of(names.begin(), names.end(), [&](std::string_view n) { return listed(guards.vocabulary().field_class_decorators, n); });
         };
         for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
             TSNode stmt = ts_node_named_child(root, i);

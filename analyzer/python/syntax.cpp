@@ -54,6 +54,35 @@ std::string_view last_segment(std::string_view dotted) {
     return dot == std::string_view::npos ? dotted : dotted.substr(dot + 1);
 }
 
+std::vector<std::string_view> decorator_names(TSNode decorated, const ModuleFacts& facts) {
+    std::vector<std::string_view> out;
+    for (uint32_t k = 0; k < ts_node_named_child_count(decorated); ++k) {
+        const TSNode d = ts_node_named_child(decorated, k);
+        if (!is_type(d, "decorator") || ts_node_named_child_count(d) == 0) continue;
+        TSNode e = ts_node_named_child(d, 0);
+        if (is_type(e, "call")) e = field(e, "function");
+        out.push_back(last_segment(facts.text(e)));
+    }
+    return out;
+}
+
+ParsedModule::ParsedModule(std::string_view text) : m_text(text), m_parser(ts_parser_new()) {
+    if (ts_parser_set_language(m_parser, tree_sitter_python()))
+        m_tree = ts_parser_parse_string(m_parser, nullptr, text.data(), static_cast<uint32_t>(text.size()));
+}
+
+ParsedModule::~ParsedModule() {
+    if (m_tree) ts_tree_delete(m_tree);
+    ts_parser_delete(m_parser);
+}
+
+TSNode ParsedModule::root() const { return m_tree ? ts_tree_root_node(m_tree) : TSNode{}; }
+
+const ModuleFacts& ParsedModule::facts() const {
+    if (!m_facts) m_facts = std::make_unique<ModuleFacts>(root(), m_text);
+    return *m_facts;
+}
+
 TSNode binding_loop(TSNode use, std::string_view name, const ModuleFacts& facts) {
     for (TSNode cur = ts_node_parent(use); !ts_node_is_null(cur); cur = ts_node_parent(cur)) {
         if (is_type(cur, "function_definition")) break;

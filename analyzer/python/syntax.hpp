@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -72,6 +73,28 @@ TSNode positional_argument(TSNode call, uint32_t index);
 
 // `detectron2.utils.comm.get_world_size` -> `get_world_size`
 std::string_view last_segment(std::string_view dotted);
+
+// The last names of a decorated_definition's decorators, a call's function for the call:
+// `@attr.s(eq=False)` -> "s", `@torch.no_grad()` -> "no_grad".
+std::vector<std::string_view> decorator_names(TSNode decorated, const ModuleFacts& facts);
+
+// A whole Python text, parsed once: its root (a null node when tree-sitter gives no tree) and, made
+// on first use, its facts. The text must outlive it.
+class ParsedModule {
+public:
+    explicit ParsedModule(std::string_view text);
+    ~ParsedModule();
+    ParsedModule(const ParsedModule&) = delete;
+    ParsedModule& operator=(const ParsedModule&) = delete;
+    TSNode root() const;
+    const ModuleFacts& facts() const;
+
+private:
+    std::string_view m_text;
+    TSParser* m_parser = nullptr;
+    TSTree* m_tree = nullptr;
+    mutable std::unique_ptr<ModuleFacts> m_facts;
+};
 
 // The `for` loop around `use` whose target binds `name` (`for k, v in sd.items():`), within the
 // function `use` is in; a null node when there is none.
