@@ -83,7 +83,7 @@ std::string query_key(const python::PythonEngine::FunctionQuery& q) {
 }  // namespace
 
 void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, const program::ProgramModel& model, const fs::path& base,
-                               const FunctionUsesMemo& memo, std::vector<Finding>& findings) const {
+                               const FunctionUsesMemo& memo, bool full_parse, std::vector<Finding>& findings) const {
     std::map<std::string, std::set<int>> lines_by_file;
     // The training run's files, and tests, benchmarks and examples too: a test helper that every test
     // calling it skips without CUDA (flash-attention's tests/cute setup_tensors()) is info, not minor.
@@ -121,7 +121,7 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
         parallel_for(to_parse.size(), [&](std::size_t k) {
             const std::size_t i = to_parse[k];
             try {
-                auto uses = m_python->uses_of_functions(read_file(base / paths[i]), queries[i]);
+                auto uses = m_python->uses_of_functions(read_file(base / paths[i]), queries[i], full_parse);
                 if (uses.size() == queries[i].size()) out[i] = std::move(uses);
             } catch (const std::exception&) {
                 // read a moment ago: if it is gone now, its uses are not known

@@ -567,7 +567,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
             memos.emplace_back(path, std::move(updated));
         }
     };
-    guard_by_callers(records, model, base, uses_memo, result.findings);
+    guard_by_callers(records, model, base, uses_memo, options.full_parse, result.findings);
     drop_cpu_loaded_float64(records, model, result.findings);
     phase("caller guards");
     // Configs and checkpoints take the reach of the code that reads them; the rest that of their file.

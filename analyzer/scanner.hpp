@@ -113,7 +113,7 @@ private:
     // A finding in a module-level function with no guard of its own takes the guard that every call
     // of that function has, in its file and in the files that import it (analyzer/call_guards.cpp).
     void guard_by_callers(const std::vector<program::FileRecord>& records, const program::ProgramModel& model, const std::filesystem::path& base,
-                          const FunctionUsesMemo& memo, std::vector<Finding>& findings) const;
+                          const FunctionUsesMemo& memo, bool full_parse, std::vector<Finding>& findings) const;
 
     const RuleCatalogue& m_catalogue;
     std::string m_target_torch;

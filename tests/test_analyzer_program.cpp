@@ -139,6 +139,37 @@ TEST(ProgramModel, AFunctionThatEveryCallerGuardsTakesTheirGuard) {
     EXPECT_EQ(decorated->guard, GuardKind::none) << decorated->guard_note;
 }
 
+// The caller-guard pass parses a large calling file only in part: the statements that name the
+// function, and those naming the functions they sit in, up the callers. Here the guard is three
+// calls up, with 12 KB of unrelated functions between the steps; a parse of only the statements that
+// name wrap() would see launch() called by nobody, and leave the DDP finding unguarded.
+TEST(ProgramModel, CallerGuardsInALargeFileAreFoundThroughItsOwnCallers) {
+    test::TempDir d;
+    d.write("pkg/__init__.py", "");
+    d.write("pkg/dist.py", "from torch.nn.parallel import DistributedDataParallel as DDP\n\n\ndef wrap(model):\n    return DDP(model)\n");
+    std::string train = "import os\nimport torch\nfrom pkg.dist import wrap\n\nRANK = int(os.environ.get('RANK', -1))\n\n\n"
+                        "def launch(model):\n    return wrap(model)\n\n\n";
+    auto pad = [&](const std::string& prefix) {
+        for (int i = 0; i < 120; ++i) train += "def " + prefix + std::to_string(i) + "(x):\n    return x * " + std::to_string(i) + "\n\n\n";
+    };
+    pad("before_");
+    train += "def outer(model):\n    return launch(model)\n\n\n";
+    pad("after_");
+    train += "if __name__ == '__main__':\n    model = torch.nn.Linear(2, 2)\n    if RANK != -1:\n        model = outer(model)\n";
+    ASSERT_GT(train.size(), 8192u);
+    d.write("train.py", train);
+    for (bool full_parse : {false, true}) {
+        ScanOptions o;
+        o.full_parse = full_parse;
+        const ScanResult r = scan_dir(d, o);
+        const Finding* ddp = find(r, "distributed-data-parallel", "pkg/dist.py");
+        ASSERT_NE(ddp, nullptr);
+        EXPECT_EQ(ddp->guard, GuardKind::distributed_gate) << "full parse " << full_parse << ": " << ddp->guard_note;
+        EXPECT_EQ(ddp->impact, VerdictImpact::none) << ddp->note;
+    }
+}
+
+
 // timm's Task.prepare_distributed(): the DDP wrap sits in a method, and train.py calls it only under
 // `if args.distributed:`. Methods are followed by name across the repository (FileFacts::attribute_names
 // says which files call `.name(`); an override that delegates with super() stands for its caller.

@@ -2,6 +2,7 @@
 // notebooks, suppressions, broken source.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -247,6 +248,32 @@ TEST(Regions, TopLevelChunksFollowStringsBracketsAndClauses) {
     EXPECT_EQ(chunks[4].row, 9u);  // else stays with its if
     EXPECT_EQ(chunks[5].row, 13u); // the backslash continuation stays with its line
     EXPECT_EQ(chunks[5].end, text.size());
+}
+
+// Following definitions: the statements that name what a kept statement defines are kept, up the
+// callers, and nothing else is (the padding between them stays out of the parse).
+TEST(Regions, FollowingDefinitionsKeepsTheCallersAndNotTheRest) {
+    std::string text = "import os\n\n\ndef launch(model):\n    return wrap(model)\n\n\n";
+    for (int i = 0; i < 250; ++i) text += "def pad_" + std::to_string(i) + "(x):\n    return x * " + std::to_string(i) + "\n\n\n";
+    const std::size_t outer = text.size();
+    text += "def outer(model):\n    return launch(model)\n\n\n";
+    const std::size_t main = text.size();
+    text += "if os.environ.get('RANK'):\n    outer(1)\n";
+    ASSERT_GT(text.size(), 8192u);
+    const auto hits = mpsport::python::word_hits(text, {"wrap"});
+    ASSERT_EQ(hits.size(), 1u);
+    auto covered = [](const std::vector<TSRange>& ranges, std::size_t at) {
+        return std::any_of(ranges.begin(), ranges.end(), [&](const TSRange& r) { return r.start_byte <= at && at < r.end_byte; });
+    };
+    const auto followed = mpsport::python::regions_to_parse(text, hits, true);
+    ASSERT_FALSE(followed.empty());
+    EXPECT_TRUE(covered(followed, hits[0].first));
+    EXPECT_TRUE(covered(followed, outer)) << "outer() calls launch(), which holds the hit";
+    EXPECT_TRUE(covered(followed, main)) << "the block calls outer()";
+    EXPECT_FALSE(covered(followed, text.find("def pad_125")));
+    const auto plain = mpsport::python::regions_to_parse(text, hits);
+    EXPECT_FALSE(covered(plain, outer));
+    EXPECT_FALSE(covered(plain, main));
 }
 
 // A large file where only a few statements mention CUDA: parsed in regions, found the same.

@@ -36,11 +36,15 @@ struct TreeDeleter {
     void operator()(TSTree* t) const { ts_tree_delete(t); }
 };
 
-// The whole file parsed, with its facts and guards, for the passes that read a file again: `read`
-// gets the root, the facts and the guard finder; a file tree-sitter cannot parse gives `fallback`.
+// A file parsed again, with its facts and guards, for the passes that read a file a second time:
+// `read` gets the root, the facts and the guard finder; a file tree-sitter cannot parse gives
+// `fallback`. `ranges`: only those parts of the file (regions_to_parse); empty, all of it.
 template <class Read, class Out>
-Out with_whole_file(std::string_view text, const RuleCatalogue& catalogue, Out fallback, Read&& read) {
-    std::unique_ptr<TSTree, TreeDeleter> tree(ts_parser_parse_string(thread_parser(), nullptr, text.data(), static_cast<uint32_t>(text.size())));
+Out with_file(std::string_view text, const std::vector<TSRange>& ranges, const RuleCatalogue& catalogue, Out fallback, Read&& read) {
+    TSParser* parser = thread_parser();
+    if (!ranges.empty()) ts_parser_set_included_ranges(parser, ranges.data(), static_cast<uint32_t>(ranges.size()));
+    std::unique_ptr<TSTree, TreeDeleter> tree(ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size())));
+    if (!ranges.empty()) ts_parser_set_included_ranges(parser, nullptr, 0);
     if (!tree) return fallback;
     const TSNode root = ts_tree_root_node(tree.get());
     const ModuleFacts facts(root, text);
@@ -255,8 +259,34 @@ std::vector<PythonEngine::CallGrad> PythonEngine::gradients_at_calls(std::string
     return out;
 }
 
-std::vector<FunctionUses> PythonEngine::uses_of_functions(std::string_view text, const std::vector<FunctionQuery>& queries) const {
-    return with_whole_file(text, m_catalogue, std::vector<FunctionUses>{}, [&](TSNode root, const ModuleFacts& facts, const GuardFinder& guards) {
+std::vector<FunctionUses> PythonEngine::uses_of_functions(std::string_view text, const std::vector<FunctionQuery>& queries, bool full_parse) const {
+    // Only the statements that can answer: those naming a function asked about or holding a line
+    // asked about, the statements naming what those define (callers, up to the depth that guards are
+    // looked for through callers), the imports, the module-level names they use, and whatever mentions
+    // a skip (a test file's own guard).
+    std::vector<TSRange> ranges;
+    if (!full_parse) {
+        std::vector<std::string> words{};
+        std::set<int> lines;
+        for (const auto& q : queries) {
+            for (const auto& n : q.names)
+                if (!n.empty()) words.push_back(n[0] == '.' ? n.substr(1) : n);
+            lines.insert(q.lines.begin(), q.lines.end());
+        }
+        auto hits = word_hits(text, words);
+        for (std::string_view skip : {"skip", "Skip"})
+            for (std::size_t at = text.find(skip); at != std::string_view::npos; at = text.find(skip, at + skip.size())) hits.emplace_back(at, 0);
+        int row = 1;
+        for (std::size_t at = 0; at < text.size() && !lines.empty() && row <= *lines.rbegin(); ++row) {
+            if (lines.count(row)) hits.emplace_back(at, 0);
+            const std::size_t eol = text.find('\n', at);
+            if (eol == std::string_view::npos) break;
+            at = eol + 1;
+        }
+        std::sort(hits.begin(), hits.end());
+        ranges = regions_to_parse(text, hits, true);
+    }
+    return with_file(text, ranges, m_catalogue, std::vector<FunctionUses>{}, [&](TSNode root, const ModuleFacts& facts, const GuardFinder& guards) {
         std::vector<FunctionUses> out;
         for (const auto& q : queries)
             out.push_back(q.methods ? python::uses_of_methods(root, facts, guards, q.names)
@@ -266,7 +296,7 @@ std::vector<FunctionUses> PythonEngine::uses_of_functions(std::string_view text,
 }
 
 std::vector<ImportedCall> PythonEngine::calls_through_imports(std::string_view text, const std::set<int>& import_lines) const {
-    return with_whole_file(text, m_catalogue, std::vector<ImportedCall>{}, [&](TSNode root, const ModuleFacts& facts, const GuardFinder& guards) {
+    return with_file(text, {}, m_catalogue, std::vector<ImportedCall>{}, [&](TSNode root, const ModuleFacts& facts, const GuardFinder& guards) {
         return python::calls_through_imports(root, facts, guards, import_lines);
     });
 }

@@ -57,7 +57,8 @@ public:
         std::set<int> lines;
         bool methods = false;  // `names` are methods: their calls by name, on any object (python::uses_of_methods)
     };
-    std::vector<FunctionUses> uses_of_functions(std::string_view text, const std::vector<FunctionQuery>& queries) const;
+    // `full_parse`: the whole file, not only the statements that can answer (--full-parse).
+    std::vector<FunctionUses> uses_of_functions(std::string_view text, const std::vector<FunctionQuery>& queries, bool full_parse = false) const;
 
 private:
     const RuleCatalogue& m_catalogue;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 #include <string>
 
 namespace mpsport::python {
@@ -33,7 +34,47 @@ TSPoint point_at(std::string_view text, std::size_t offset, const std::vector<Ch
     return {row, static_cast<uint32_t>(offset - line_start)};
 }
 
+// Rounds of callers that follow_definitions adds: one more than the depth to which a guard is
+// looked for through a file's own callers (python::guard_through_callers).
+constexpr int kFollowRounds = 5;
+
+// The names that `def NAME` and `class NAME` bind anywhere in a statement, nested ones too (a line's
+// first words; a docstring's "def" line only adds a name, which keeps more, never less).
+std::vector<std::string_view> defined_names(std::string_view chunk) {
+    std::vector<std::string_view> out;
+    for (std::size_t pos = 0; pos < chunk.size();) {
+        std::size_t eol = chunk.find('\n', pos);
+        if (eol == std::string_view::npos) eol = chunk.size();
+        std::string_view line = chunk.substr(pos, eol - pos);
+        line.remove_prefix(std::min(line.size(), line.find_first_not_of(" \t") == std::string_view::npos ? line.size() : line.find_first_not_of(" \t")));
+        if (starts_with(line, "async ")) line.remove_prefix(6);
+        for (std::string_view kw : {"def ", "class "}) {
+            if (!starts_with(line, kw)) continue;
+            std::size_t b = kw.size();
+            while (b < line.size() && line[b] == ' ') ++b;
+            std::size_t e = b;
+            while (e < line.size() && is_word_char(line[e])) ++e;
+            if (e > b) out.push_back(line.substr(b, e - b));
+        }
+        pos = eol + 1;
+    }
+    return out;
+}
+
 }  // namespace
+
+std::vector<std::pair<std::size_t, std::uint32_t>> word_hits(std::string_view text, const std::vector<std::string>& words) {
+    std::vector<std::pair<std::size_t, std::uint32_t>> hits;
+    for (std::uint32_t w = 0; w < words.size(); ++w) {
+        const std::string& word = words[w];
+        if (word.empty()) continue;
+        for (std::size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + word.size()))
+            if ((at == 0 || !is_word_char(text[at - 1])) && (at + word.size() >= text.size() || !is_word_char(text[at + word.size()])))
+                hits.emplace_back(at, w);
+    }
+    std::sort(hits.begin(), hits.end());
+    return hits;
+}
 
 std::vector<Chunk> top_level_chunks(std::string_view text) { return block_chunks(text, 0, text.size(), 0, 0); }
 
@@ -114,7 +155,7 @@ std::vector<Chunk> block_chunks(std::string_view text, std::size_t begin, std::s
 // The statements holding a trigger hit, plus the imports, as tree-sitter ranges; empty when the whole
 // file should be parsed. Large classes are split into their members, so one method that calls
 // `.cuda()` does not pull in the rest of the class (its header always comes along).
-std::vector<TSRange> regions_to_parse(std::string_view text, const std::vector<std::pair<std::size_t, std::uint32_t>>& hits) {
+std::vector<TSRange> regions_to_parse(std::string_view text, const std::vector<std::pair<std::size_t, std::uint32_t>>& hits, bool follow_definitions) {
     if (text.size() < kRegionMinBytes) return {};
     constexpr std::size_t kSplitClassBytes = 2048;
     std::vector<Chunk> units;
@@ -145,6 +186,29 @@ std::vector<TSRange> regions_to_parse(std::string_view text, const std::vector<s
     };
     for (const auto& hit : hits)
         if (const auto u = unit_at(hit.first); u >= 0) keep[static_cast<std::size_t>(u)] = true;
+
+    // The callers of what the kept statements define, and theirs, as deep as a guard is looked for
+    // through callers: the statements that write the name of a function or class defined in a kept
+    // one (or of the class a kept member belongs to).
+    if (follow_definitions) {
+        std::set<std::string, std::less<>> followed;
+        std::vector<bool> named(units.size(), false);
+        for (int round = 0; round < kFollowRounds; ++round) {
+            std::vector<std::string> fresh;
+            for (std::size_t i = 0; i < units.size(); ++i) {
+                if (!keep[i] || named[i]) continue;
+                named[i] = true;
+                std::vector<std::size_t> from{i};
+                if (header_of[i] >= 0) from.push_back(static_cast<std::size_t>(header_of[i]));
+                for (std::size_t k : from)
+                    for (std::string_view name : defined_names(text.substr(units[k].begin, units[k].end - units[k].begin)))
+                        if (followed.insert(std::string(name)).second) fresh.emplace_back(name);
+            }
+            if (fresh.empty()) break;
+            for (const auto& [at, ignored] : word_hits(text, fresh))
+                if (const auto u = unit_at(at); u >= 0) keep[static_cast<std::size_t>(u)] = true;
+        }
+    }
 
     // And the other way: a module-level `NAME = ...` that a kept statement uses is kept too, since a
     // finding can sit at the constant (`NVCC_FLAGS = [...]` used in `CUDAExtension(...)`; found by
@@ -194,12 +258,8 @@ std::vector<TSRange> regions_to_parse(std::string_view text, const std::vector<s
     }
     std::sort(names.begin(), names.end());
     names.erase(std::unique(names.begin(), names.end()), names.end());
-    for (const auto& name : names) {
-        for (std::size_t at = text.find(name); at != std::string_view::npos; at = text.find(name, at + name.size())) {
-            if ((at > 0 && is_word_char(text[at - 1])) || (at + name.size() < text.size() && is_word_char(text[at + name.size()]))) continue;
-            if (const auto u = unit_at(at); u >= 0) keep[static_cast<std::size_t>(u)] = true;
-        }
-    }
+    for (const auto& [at, ignored] : word_hits(text, names))
+        if (const auto u = unit_at(at); u >= 0) keep[static_cast<std::size_t>(u)] = true;
     for (std::size_t i = 0; i < units.size(); ++i) {
         if (units[i].is_import) keep[i] = true;
         if (keep[i] && header_of[i] >= 0) keep[static_cast<std::size_t>(header_of[i])] = true;

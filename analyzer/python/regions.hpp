@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -33,6 +34,12 @@ std::size_t body_indent(std::string_view text, const Chunk& chunk);
 
 // The statements holding one of `hits` (trigger literal offsets, in text order), the imports, and the
 // statements using names those bind, as tree-sitter ranges; empty when the file should be parsed whole.
-std::vector<TSRange> regions_to_parse(std::string_view text, const std::vector<std::pair<std::size_t, std::uint32_t>>& hits);
+// `follow_definitions`: also the statements that name a function or class a kept one defines, and
+// so on up the callers (what a guard found through a file's own callers reads).
+std::vector<TSRange> regions_to_parse(std::string_view text, const std::vector<std::pair<std::size_t, std::uint32_t>>& hits,
+                                      bool follow_definitions = false);
+
+// Where each of `words` stands as a whole word in `text` (offset, index into `words`), in text order.
+std::vector<std::pair<std::size_t, std::uint32_t>> word_hits(std::string_view text, const std::vector<std::string>& words);
 
 }  // namespace mpsport::python
