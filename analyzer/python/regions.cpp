@@ -227,9 +227,11 @@ std::vector<TSRange> regions_to_parse(std::string_view text, const std::vector<s
     }
 
     // Names bound in kept statements reach the rest of the file: `... import DistributedDataParallel as DDP`
-    // makes `DDP(model)` a use; `DEVICE = "cuda"` at the top makes `model.to(DEVICE)` one.
+    // makes `DDP(model)` a use; `DEVICE = "cuda"` at the top makes `model.to(DEVICE)` one. Not when
+    // following definitions: the calls asked about are found by their own names, and the rest of
+    // the file using an alias that a kept function binds (flash-attention's `cute`) would be most of it.
     std::vector<std::string> names;
-    for (std::size_t i = 0; i < units.size(); ++i) {
+    for (std::size_t i = 0; i < units.size() && !follow_definitions; ++i) {
         if (!keep[i]) continue;
         const std::string_view chunk = text.substr(units[i].begin, units[i].end - units[i].begin);
         for (std::size_t at = chunk.find(" as "); at != std::string_view::npos; at = chunk.find(" as ", at + 4)) {
