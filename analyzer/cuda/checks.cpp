@@ -58,6 +58,13 @@ const clang::Expr* bare(const clang::Expr* e) {
     return e;
 }
 
+// A declaration's name when it is a plain identifier, else empty: an operator, a constructor or a
+// conversion has none, and NamedDecl::getName() asserts on them (found by the sanitizer build,
+// which keeps LLVM's header assertions on).
+llvm::StringRef plain_name(const clang::NamedDecl* d) {
+    return d && d->getIdentifier() ? d->getName() : llvm::StringRef();
+}
+
 std::string string_literal(const clang::Expr* e) {
     if (const auto* s = llvm::dyn_cast_or_null<clang::StringLiteral>(bare(e))) return s->getString().str();
     return {};
@@ -71,13 +78,13 @@ std::string callee_name(const clang::CallExpr* call) {
 bool mentions_method(const clang::Stmt* s, llvm::StringRef method) {
     if (!s) return false;
     if (const auto* call = llvm::dyn_cast<clang::CXXMemberCallExpr>(s))
-        if (const auto* m = call->getMethodDecl(); m && m->getName() == method) return true;
+        if (const auto* m = call->getMethodDecl(); m && plain_name(m) == method) return true;
     if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(s)) {
-        if (ref->getDecl()->getName() == (method == "is_cuda" ? "kCUDA" : "kCPU")) return true;
+        if (plain_name(ref->getDecl()) == (method == "is_cuda" ? "kCUDA" : "kCPU")) return true;
         // `x.device().type() == c10::DeviceType::CUDA`
         if (const auto* e = llvm::dyn_cast<clang::EnumConstantDecl>(ref->getDecl()))
-            if (const auto* en = llvm::dyn_cast<clang::EnumDecl>(e->getDeclContext()); en && en->getName() == "DeviceType")
-                if (e->getName() == (method == "is_cuda" ? "CUDA" : "CPU")) return true;
+            if (const auto* en = llvm::dyn_cast<clang::EnumDecl>(e->getDeclContext()); en && plain_name(en) == "DeviceType")
+                if (plain_name(e) == (method == "is_cuda" ? "CUDA" : "CPU")) return true;
     }
     for (const clang::Stmt* child : s->children())
         if (mentions_method(child, method)) return true;
@@ -190,7 +197,7 @@ private:
         }
         if (name == "c10::detail::torch_check_fail") return true;  // AT_ERROR: the branch has no implementation
         const bool user = is_user_code(fn->getLocation(), m_sm);
-        if (in_namespace(fn, {"at::cuda::", "c10::cuda::"}) || (!user && fn->getName().startswith("cuda"))) {
+        if (in_namespace(fn, {"at::cuda::", "c10::cuda::"}) || (!user && plain_name(fn).startswith("cuda"))) {
             m_out.cuda = true;
             return false;
         }
@@ -280,7 +287,7 @@ private:
             bool VisitCXXMemberCallExpr(clang::CXXMemberCallExpr* c) {
                 const auto* m = c->getMethodDecl();
                 const auto* cls = m ? m->getParent() : nullptr;
-                if (cls && (m->getName() == "def" || m->getName() == "impl") &&
+                if (cls && (plain_name(m) == "def" || plain_name(m) == "impl") &&
                     (cls->getQualifiedNameAsString() == "torch::Library" || cls->getQualifiedNameAsString() == "pybind11::module_"))
                     calls.push_back(c);
                 return true;
@@ -293,7 +300,7 @@ private:
             r.kind = scope.kind;
             r.module = scope.module;
             r.dispatch_key = scope.key;
-            const bool is_impl = call->getMethodDecl()->getName() == "impl";
+            const bool is_impl = plain_name(call->getMethodDecl()) == "impl";
             if (scope.kind == Registration::Kind::library_def && is_impl) r.kind = Registration::Kind::library_impl;
             r.op = string_literal(call->getArg(0));
             r.op = r.op.substr(0, r.op.find('('));
@@ -314,7 +321,7 @@ private:
     void bound(const clang::Expr* arg, Registration& r, const clang::SourceManager& sm) {
         const clang::Expr* e = bare(arg);
         if (const auto* call = llvm::dyn_cast<clang::CallExpr>(e); call && callee_name(call) == "torch::dispatch" && call->getNumArgs() == 2) {
-            if (const auto* key = llvm::dyn_cast<clang::DeclRefExpr>(bare(call->getArg(0)))) r.dispatch_key = key->getDecl()->getName().str();
+            if (const auto* key = llvm::dyn_cast<clang::DeclRefExpr>(bare(call->getArg(0)))) r.dispatch_key = plain_name(key->getDecl()).str();
             e = bare(call->getArg(1));
         }
         const clang::FunctionDecl* fn = nullptr;
