@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Command 2 of the README (and what .ci/run calls): install, build, run every test; then a libFuzzer
-# smoke of every fuzz target, built with ASan + UBSan by clang 14 (build-fuzz/, reusing build/'s
-# tree-sitter grammar library): MPSPORT_FUZZ_SECONDS each (15; 0 leaves it out). The whole suite
-# again under ASan + UBSan (build-asan/) is on demand, MPSPORT_SANITIZERS=1: its build and run do not
-# fit beside the rest in CI's 30 minutes on 2 cores (docs/hardening.md has the figures).
+# Command 2 of the README (and what .ci/run calls): install, build, run every test; then the whole
+# suite again under AddressSanitizer + UndefinedBehaviorSanitizer with assertions on (LLVM's header
+# assertions included), built by clang 14 in build-san/ (reusing build/'s tree-sitter grammar
+# libraries), and a libFuzzer smoke of every fuzz target from that same tree, MPSPORT_FUZZ_SECONDS
+# each (15). MPSPORT_SANITIZERS=0 leaves the sanitizer stage out (a quick local run); CI runs it.
+# docs/hardening.md has what each stage costs on 2 cores.
 set -euo pipefail
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=${MPSPORT_BUILD_DIR:-$repo_root/build}
@@ -12,24 +13,23 @@ jobs=$(nproc 2>/dev/null || echo 2)
 "$repo_root/scripts/build.sh"
 ctest --test-dir "$build_dir" --output-on-failure -j "$jobs"
 
-grammar_lib=$build_dir/libtree_sitter_python.a
-if [ "${MPSPORT_SANITIZERS:-0}" != 0 ]; then
+if [ "${MPSPORT_SANITIZERS:-1}" != 0 ]; then
   # LibTorch and LLVM are not built with the sanitizers: the native auditor is left out, and
-  # container-overflow checks (which need every library instrumented) are off.
-  asan_dir=$repo_root/build-asan
-  MPSPORT_BUILD_DIR=$asan_dir "$repo_root/scripts/build.sh" -DMPSPORT_SANITIZE="address;undefined" \
-    -DMPSPORT_PREBUILT_GRAMMAR="$grammar_lib" -DMPSPORT_WITH_TORCH=OFF
+  # container-overflow checks (which need every library instrumented) are off. -O1 with line tables
+  # for the code under test, -O0 for the tests themselves; no -DNDEBUG, so every assert runs.
+  san_dir=$repo_root/build-san
+  cmake -S "$repo_root" -B "$san_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
+    -DMPSPORT_FUZZ=ON -DMPSPORT_BUILD_TESTS=ON -DMPSPORT_TEST_COMPILE_OPTIONS=-O0 -DMPSPORT_WITH_TORCH=OFF \
+    -DMPSPORT_WITH_CLANG=ON -DMPSPORT_PREBUILT_GRAMMAR="$build_dir/libtree_sitter_python.a" \
+    -DMPSPORT_FUZZ_SECONDS="${MPSPORT_FUZZ_SECONDS:-15}" >/dev/null
+  cmake --build "$san_dir" -j "$jobs"
   ASAN_OPTIONS=detect_container_overflow=0:detect_leaks=1:abort_on_error=1 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   LSAN_OPTIONS=suppressions=$repo_root/tests/lsan.supp \
-    ctest --test-dir "$asan_dir" --output-on-failure -j "$jobs"
-fi
-
-fuzz_seconds=${MPSPORT_FUZZ_SECONDS:-15}
-if [ "$fuzz_seconds" != 0 ]; then
-  fuzz_dir=$repo_root/build-fuzz
-  cmake -S "$repo_root" -B "$fuzz_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-14 \
-    -DCMAKE_CXX_COMPILER=clang++-14 -DMPSPORT_FUZZ=ON -DMPSPORT_BUILD_TESTS=OFF -DMPSPORT_WITH_TORCH=OFF \
-    -DMPSPORT_WITH_CLANG=OFF -DMPSPORT_PREBUILT_GRAMMAR="$grammar_lib" -DMPSPORT_FUZZ_SECONDS="$fuzz_seconds" >/dev/null
-  cmake --build "$fuzz_dir" -j "$jobs" --target fuzz
+    ctest --test-dir "$san_dir" --output-on-failure -j "$jobs" --timeout 600
+  if [ "${MPSPORT_FUZZ_SECONDS:-15}" != 0 ]; then
+    cmake --build "$san_dir" -j "$jobs" --target fuzz
+  fi
 fi

@@ -2,7 +2,7 @@
 # The long fuzz run of the issue (every target at once, one libFuzzer process group per target), for a
 # machine with many cores; the CMake target `fuzz` runs them one after the other instead.
 #   [TARGETS="trace checkpoint"] tests/fuzz/long_run.sh BIN_DIR WORK_DIR SECONDS [WORKERS]
-# BIN_DIR holds the fuzz_<name> binaries (build-fuzz/tests/fuzz). Each target runs WORKERS (default 2)
+# BIN_DIR holds the fuzz_<name> binaries (build-san/tests/fuzz, as scripts/test.sh builds it). Each target runs WORKERS (default 2)
 # libFuzzer jobs sharing one corpus, seeded from tests/fuzz/<name>/ and tests/fuzz/regressions/; new
 # inputs go to WORK_DIR/corpus/<name>, crashes to WORK_DIR/crashes/, logs to WORK_DIR/logs/<name>/.
 # The rule loader and trace targets read the bundled rules: set MPSPORT_RULES where the binaries were
