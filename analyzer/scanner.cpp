@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -513,36 +514,61 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     // The calls through compiled extensions: the few files that import one are parsed again, whole,
     // unless the cache holds their calls through these very import lines.
     std::vector<std::pair<std::string, ScanCache::Entry>> memos;  // put after the model, which points into `fresh`
-    for (const auto& [path, lines] : model.extension_import_lines()) {
-        const ScanCache::Entry* known_entry = options.cache_dir ? fresh.find(path) : nullptr;
-        if (known_entry && known_entry->outcome.extension_import_lines == lines) {
-            model.add_imported_calls(path, known_entry->outcome.extension_calls);
-            continue;
-        }
+    // Each file's calls through those import lines, the files parsed side by side; nullopt for a file
+    // that is gone since it was read (its imports still link the extension).
+    auto calls_in = [&](const std::vector<std::pair<std::string, std::set<int>>>& wanted) {
+        std::vector<std::optional<std::vector<ImportedCall>>> out(wanted.size());
+        if (wanted.empty()) return out;
         build_engines();
-        std::vector<ImportedCall> calls;
-        try {
-            calls = m_python->calls_through_imports(read_file(base / path), lines);
-        } catch (const std::exception&) {
-            continue;  // read a moment ago: if it is gone now, its imports still link the extension
+        parallel_for(wanted.size(), [&](std::size_t i) {
+            try {
+                out[i] = m_python->calls_through_imports(read_file(base / wanted[i].first), wanted[i].second);
+            } catch (const std::exception&) {
+            }
+        }, options.jobs);
+        return out;
+    };
+    {
+        // From the cache where it holds the calls through these very import lines, else parsed.
+        std::vector<std::pair<std::string, std::set<int>>> to_read;
+        std::vector<const ScanCache::Entry*> known;
+        std::vector<std::pair<std::string, const ScanCache::Entry*>> kept;  // in the model's order; null: read
+        for (const auto& [path, lines] : model.extension_import_lines()) {
+            const ScanCache::Entry* known_entry = options.cache_dir ? fresh.find(path) : nullptr;
+            if (known_entry && known_entry->outcome.extension_import_lines == lines) {
+                kept.emplace_back(path, known_entry);
+                continue;
+            }
+            kept.emplace_back(path, nullptr);
+            to_read.emplace_back(path, lines);
+            known.push_back(known_entry);
         }
-        model.add_imported_calls(path, calls);
-        if (known_entry) {
-            ScanCache::Entry updated = *known_entry;
-            updated.outcome.extension_import_lines = lines;
-            updated.outcome.extension_calls = std::move(calls);
-            memos.emplace_back(path, std::move(updated));
+        auto read = calls_in(to_read);
+        std::size_t next = 0;
+        for (const auto& [path, entry] : kept) {  // in the model's order, as when read one at a time
+            if (entry) {
+                model.add_imported_calls(path, entry->outcome.extension_calls);
+                continue;
+            }
+            const std::size_t i = next++;
+            if (!read[i]) continue;
+            model.add_imported_calls(path, *read[i]);
+            if (known[i]) {
+                ScanCache::Entry updated = *known[i];
+                updated.outcome.extension_import_lines = to_read[i].second;
+                updated.outcome.extension_calls = std::move(*read[i]);
+                memos.emplace_back(path, std::move(updated));
+            }
         }
     }
     // Second round: the calls of the functions (and autograd.Function classes) those calls sit in,
     // in the files that import them by name. Few files; read again each scan, not memoised.
-    for (const auto& [path, lines] : model.caller_import_lines()) {
-        build_engines();
-        try {
-            model.add_caller_calls(path, m_python->calls_through_imports(read_file(base / path), lines));
-        } catch (const std::exception&) {
-            // read a moment ago: if it is gone now, its import still counts
-        }
+    {
+        const auto lines = model.caller_import_lines();
+        const std::vector<std::pair<std::string, std::set<int>>> wanted(lines.begin(), lines.end());
+        auto read = calls_in(wanted);
+        for (std::size_t i = 0; i < wanted.size(); ++i)
+            if (read[i]) model.add_caller_calls(wanted[i].first, *read[i]);
     }
     phase("extension calls");
     weigh_backward_only_by_callers(records, model, base, result.findings);
