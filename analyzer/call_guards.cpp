@@ -85,10 +85,12 @@ std::string query_key(const python::PythonEngine::FunctionQuery& q) {
 void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, const program::ProgramModel& model, const fs::path& base,
                                const FunctionUsesMemo& memo, bool full_parse, std::vector<Finding>& findings) const {
     std::map<std::string, std::set<int>> lines_by_file;
-    // The training run's files, and tests, benchmarks and examples too: a test helper that every test
-    // calling it skips without CUDA (flash-attention's tests/cute setup_tensors()) is info, not minor.
+    // The training run's files, tests, benchmarks and examples too (a test helper that every test
+    // calling it skips without CUDA, flash-attention's tests/cute setup_tensors(), is info, not minor),
+    // and files no entry point reaches: glide's CLIP encoders, whose CUDA field defaults every
+    // construction overrides, are used only from notebooks.
     for (const auto& f : findings)
-        if (is_candidate(f, m_catalogue) && model.reach_of(f.location.path).level >= program::Level::tooling)
+        if (is_candidate(f, m_catalogue))
             lines_by_file[f.location.path].insert(f.location.line);
     if (lines_by_file.empty()) return;
     build_engines();
