@@ -266,7 +266,7 @@ std::vector<FunctionUses> PythonEngine::uses_of_functions(std::string_view text,
     // a skip (a test file's own guard).
     std::vector<TSRange> ranges;
     if (!full_parse) {
-        std::vector<std::string> words{};
+        std::vector<std::string> words;
         std::set<int> lines;
         for (const auto& q : queries) {
             for (const auto& n : q.names)

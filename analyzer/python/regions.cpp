@@ -46,7 +46,7 @@ std::vector<std::string_view> defined_names(std::string_view chunk) {
         std::size_t eol = chunk.find('\n', pos);
         if (eol == std::string_view::npos) eol = chunk.size();
         std::string_view line = chunk.substr(pos, eol - pos);
-        line.remove_prefix(std::min(line.size(), line.find_first_not_of(" \t") == std::string_view::npos ? line.size() : line.find_first_not_of(" \t")));
+        line.remove_prefix(std::min(line.size(), line.find_first_not_of(" \t")));  // npos: all of it
         if (starts_with(line, "async ")) line.remove_prefix(6);
         for (std::string_view kw : {"def ", "class "}) {
             if (!starts_with(line, kw)) continue;
