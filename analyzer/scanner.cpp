@@ -515,12 +515,13 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     // unless the cache holds their calls through these very import lines.
     std::vector<std::pair<std::string, ScanCache::Entry>> memos;  // put after the model, which points into `fresh`
     // Each file's calls through those import lines, the files parsed side by side; nullopt for a file
-    // that is gone since it was read (its imports still link the extension).
-    auto calls_in = [&](const std::vector<std::pair<std::string, std::set<int>>>& wanted) {
+    // that is gone since it was read (its imports still link the extension), or one `skip` marks.
+    auto calls_in = [&](const std::vector<std::pair<std::string, std::set<int>>>& wanted, const std::vector<bool>& skip) {
         std::vector<std::optional<std::vector<ImportedCall>>> out(wanted.size());
         if (wanted.empty()) return out;
         build_engines();
         parallel_for(wanted.size(), [&](std::size_t i) {
+            if (!skip.empty() && skip[i]) return;
             try {
                 out[i] = m_python->calls_through_imports(read_file(base / wanted[i].first), wanted[i].second);
             } catch (const std::exception&) {
@@ -530,32 +531,26 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     };
     {
         // From the cache where it holds the calls through these very import lines, else parsed.
-        std::vector<std::pair<std::string, std::set<int>>> to_read;
-        std::vector<const ScanCache::Entry*> known;
-        std::vector<std::pair<std::string, const ScanCache::Entry*>> kept;  // in the model's order; null: read
-        for (const auto& [path, lines] : model.extension_import_lines()) {
-            const ScanCache::Entry* known_entry = options.cache_dir ? fresh.find(path) : nullptr;
-            if (known_entry && known_entry->outcome.extension_import_lines == lines) {
-                kept.emplace_back(path, known_entry);
-                continue;
-            }
-            kept.emplace_back(path, nullptr);
-            to_read.emplace_back(path, lines);
-            known.push_back(known_entry);
+        const auto lines = model.extension_import_lines();
+        const std::vector<std::pair<std::string, std::set<int>>> wanted(lines.begin(), lines.end());
+        std::vector<const ScanCache::Entry*> entry(wanted.size(), nullptr);
+        std::vector<bool> cached(wanted.size(), false);
+        for (std::size_t i = 0; i < wanted.size(); ++i) {
+            entry[i] = options.cache_dir ? fresh.find(wanted[i].first) : nullptr;
+            cached[i] = entry[i] && entry[i]->outcome.extension_import_lines == wanted[i].second;
         }
-        auto read = calls_in(to_read);
-        std::size_t next = 0;
-        for (const auto& [path, entry] : kept) {  // in the model's order, as when read one at a time
-            if (entry) {
-                model.add_imported_calls(path, entry->outcome.extension_calls);
+        auto read = calls_in(wanted, cached);
+        for (std::size_t i = 0; i < wanted.size(); ++i) {  // in the model's order, as when read one at a time
+            const std::string& path = wanted[i].first;
+            if (cached[i]) {
+                model.add_imported_calls(path, entry[i]->outcome.extension_calls);
                 continue;
             }
-            const std::size_t i = next++;
             if (!read[i]) continue;
             model.add_imported_calls(path, *read[i]);
-            if (known[i]) {
-                ScanCache::Entry updated = *known[i];
-                updated.outcome.extension_import_lines = to_read[i].second;
+            if (entry[i]) {
+                ScanCache::Entry updated = *entry[i];
+                updated.outcome.extension_import_lines = wanted[i].second;
                 updated.outcome.extension_calls = std::move(*read[i]);
                 memos.emplace_back(path, std::move(updated));
             }
@@ -566,7 +561,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     {
         const auto lines = model.caller_import_lines();
         const std::vector<std::pair<std::string, std::set<int>>> wanted(lines.begin(), lines.end());
-        auto read = calls_in(wanted);
+        auto read = calls_in(wanted, {});
         for (std::size_t i = 0; i < wanted.size(); ++i)
             if (read[i]) model.add_caller_calls(wanted[i].first, *read[i]);
     }
