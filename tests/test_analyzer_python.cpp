@@ -113,6 +113,33 @@ TEST_F(PythonEngineTest, PackageNeededOnlyForScaleIsMajorDual) {
     EXPECT_EQ(fs[0].impact, VerdictImpact::dual);
 }
 
+// dinov2's ssl_meta_arch.py: `except ImportError: raise AssertionError("xFormers is required for
+// training")`. A package usually needed only for speed, which the code declares required, keeps the
+// rule's weight; a handler that only logs, or binds a fallback, leaves it where it was.
+TEST_F(PythonEngineTest, PackageForSpeedThatTheCodeRequiresIsABlocker) {
+    const auto required = of(scan("try:\n    from xformers.ops import fmha\nexcept ImportError:\n"
+                                  "    logger.error('no xformers')\n    raise AssertionError(\"xFormers is required for training\")\n"),
+                             "cuda-only-package-import");
+    ASSERT_EQ(required.size(), 1u);
+    EXPECT_EQ(required[0].impact, VerdictImpact::stay);
+    EXPECT_EQ(required[0].severity, Severity::blocker);
+    EXPECT_NE(required[0].note.find("raise AssertionError(\"xFormers is required for training\")"), std::string::npos) << required[0].note;
+
+    const auto exits = of(scan("import sys\ntry:\n    import apex\nexcept ModuleNotFoundError:\n    sys.exit('install apex')\n"),
+                          "cuda-only-package-import");
+    ASSERT_EQ(exits.size(), 1u);
+    EXPECT_EQ(exits[0].impact, VerdictImpact::stay);
+
+    // a package with no replacement is a blocker already; one outside any try stays for speed
+    const auto plain = of(scan("import xformers.ops as xops\n"), "cuda-only-package-import");
+    ASSERT_EQ(plain.size(), 1u);
+    EXPECT_EQ(plain[0].impact, VerdictImpact::dual);
+    const auto logs = of(scan("try:\n    import xformers.ops as xops\nexcept ImportError:\n    print('slow path')\n"),
+                         "optional-cuda-only-package-import");
+    ASSERT_EQ(logs.size(), 1u);
+    EXPECT_EQ(logs[0].impact, VerdictImpact::none);
+}
+
 // yolov5's `elif engine: import tensorrt`: a scale-or-speed package imported on demand in one branch of
 // a function is an option, with no verdict impact. Straight in a function's body it is needed whenever the
 // function runs, and a package with no replacement (triton) keeps its weight in a branch too.

@@ -108,6 +108,16 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
                     m.severity = std::min(m.severity.value_or(rule.severity), Severity::minor);
                     m.note = "a package for scale or speed, imported on demand in one branch (" + *branch + "): an option the run can leave off";
                 }
+            // `try: from xformers.ops import fmha` / `except ImportError: raise AssertionError("xFormers is
+            // required for training")` (dinov2): a package usually needed only for speed, which this
+            // repository declares required. No path of its code runs without it: the rule's own weight.
+            if (!optional && guard.kind == GuardKind::none && m.impact && *m.impact == pkg->impact && pkg->impact < rule.impact &&
+                pkg->mps == MpsStatus::none)
+                if (const auto handler = in.guards.required_by_handler(imp)) {
+                    m.impact = rule.impact;
+                    m.severity = rule.severity;
+                    m.note = "a package usually needed only for scale or speed, which this code requires: its ImportError handler leaves (" + *handler + ")";
+                }
             // With a fallback beside it, a package needed only for scale or speed weighs one level below
             // the rule, as an unguarded one does: the Mac runs the fallback and loses only speed.
             if (optional && pkg->impact < VerdictImpact::stay) {

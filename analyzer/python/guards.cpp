@@ -650,8 +650,9 @@ bool GuardFinder::always_leaves(TSNode block) const {
     return false;
 }
 
-Guard GuardFinder::from_try(TSNode try_statement, TSNode node) const {
-    if (!contains(field(try_statement, "body"), node)) return {};
+std::vector<TSNode> GuardFinder::import_error_handlers(TSNode try_statement) const {
+    // The blocks of the except clauses that catch an import error (rules/program.yaml import_errors).
+    std::vector<TSNode> handlers;
     const uint32_t n = ts_node_named_child_count(try_statement);
     for (uint32_t i = 0; i < n; ++i) {
         TSNode clause = ts_node_named_child(try_statement, i);
@@ -662,7 +663,6 @@ Guard GuardFinder::from_try(TSNode try_statement, TSNode node) const {
         for (uint32_t k = 0; k < ts_node_named_child_count(clause); ++k)
             if (!is_type(ts_node_named_child(clause, k), "comment")) parts.push_back(ts_node_named_child(clause, k));
         if (parts.empty()) continue;
-        TSNode body = parts.back();
         bool catches = parts.size() == 1;  // a bare `except:`
         for (std::size_t k = 0; k + 1 < parts.size() && !catches; ++k) {
             // the exception names, also inside a tuple or an `as` pattern
@@ -671,11 +671,30 @@ Guard GuardFinder::from_try(TSNode try_statement, TSNode node) const {
                     catches = listed(m_vocab.import_errors, last_component(m_facts.text(e)));
             });
         }
-        if (!catches) continue;
+        if (catches) handlers.push_back(parts.back());
+    }
+    return handlers;
+}
+
+Guard GuardFinder::from_try(TSNode try_statement, TSNode node) const {
+    if (!contains(field(try_statement, "body"), node)) return {};
+    for (TSNode body : import_error_handlers(try_statement)) {
         if (rebuilds_import(try_statement, body)) continue;
         if (!always_leaves(body)) return {GuardKind::import_fallback, false, "try/except with a fallback"};
     }
     return {};
+}
+
+std::optional<std::string> GuardFinder::required_by_handler(TSNode node) const {
+    for (TSNode parent = ts_node_parent(node); !ts_node_is_null(parent); parent = ts_node_parent(parent)) {
+        if (is_type(parent, "function_definition") || is_type(parent, "class_definition")) return std::nullopt;
+        if (!is_type(parent, "try_statement") || !contains(field(parent, "body"), node)) continue;
+        for (TSNode body : import_error_handlers(parent))
+            if (always_leaves(body) && ts_node_named_child_count(body) > 0)
+                return one_line(ts_node_named_child(body, ts_node_named_child_count(body) - 1));
+        return std::nullopt;
+    }
+    return std::nullopt;
 }
 
 Guard GuardFinder::from_decorators(TSNode decorated) const {

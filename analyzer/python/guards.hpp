@@ -37,6 +37,9 @@ public:
     // `if sys.platform == "darwin":`. Looks no further out than the function `node` is in.
     std::optional<std::string> without_cuda(TSNode node) const;
     bool is_skip_call(TSNode call) const;  // pytest.skip(...), self.skipTest(...)
+    // The handler's first line, when `node` is in the body of a try whose ImportError handler always
+    // leaves (raises, exits): the repository declares what the body imports required.
+    std::optional<std::string> required_by_handler(TSNode node) const;
     const GuardVocabulary& vocabulary() const { return m_vocab; }
 
 private:
@@ -55,6 +58,7 @@ private:
     Guard from_alternative(TSNode if_statement, TSNode node) const;
     bool is_option_test(TSNode condition) const;
     Guard from_try(TSNode try_statement, TSNode node) const;
+    std::vector<TSNode> import_error_handlers(TSNode try_statement) const;
     bool rebuilds_import(TSNode try_statement, TSNode handler) const;
     bool always_leaves(TSNode block) const;
     Guard from_decorators(TSNode decorated) const;
