@@ -205,6 +205,10 @@ struct PackageInfo {
     // Where the package keeps its CUDA code (mmcv: ops): an import that names none of these submodules
     // (`from mmcv.utils import Registry`, `import mmcv`) reads only pure Python. Empty: all of it.
     std::vector<std::string> cuda_submodules;
+    // Keyword arguments and callees of other libraries that load this package without an import in
+    // the repository's code: transformers' `from_pretrained(..., load_in_8bit=True)` and
+    // `BitsAndBytesConfig(...)` load bitsandbytes.
+    std::vector<std::string> used_through;
     std::vector<std::string> distributions;  // normalised names in manifests; '*' matches any run
     std::string provides;                    // what the package gives the lab
     MpsStatus mps = MpsStatus::none;

@@ -331,6 +331,7 @@ void parse_package(const YAML::Node& item, const fs::path& file, PackageInfo& p)
     p.import_name = optional_string(item, "import");
     p.mac_build = optional_string(item, "mac_build");
     if (item["cuda_submodules"]) p.cuda_submodules = string_list(item, "cuda_submodules", file);
+    if (item["used_through"]) p.used_through = string_list(item, "used_through", file);
     for (const auto& d : string_list(item, "distributions", file)) p.distributions.push_back(normalise_distribution(d));
     if (p.distributions.empty() && !p.import_name.empty()) p.distributions.push_back(normalise_distribution(p.import_name));
     const std::string label = p.import_name.empty() ? (p.distributions.empty() ? "?" : p.distributions.front()) : p.import_name;
@@ -371,8 +372,10 @@ void parse_packages(const YAML::Node& doc, const fs::path& file, std::vector<Pac
 // Rules with `triggers_from: packages` run on any file that mentions a listed import name.
 void derive_triggers(std::vector<Rule>& rules, const std::vector<PackageInfo>& packages) {
     std::set<std::string> imports;
-    for (const auto& p : packages)
+    for (const auto& p : packages) {
         if (!p.import_name.empty()) imports.insert(p.import_name);
+        imports.insert(p.used_through.begin(), p.used_through.end());
+    }
     for (auto& r : rules) {
         if (r.triggers_from.empty()) continue;
         if (r.triggers_from != "packages") fail(r.source, "triggers_from must be 'packages'");
@@ -492,6 +495,12 @@ const Rule* RuleCatalogue::find(std::string_view id) const {
 const PackageInfo* RuleCatalogue::find_import(std::string_view import_name) const {
     for (const auto& p : m_packages)
         if (!p.import_name.empty() && p.import_name == import_name) return &p;
+    return nullptr;
+}
+
+const PackageInfo* RuleCatalogue::find_used_through(std::string_view name) const {
+    for (const auto& p : m_packages)
+        if (std::find(p.used_through.begin(), p.used_through.end(), name) != p.used_through.end()) return &p;
     return nullptr;
 }
 

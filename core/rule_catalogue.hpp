@@ -29,6 +29,8 @@ public:
     const Rule* find(std::string_view id) const;
     // The entry whose top-level module is `import_name` (exact), or nullptr.
     const PackageInfo* find_import(std::string_view import_name) const;
+    // The entry another library loads when given this keyword or callee (PackageInfo::used_through).
+    const PackageInfo* find_used_through(std::string_view name) const;
     // The entry naming this distribution (PEP 503-normalised, '*' patterns, and `name[extra]`
     // entries for the given extras), or nullptr.
     const PackageInfo* find_distribution(std::string_view name, const std::vector<std::string>& extras = {}) const;

@@ -244,11 +244,14 @@ TEST(PackageKnowledgeBase, AtLeastSixtyEntriesWithPatternsAndExtras) {
 }
 
 // `triggers_from: packages` means adding a package is one data edit: every import name is a trigger.
-TEST(PackageKnowledgeBase, PackageImportTriggersAreTheImportNames) {
+TEST(PackageKnowledgeBase, PackageImportTriggersAreTheImportNamesAndTheirUses) {
     const auto& cat = test::bundled_catalogue();
     std::set<std::string> imports;
-    for (const auto& p : cat.packages())
+    for (const auto& p : cat.packages()) {
         if (!p.import_name.empty()) imports.insert(p.import_name);
+        imports.insert(p.used_through.begin(), p.used_through.end());  // load_in_8bit: bitsandbytes
+    }
+    EXPECT_TRUE(imports.count("load_in_8bit"));
     int rules = 0;
     for (const auto& r : cat.rules()) {
         if (r.analysis != "package-import") continue;

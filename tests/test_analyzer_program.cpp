@@ -51,6 +51,32 @@ TEST(ProgramModel, OwnPackageNamedLikeACudaPackageIsNotADependency) {
     EXPECT_EQ(own, 0);
 }
 
+// A declared package is as needed as the code's uses of it: MiniGPT-4 declares bitsandbytes and loads
+// it only through `load_in_8bit=True` under an option. A module-level use keeps the declaration's
+// weight, and an import that says only which build is used (mmcv's pure parts) leaves it as it is.
+TEST(ProgramModel, ADeclaredPackageIsAsNeededAsItsUsesInTheCode) {
+    test::TempDir d;
+    d.write("requirements.txt", "torch\nbitsandbytes==0.45.0\nmmcv-full\ndeepspeed\n");
+    d.write("train.py", "from mmcv.utils import Registry\nfrom model import init_llm\n\nif __name__ == \"__main__\":\n    init_llm('x')\n");
+    d.write("model.py",
+            "def init_llm(path, low_resource=False):\n    if low_resource:\n"
+            "        return Llama.from_pretrained(path, load_in_8bit=True)\n    return Llama.from_pretrained(path)\n");
+    const ScanResult r = scan_dir(d);
+    const auto declared = by_line(r, "cuda-only-package-dependency", "requirements.txt");
+    ASSERT_TRUE(declared.count(2) && declared.count(3) && declared.count(4));
+    EXPECT_EQ(declared.at(2)->impact, VerdictImpact::none) << declared.at(2)->note;
+    EXPECT_EQ(declared.at(2)->severity, Severity::minor);
+    EXPECT_NE(declared.at(2)->note.find("as needed as its heaviest use in the code, model.py:3"), std::string::npos) << declared.at(2)->note;
+    EXPECT_EQ(declared.at(3)->impact, VerdictImpact::dual) << "an import of mmcv's pure parts says nothing of mmcv-full's ops";
+    EXPECT_EQ(declared.at(4)->impact, VerdictImpact::dual) << "deepspeed: declared, never used, keeps its weight";
+
+    d.write("model.py", "BNB = dict(load_in_8bit=True)\n\ndef init_llm(path):\n    return Llama.from_pretrained(path, **BNB)\n");
+    const ScanResult again = scan_dir(d);
+    const auto kept = by_line(again, "cuda-only-package-dependency", "requirements.txt");
+    ASSERT_TRUE(kept.count(2));
+    EXPECT_EQ(kept.at(2)->impact, VerdictImpact::dual) << kept.at(2)->note;
+}
+
 TEST(ProgramModel, LazyImportTakesTheGuardOfItsCallers) {
     // whisper's shape: the Triton module is imported inside a function that is only called under x.is_cuda
     test::TempDir d;

@@ -140,6 +140,33 @@ TEST_F(PythonEngineTest, PackageForSpeedThatTheCodeRequiresIsABlocker) {
     EXPECT_EQ(logs[0].impact, VerdictImpact::none);
 }
 
+// transformers loads bitsandbytes for `load_in_8bit=True` and `BitsAndBytesConfig(...)`, where the code
+// never imports it (rules/packages used_through). `load_in_8bit=False` loads nothing.
+TEST_F(PythonEngineTest, APackageLoadedThroughAnotherLibrarysKeywordIsAUse) {
+    const auto fs = of(scan("from transformers import AutoModel\nm = AutoModel.from_pretrained('x', load_in_8bit=True)\n"
+                            "cfg = BitsAndBytesConfig(load_in_4bit=False)\n"),
+                       "cuda-only-package-import");
+    ASSERT_EQ(fs.size(), 1u) << "one package, one finding per file";
+    EXPECT_EQ(fs[0].subject, "bitsandbytes");
+    EXPECT_EQ(fs[0].location.line, 2);
+    EXPECT_EQ(fs[0].impact, VerdictImpact::dual);
+    ASSERT_EQ(fs[0].related.size(), 1u);
+    EXPECT_EQ(fs[0].related[0].location.line, 3) << "the BitsAndBytesConfig call; its load_in_4bit=False is no use";
+    EXPECT_NE(fs[0].note.find("`load_in_8bit=True` makes the library it is passed to load it"), std::string::npos) << fs[0].note;
+
+    EXPECT_TRUE(of(scan("m = AutoModel.from_pretrained('x', load_in_8bit=False, device_map=None)\n"), "cuda-only-package-import").empty());
+
+    // MiniGPT-4's init_llm: only when the caller asks for low_resource
+    const auto branch = of(scan("def init_llm(path, low_resource=False):\n    if low_resource:\n"
+                                "        m = Llama.from_pretrained(path, load_in_8bit=True)\n    else:\n"
+                                "        m = Llama.from_pretrained(path)\n    return m\n"),
+                           "cuda-only-package-import");
+    ASSERT_EQ(branch.size(), 1u);
+    EXPECT_EQ(branch[0].impact, VerdictImpact::none);
+    EXPECT_EQ(branch[0].severity, Severity::minor);
+    EXPECT_NE(branch[0].note.find("loaded through `load_in_8bit=True` on demand in one branch (if low_resource:)"), std::string::npos) << branch[0].note;
+}
+
 // yolov5's `elif engine: import tensorrt`: a scale-or-speed package imported on demand in one branch of
 // a function is an option, with no verdict impact. Straight in a function's body it is needed whenever the
 // function runs, and a package with no replacement (triton) keeps its weight in a branch too.

@@ -89,6 +89,49 @@ bool is_python_source(const std::string& path) {
     return path.size() > 3 && (path.compare(path.size() - 3, 3, ".py") == 0 || path.compare(path.size() - 6, 6, ".ipynb") == 0);
 }
 
+bool is_setup_py(const std::string& path) {
+    return path == "setup.py" || (path.size() > 9 && path.compare(path.size() - 9, 9, "/setup.py") == 0);
+}
+
+// A declaration of a package (requirements, environment.yml, setup.py's install_requires) as opposed
+// to a use of it in the code (an import, or a keyword through which another library loads it).
+bool is_declaration(const Finding& f) {
+    return f.category == "dependency" && !f.subject.empty() && (!is_python_source(f.location.path) || is_setup_py(f.location.path));
+}
+
+// A declared package is as needed as the code's uses of it. When the code imports or loads it, and
+// every such use weighs less where it stands (its guard, the branch it sits in: the weight its
+// analysis gave it, before reach), the declaration takes the heaviest of them: MiniGPT-4's
+// bitsandbytes, loaded only through `load_in_8bit=True` under `if low_resource:`. The declaration's
+// own reach (that of its importers) still weighs on top. Uses at info with no guard say which build of
+// the package the code needs (onnxruntime, mmcv's pure parts), not whether the run needs it: they
+// leave the declaration as it is. A package the code never uses keeps the declaration's own weight.
+void cap_declarations_by_uses(const ProgramModel& model, std::vector<Finding>& findings) {
+    for (auto& d : findings) {
+        if (!is_declaration(d)) continue;
+        const Finding* heaviest = nullptr;
+        bool build_only = false;
+        for (const auto& u : findings) {
+            if (u.category != "dependency" || u.subject != d.subject || is_declaration(u) || !is_python_source(u.location.path)) continue;
+            if (!model.same_project(u.location.path, d.location.path)) continue;
+            if (u.rule_severity == Severity::info && u.guard == GuardKind::none) build_only = true;
+            if (!heaviest || std::make_pair(u.rule_impact, u.rule_severity) > std::make_pair(heaviest->rule_impact, heaviest->rule_severity)) heaviest = &u;
+        }
+        if (!heaviest || build_only) continue;
+        if (heaviest->rule_impact >= d.impact && heaviest->rule_severity >= d.severity) continue;
+        const VerdictImpact impact = std::min(d.impact, heaviest->rule_impact);
+        const Severity severity = std::min(d.severity, heaviest->rule_severity);
+        std::string why = heaviest->note.substr(0, heaviest->note.find("; rule weight"));
+        const std::string note = "now " + std::string(to_string(severity)) + "/" + std::string(to_string(impact)) + ": as needed as its heaviest use in the code, " +
+                                 heaviest->location.path + ":" + std::to_string(heaviest->location.line) + (why.empty() ? "" : " (" + why + ")");
+        d.impact = impact;
+        d.severity = severity;
+        d.related.push_back(related_line(heaviest->location.path, heaviest->location.line, "the heaviest use of " + d.subject));
+        d.note = d.note.empty() ? "rule weight " + std::string(to_string(d.rule_severity)) + "/" + std::string(to_string(d.rule_impact)) + ", " + note
+                                : d.note + "; " + note;
+    }
+}
+
 }  // namespace
 
 void weigh(Finding& f, Level level, const FileReach& reach, const ProgramVocabulary& vocabulary,
@@ -202,9 +245,7 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
                 }
             }
             if (!f.native_op.empty() && r.level != Level::tooling) weigh_by_op_calls(model, src, f, r);
-        } else if (f.category == "dependency" && !f.subject.empty() &&
-                   (!is_python_source(f.location.path) || f.location.path == "setup.py" || (f.location.path.size() > 9 &&
-                    f.location.path.compare(f.location.path.size() - 9, 9, "/setup.py") == 0))) {
+        } else if (is_declaration(f)) {
             // a declaration (requirements, pyproject, setup.py's install_requires): as needed as its imports
             r = model.reach_of_importers(f.subject, f.location.path).value_or(model.reach_of(f.location.path));
             if (r.level == Level::unreached || r.level == Level::tooling) {
@@ -234,6 +275,7 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
     }
     findings = std::move(kept);
     weigh_scale_out_launches(model, vocabulary, findings);
+    cap_declarations_by_uses(model, findings);
 }
 
 }  // namespace mpsport::program

@@ -49,11 +49,110 @@ bool reaches_cuda_code(TSNode imp, std::string_view dotted, const PackageInfo& p
     return reaches;
 }
 
+// `from_pretrained(..., load_in_8bit=True)`, `BitsAndBytesConfig(...)`: another library loads a listed
+// package for this keyword (with a value other than False or None) or callee (PackageInfo::used_through).
+std::vector<std::pair<TSNode, const PackageInfo*>> package_uses(TSNode root, const ModuleFacts& facts, const RuleCatalogue& catalogue) {
+    std::vector<std::pair<TSNode, const PackageInfo*>> uses;
+    const bool any = std::any_of(catalogue.packages().begin(), catalogue.packages().end(), [&](const PackageInfo& p) {
+        return std::any_of(p.used_through.begin(), p.used_through.end(), [&](const std::string& n) { return facts.source().find(n) != std::string_view::npos; });
+    });
+    if (!any) return uses;
+    for_each_node(root, [&](TSNode n) {
+        const PackageInfo* pkg = nullptr;
+        if (is_type(n, "keyword_argument")) {
+            const TSNode value = field(n, "value");
+            if (!is_type(value, "false") && !is_type(value, "none")) pkg = catalogue.find_used_through(facts.text(field(n, "name")));
+        } else if (is_type(n, "call")) {
+            pkg = catalogue.find_used_through(last_segment(facts.text(field(n, "function"))));
+        }
+        if (pkg && !pkg->import_name.empty()) uses.emplace_back(n, pkg);
+    });
+    return uses;
+}
+
 void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out) {
     const bool want_optional = listed(rule_param(rule, "optional"), "true");
     // One package, one finding per file: `import triton` then `import triton.language as tl` is one
     // dependency; the later imports are related locations of the first.
     std::map<std::string, std::size_t> first_of;
+    // `at`: an import statement, or a keyword or call through which another library loads the package
+    // (`use`: how, as written).
+    auto report = [&](TSNode at, const PackageInfo* pkg, bool pure, const std::string& use) {
+        const Guard guard = in.guards.guard_of(at);
+        const bool optional = guard.kind == GuardKind::import_fallback;
+        if (optional != want_optional) return;
+        const std::string key = pkg->import_name + (pure ? " (pure)" : "");  // the pure parts are a finding of their own
+        const std::string also = use.empty() ? "also imports " + pkg->import_name : use + " also loads " + pkg->import_name;
+        if (auto seen = first_of.find(key); seen != first_of.end()) {
+            Match& first = out[seen->second];
+            // a guarded first import is outweighed by an unguarded later one: report the stronger
+            if (first.guard != GuardKind::none && guard.kind == GuardKind::none) {
+                first.related.push_back({{first.begin, first.end}, also});
+                first.begin = ts_node_start_byte(at);
+                first.end = ts_node_end_byte(at);
+                first.guard = GuardKind::none;
+                first.guard_note.clear();
+            } else {
+                first.related.push_back({{ts_node_start_byte(at), ts_node_end_byte(at)}, also});
+            }
+            return;
+        }
+        Match m;
+        m.rule = &rule;
+        m.subject = pkg->import_name;
+        if (!optional) {
+            m.guard = guard.kind;
+            m.guard_note = guard.note;
+        }
+        m.begin = ts_node_start_byte(at);
+        m.end = ts_node_end_byte(at);
+        describe_package(m, *pkg);
+        const std::string what = use.empty() ? "imported" : "loaded through " + use;
+        // `elif engine: import tensorrt` (yolov5's DetectMultiBackend), `if args.deepspeed: import
+        // deepspeed`, MiniGPT-4's `if low_resource: ...from_pretrained(..., load_in_8bit=True)`: a
+        // package needed only for scale or speed, used on demand in one branch of a function, is an
+        // option the run can leave off.
+        if (!optional && m.impact && *m.impact < rule.impact)
+            if (const auto branch = branch_in_function(at, in.facts)) {
+                m.impact = VerdictImpact::none;
+                m.severity = std::min(m.severity.value_or(rule.severity), Severity::minor);
+                m.note = "a package for scale or speed, " + what + " on demand in one branch (" + *branch + "): an option the run can leave off";
+            }
+        // `try: from xformers.ops import fmha` / `except ImportError: raise AssertionError("xFormers is
+        // required for training")` (dinov2): a package usually needed only for speed, which this
+        // repository declares required. No path of its code runs without it: the rule's own weight.
+        if (!optional && guard.kind == GuardKind::none && m.impact && *m.impact == pkg->impact && pkg->impact < rule.impact &&
+            pkg->mps == MpsStatus::none)
+            if (const auto handler = in.guards.required_by_handler(at)) {
+                m.impact = rule.impact;
+                m.severity = rule.severity;
+                m.note = "a package usually needed only for scale or speed, which this code requires: its ImportError handler leaves (" + *handler + ")";
+            }
+        // With a fallback beside it, a package needed only for scale or speed weighs one level below
+        // the rule, as an unguarded one does: the Mac runs the fallback and loses only speed.
+        if (optional && pkg->impact < VerdictImpact::stay) {
+            m.impact = VerdictImpact::none;
+            m.note = "a package for scale or speed with a fallback beside it: the Mac runs the fallback and loses only speed";
+        }
+        if (!pkg->mac_build.empty()) {
+            // `import onnxruntime` is as much the plain wheel as the -gpu one: the manifests say which.
+            m.severity = Severity::info;
+            m.impact = VerdictImpact::none;
+            m.note = "the import is also the one of " + pkg->mac_build + ", which installs on macOS: only the CUDA build (" +
+                     pkg->distributions.front() + ") is Linux-only; install " + pkg->mac_build + " on the Mac";
+        }
+        if (pure) {
+            std::string where;
+            for (const auto& s : pkg->cuda_submodules) where += (where.empty() ? "" : ", ") + pkg->import_name + "." + s;
+            m.severity = Severity::info;
+            m.impact = VerdictImpact::none;
+            m.note = "imports only pure-Python parts of " + pkg->import_name + ", which install on macOS: its CUDA code is in " + where;
+        }
+        if (!use.empty())
+            m.note = "no import of " + pkg->import_name + " here: " + use + " makes the library it is passed to load it" + (m.note.empty() ? "" : "; " + m.note);
+        first_of[key] = out.size();
+        out.push_back(std::move(m));
+    };
     for (TSNode imp : in.facts.imports()) {
         std::vector<TSNode> modules;
         if (is_type(imp, "import_from_statement")) {
@@ -68,79 +167,12 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
             if (!is_type(mod, "dotted_name")) continue;
             const std::string_view name = in.facts.text(mod);
             const std::string head(name.substr(0, name.find('.')));
-            const PackageInfo* pkg = in.catalogue.find_import(head);
-            if (!pkg) continue;
-            const Guard guard = in.guards.guard_of(imp);
-            const bool optional = guard.kind == GuardKind::import_fallback;
-            if (optional != want_optional) continue;
-            const bool pure = !reaches_cuda_code(imp, name, *pkg, in.facts);
-            const std::string key = pkg->import_name + (pure ? " (pure)" : "");  // the pure parts are a finding of their own
-            if (auto seen = first_of.find(key); seen != first_of.end()) {
-                Match& first = out[seen->second];
-                // a guarded first import is outweighed by an unguarded later one: report the stronger
-                if (first.guard != GuardKind::none && guard.kind == GuardKind::none) {
-                    first.related.push_back({{first.begin, first.end}, "also imports " + pkg->import_name});
-                    first.begin = ts_node_start_byte(imp);
-                    first.end = ts_node_end_byte(imp);
-                    first.guard = GuardKind::none;
-                    first.guard_note.clear();
-                } else {
-                    first.related.push_back({{ts_node_start_byte(imp), ts_node_end_byte(imp)}, "also imports " + pkg->import_name});
-                }
-                continue;
-            }
-            Match m;
-            m.rule = &rule;
-            m.subject = pkg->import_name;
-            if (!optional) {
-                m.guard = guard.kind;
-                m.guard_note = guard.note;
-            }
-            m.begin = ts_node_start_byte(imp);
-            m.end = ts_node_end_byte(imp);
-            describe_package(m, *pkg);
-            // `elif engine: import tensorrt` (yolov5's DetectMultiBackend), `if args.deepspeed: import
-            // deepspeed`: a package needed only for scale or speed, imported on demand in one branch of a
-            // function, is an option the run can leave off.
-            if (!optional && m.impact && *m.impact < rule.impact)
-                if (const auto branch = branch_in_function(imp, in.facts)) {
-                    m.impact = VerdictImpact::none;
-                    m.severity = std::min(m.severity.value_or(rule.severity), Severity::minor);
-                    m.note = "a package for scale or speed, imported on demand in one branch (" + *branch + "): an option the run can leave off";
-                }
-            // `try: from xformers.ops import fmha` / `except ImportError: raise AssertionError("xFormers is
-            // required for training")` (dinov2): a package usually needed only for speed, which this
-            // repository declares required. No path of its code runs without it: the rule's own weight.
-            if (!optional && guard.kind == GuardKind::none && m.impact && *m.impact == pkg->impact && pkg->impact < rule.impact &&
-                pkg->mps == MpsStatus::none)
-                if (const auto handler = in.guards.required_by_handler(imp)) {
-                    m.impact = rule.impact;
-                    m.severity = rule.severity;
-                    m.note = "a package usually needed only for scale or speed, which this code requires: its ImportError handler leaves (" + *handler + ")";
-                }
-            // With a fallback beside it, a package needed only for scale or speed weighs one level below
-            // the rule, as an unguarded one does: the Mac runs the fallback and loses only speed.
-            if (optional && pkg->impact < VerdictImpact::stay) {
-                m.impact = VerdictImpact::none;
-                m.note = "a package for scale or speed with a fallback beside it: the Mac runs the fallback and loses only speed";
-            }
-            if (!pkg->mac_build.empty()) {
-                // `import onnxruntime` is as much the plain wheel as the -gpu one: the manifests say which.
-                m.severity = Severity::info;
-                m.impact = VerdictImpact::none;
-                m.note = "the import is also the one of " + pkg->mac_build + ", which installs on macOS: only the CUDA build (" +
-                         pkg->distributions.front() + ") is Linux-only; install " + pkg->mac_build + " on the Mac";
-            }
-            if (pure) {
-                std::string where;
-                for (const auto& s : pkg->cuda_submodules) where += (where.empty() ? "" : ", ") + pkg->import_name + "." + s;
-                m.severity = Severity::info;
-                m.impact = VerdictImpact::none;
-                m.note = "imports only pure-Python parts of " + pkg->import_name + ", which install on macOS: its CUDA code is in " + where;
-            }
-            first_of[key] = out.size();
-            out.push_back(std::move(m));
+            if (const PackageInfo* pkg = in.catalogue.find_import(head)) report(imp, pkg, !reaches_cuda_code(imp, name, *pkg, in.facts), "");
         }
+    }
+    for (const auto& [at, pkg] : package_uses(in.root, in.facts, in.catalogue)) {
+        const std::string_view text = in.facts.text(is_type(at, "call") ? field(at, "function") : at);
+        report(at, pkg, false, "`" + one_line(text, 60) + (is_type(at, "call") ? "(...)`" : "`"));
     }
 }
 

@@ -27,3 +27,10 @@ except ImportError:
 
 # ok: cuda-only-package-import
 from .local_triton_helpers import fused
+
+
+def load(path, quantise):
+    # ok: cuda-only-package-import
+    fp16 = AutoModelForCausalLM.from_pretrained(path, load_in_8bit=False)
+    # ruleid: cuda-only-package-import
+    return AutoModelForCausalLM.from_pretrained(path, load_in_8bit=quantise)
