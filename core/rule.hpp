@@ -191,6 +191,9 @@ struct ProgramVocabulary {
     // runs is the repository's and has no unguarded distributed finding of its own.
     std::vector<std::string> scale_out_rules;
     std::optional<WeightRule> scale_out;
+    // By the kind of file a finding is in (parse_file_kind names): a Dockerfile builds a Linux image,
+    // which a Mac runs in a VM with no access to its GPU.
+    std::map<std::string, WeightRule> file_kind_weights;
 };
 
 enum class MpsStatus { none, partial, native };

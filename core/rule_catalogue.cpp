@@ -1,4 +1,5 @@
 #include "core/rule_catalogue.hpp"
+#include "core/walker.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -300,10 +301,18 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
         if (!v["weight"]) fail(file, "scale_out_launch: expected 'rules' and 'weight'");
         p.scale_out = parse_weight(v["weight"], "scale_out_launch.weight", file);
     }
+    if (const YAML::Node v = doc["file_kind_weights"]) {
+        if (!v.IsMap()) fail(file, "file_kind_weights: expected a map of file kind to weight");
+        for (const auto& kv : v) {
+            const std::string kind = kv.first.as<std::string>();
+            if (!parse_file_kind(kind)) fail(file, "file_kind_weights: unknown file kind '" + kind + "'");
+            p.file_kind_weights[kind] = parse_weight(kv.second, "file_kind_weights." + kind, file);
+        }
+    }
     for (const auto& kv : doc) {
         const std::string key = kv.first.as<std::string>();
         if (key != "guards" && key != "tooling" && key != "guard_weights" && key != "reach_weights" && key != "reach_weights_for" &&
-            key != "data_readers" && key != "vendored" && key != "scale_out_launch" && key != "cuda_bound_tooling")
+            key != "data_readers" && key != "vendored" && key != "scale_out_launch" && key != "cuda_bound_tooling" && key != "file_kind_weights")
             fail(file, "unknown top-level key '" + key + "'");
     }
     return p;

@@ -77,6 +77,27 @@ TEST(ProgramModel, ADeclaredPackageIsAsNeededAsItsUsesInTheCode) {
     EXPECT_EQ(kept.at(2)->impact, VerdictImpact::dual) << kept.at(2)->note;
 }
 
+// Docker on macOS runs Linux containers with no access to the GPU: a Dockerfile's CUDA base image is
+// for the Linux hosts (rules/program.yaml file_kind_weights), while the same lines elsewhere keep their weight.
+TEST(ProgramModel, ADockerfilesFindingsAreForTheLinuxHostsOnly) {
+    test::TempDir d;
+    d.write("Dockerfile", "FROM nvidia/cuda:12.1.0-devel-ubuntu22.04\nENV FORCE_CUDA=1\nCOPY . /app\nCMD python train.py\n");
+    d.write("build.sh", "export FORCE_CUDA=1\npython setup.py develop\n");
+    d.write("train.py", "import torch\n\nif __name__ == \"__main__\":\n    torch.zeros(1)\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* image = find(r, "cuda-base-image", "Dockerfile");
+    ASSERT_NE(image, nullptr);
+    EXPECT_EQ(image->severity, Severity::info);
+    EXPECT_NE(image->note.find("in a dockerfile (Docker on macOS runs Linux containers"), std::string::npos) << image->note;
+    const Finding* docker_env = find(r, "cuda-build-env", "Dockerfile");
+    ASSERT_NE(docker_env, nullptr);
+    EXPECT_EQ(docker_env->severity, Severity::info);
+    const Finding* shell_env = find(r, "cuda-build-env", "build.sh");
+    ASSERT_NE(shell_env, nullptr);
+    EXPECT_EQ(shell_env->severity, shell_env->rule_severity) << shell_env->note;
+    EXPECT_GT(shell_env->severity, Severity::info);
+}
+
 TEST(ProgramModel, LazyImportTakesTheGuardOfItsCallers) {
     // whisper's shape: the Triton module is imported inside a function that is only called under x.is_cuda
     test::TempDir d;

@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "analyzer/program/program_model.hpp"
+#include "core/walker.hpp"
 
 namespace mpsport::program {
 namespace {
@@ -270,6 +271,9 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
         if (r.level == Level::tooling && f.category != "dependency")
             if (const auto bound = cuda_bound.find(f.location.path); bound != cuda_bound.end())
                 context.emplace_back(&*vocabulary.cuda_bound_tooling, "it " + bound->second);
+        if (FileKind kind; !vocabulary.file_kind_weights.empty() && classify_file(f.location.path, kind))
+            if (const auto w = vocabulary.file_kind_weights.find(std::string(to_string(kind))); w != vocabulary.file_kind_weights.end())
+                context.emplace_back(&w->second, "in a " + w->first);
         weigh(f, r.level, r, vocabulary, context);
         kept.push_back(std::move(f));
     }

@@ -1,4 +1,21 @@
+import torch
 import torch.nn as nn
+
+
+class ScaledSigmoid(torch.autograd.Function):
+    # The lab's own activation, written for CUDA mixed precision: the decorator casts the input to
+    # float32 under CUDA autocast only.
+    @staticmethod
+    @torch.cuda.amp.custom_fwd(cast_inputs=torch.float32)
+    def forward(ctx, x):
+        y = torch.sigmoid(x) * 1.7
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return grad * y * (1 - y / 1.7)
 
 
 class SmallConvNet(nn.Module):
@@ -13,4 +30,4 @@ class SmallConvNet(nn.Module):
         self.head = nn.Linear(64, classes)
 
     def forward(self, x):
-        return self.head(self.features(x).flatten(1))
+        return self.head(ScaledSigmoid.apply(self.features(x).flatten(1)))

@@ -1,14 +1,5 @@
 import torch
 from torch.cuda.amp import GradScaler, autocast
-from torch.cuda.amp import custom_fwd
-
-
-class Fn(torch.autograd.Function):
-    @staticmethod
-    # ruleid: cuda-amp-api
-    @custom_fwd
-    def forward(ctx, x):
-        return x * 2
 
 
 def step(model, x, opt):
@@ -20,6 +11,9 @@ def step(model, x, opt):
     # ruleid: cuda-amp-api
     with torch.cuda.amp.autocast(dtype=torch.float16):
         loss = loss + model(x).sum()
+    # ok: cuda-amp-api
+    with torch.cuda.amp.autocast(enabled=False):
+        loss = loss + model(x).float().sum()
     # ok: cuda-amp-api
     with torch.autocast(device_type="mps", dtype=torch.float16):
         loss = loss + model(x).sum()
