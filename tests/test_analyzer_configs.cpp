@@ -42,7 +42,9 @@ TEST(ConfigFacts, FilesFoldersAndKeyReads) {
         "cfg = yaml.safe_load(open('configs/base.yaml'))\n"
         "exp = OmegaConf.load(f\"configs/{name}.yml\")\n"
         "@hydra.main(config_path=\"conf\", config_name=\"config\")\n"
-        "d = cfg['device']; b = cfg.get(\"backend\", 'gloo'); p = cfg.trainer.precision; x = other.device\n",
+        "d = cfg['device']; b = cfg.get(\"backend\", 'gloo'); p = cfg.trainer.precision; x = other.device\n"
+        // a runner keeps its config in an attribute (MiniGPT-4's self.config.run_cfg.device); a model's does not name one
+        "r = self.config.run_cfg.device; m = self.model.device\n",
         {"device", "backend", "precision"}, test::bundled_catalogue().program().readers);
     std::vector<std::string> files, dirs;
     for (const auto& p : f.files) files.push_back(p.path + "@" + std::to_string(p.line));
@@ -51,7 +53,8 @@ TEST(ConfigFacts, FilesFoldersAndKeyReads) {
     EXPECT_EQ(dirs, (std::vector<std::string>{"conf@4"}));
     std::vector<std::string> reads;
     for (const auto& r : f.reads) reads.push_back(r.key + "@" + std::to_string(r.line) + ":" + r.text);
-    EXPECT_EQ(reads, (std::vector<std::string>{"device@5:cfg['device']", "backend@5:cfg.get(\"backend\"", "precision@5:cfg.trainer.precision"}));
+    EXPECT_EQ(reads, (std::vector<std::string>{"device@5:cfg['device']", "backend@5:cfg.get(\"backend\"", "precision@5:cfg.trainer.precision",
+                                               "device@6:self.config.run_cfg.device"}));
     EXPECT_EQ(refers_to(f, "train.py", "configs/base.yaml"), 2);
     EXPECT_EQ(refers_to(f, "train.py", "configs/exp1.yml"), 3);
     EXPECT_FALSE(refers_to(f, "train.py", "configs/sub/exp1.yml").has_value());  // an f-string hole is one segment

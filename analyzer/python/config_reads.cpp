@@ -45,12 +45,19 @@ std::string path_value(TSNode arg, const ModuleFacts& facts) {
     return string_literal(bindings.front().value, facts.source()).value_or("");
 }
 
-// The identifier a chain of attributes and subscripts starts from: `cfg` in cfg.trainer["x"].device.
-TSNode chain_root(TSNode n) {
+// Whether a chain of attributes and subscripts names a run config on its way: `cfg` in
+// cfg.trainer.device, and `config` in MiniGPT-4's self.config.run_cfg.device (a runner keeps its config
+// in an attribute).
+bool names_config_object(TSNode n, const DataReaderVocabulary& vocabulary, const ModuleFacts& facts) {
     for (;;) {
-        if (is_type(n, "attribute")) n = field(n, "object");
-        else if (is_type(n, "subscript")) n = field(n, "value");
-        else return n;
+        if (is_type(n, "attribute")) {
+            if (listed(vocabulary.config_objects, facts.text(field(n, "attribute")))) return true;
+            n = field(n, "object");
+        } else if (is_type(n, "subscript")) {
+            n = field(n, "value");
+        } else {
+            return is_type(n, "identifier") && listed(vocabulary.config_objects, facts.text(n));
+        }
     }
 }
 
@@ -136,9 +143,7 @@ configs::PythonConfigFacts config_reads(TSNode root, const ModuleFacts& facts, c
         if (is_type(n, "attribute")) {  // cfg.trainer.device, args.device
             const std::string attr(facts.text(field(n, "attribute")));
             if (!keys.count(attr)) return;
-            const TSNode root_name = chain_root(field(n, "object"));
-            if (is_type(root_name, "identifier") && listed(vocabulary.config_objects, facts.text(root_name)))
-                out.reads.push_back({attr, line_at(n), std::string(facts.text(n))});
+            if (names_config_object(field(n, "object"), vocabulary, facts)) out.reads.push_back({attr, line_at(n), std::string(facts.text(n))});
             return;
         }
         if (!is_type(n, "call")) return;
