@@ -3,7 +3,7 @@ from torch.cuda.amp import GradScaler, autocast
 
 
 def step(model, x, opt):
-    # ruleid: cuda-amp-api
+    # ok: cuda-amp-api
     scaler = GradScaler()
     # ruleid: cuda-amp-api
     with autocast():
