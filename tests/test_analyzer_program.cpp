@@ -1624,6 +1624,12 @@ TEST(ProgramModel, ASamplingScriptBesideATrainingOneIsTooling) {
     EXPECT_LE(sampling->severity, Severity::minor);
     EXPECT_EQ(probe->reach, Reach::core);
     EXPECT_EQ(probe->severity, Severity::major);
+    // a word with a digit inside gives its parts: latent-diffusion's scripts/knn2img.py samples
+    d.write("scripts/knn2img.py", "import torch\n\nif __name__ == \"__main__\":\n    model = torch.nn.Linear(2, 2).cuda()\n");
+    const ScanResult with_knn = scan_dir(d);
+    const Finding* knn = find(with_knn, "cuda-method-call", "scripts/knn2img.py");
+    ASSERT_NE(knn, nullptr);
+    EXPECT_EQ(knn->reach, Reach::tooling) << knn->note;
 
     test::TempDir inference_only;
     inference_only.write("sample.py", "import torch\n\nif __name__ == \"__main__\":\n    model = torch.nn.Linear(2, 2).cuda()\n");

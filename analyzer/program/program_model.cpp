@@ -1,6 +1,7 @@
 #include "analyzer/program/program_model.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <deque>
 #include <functional>
 #include <fnmatch.h>
@@ -758,9 +759,23 @@ void ProgramModel::mark_sampling_entries(const std::vector<FileRecord>& files) {
         std::vector<std::string> words;
         std::string word;
         const std::string name = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
+        // A word with digits inside also gives its parts: knn2img.py (latent-diffusion) is a "knn" script.
+        auto add = [&](const std::string& w) {
+            if (w.empty()) return;
+            words.push_back(w);
+            std::string part;
+            for (char c : w + "0") {
+                if (std::isdigit(static_cast<unsigned char>(c))) {
+                    if (!part.empty() && part != w) words.push_back(part);
+                    part.clear();
+                } else {
+                    part.push_back(c);
+                }
+            }
+        };
         for (char c : name + ".") {
             if (c == '_' || c == '-' || c == '.') {
-                if (!word.empty()) words.push_back(word);
+                add(word);
                 word.clear();
             } else {
                 word.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
