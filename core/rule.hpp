@@ -187,6 +187,9 @@ struct ProgramVocabulary {
     std::optional<WeightRule> vendored;
     // A tooling file that cannot even be imported without CUDA: its findings are nothing to port.
     std::optional<WeightRule> cuda_bound_tooling;
+    // Continuous integration and release packaging (.github, packaging): run on Linux build hosts only.
+    std::vector<std::string> build_host_dirs;
+    std::optional<WeightRule> build_host;
     // Launch lines (rule ids) that start several processes; the weight when the Python script the line
     // runs is the repository's and has no unguarded distributed finding of its own.
     std::vector<std::string> scale_out_rules;

@@ -296,6 +296,11 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
         p.vendored = parse_weight(v["weight"], "vendored.weight", file);
     }
     if (const YAML::Node v = doc["cuda_bound_tooling"]) p.cuda_bound_tooling = parse_weight(v, "cuda_bound_tooling", file);
+    if (const YAML::Node v = doc["build_hosts"]) {
+        p.build_host_dirs = string_list(v, "dirs", file);
+        if (!v["weight"]) fail(file, "build_hosts: expected 'dirs' and 'weight'");
+        p.build_host = parse_weight(v["weight"], "build_hosts.weight", file);
+    }
     if (const YAML::Node v = doc["scale_out_launch"]) {
         p.scale_out_rules = string_list(v, "rules", file);
         if (!v["weight"]) fail(file, "scale_out_launch: expected 'rules' and 'weight'");
@@ -312,7 +317,8 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
     for (const auto& kv : doc) {
         const std::string key = kv.first.as<std::string>();
         if (key != "guards" && key != "tooling" && key != "guard_weights" && key != "reach_weights" && key != "reach_weights_for" &&
-            key != "data_readers" && key != "vendored" && key != "scale_out_launch" && key != "cuda_bound_tooling" && key != "file_kind_weights")
+            key != "data_readers" && key != "vendored" && key != "scale_out_launch" && key != "cuda_bound_tooling" && key != "file_kind_weights" &&
+            key != "build_hosts")
             fail(file, "unknown top-level key '" + key + "'");
     }
     return p;

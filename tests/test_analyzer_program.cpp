@@ -98,6 +98,27 @@ TEST(ProgramModel, ADockerfilesFindingsAreForTheLinuxHostsOnly) {
     EXPECT_GT(shell_env->severity, Severity::info);
 }
 
+// Continuous integration and release packaging run on Linux build hosts (rules/program.yaml build_hosts):
+// gsplat's .github/workflows/cuda/Linux.sh, pytorch3d's packaging/linux_wheels. A tooling script
+// elsewhere (scripts/) keeps the tooling weight.
+TEST(ProgramModel, ContinuousIntegrationAndPackagingScriptsAreInfo) {
+    test::TempDir d;
+    d.write(".github/workflows/cuda/Linux.sh", "sudo apt-get install -y cuda-nvcc-12-1\nexport FORCE_CUDA=1\n");
+    d.write("packaging/linux_wheels/inside.sh", "export FORCE_CUDA=1\npython setup.py bdist_wheel\n");
+    d.write("examples/build.sh", "export FORCE_CUDA=1\npython setup.py develop\n");
+    d.write("train.py", "import torch\n\nif __name__ == \"__main__\":\n    torch.zeros(1)\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* ci = find(r, "cuda-build-env", ".github/workflows/cuda/Linux.sh");
+    const Finding* wheels = find(r, "cuda-build-env", "packaging/linux_wheels/inside.sh");
+    const Finding* example = find(r, "cuda-build-env", "examples/build.sh");
+    ASSERT_TRUE(ci && wheels && example);
+    EXPECT_EQ(ci->severity, Severity::info) << ci->note;
+    EXPECT_NE(ci->note.find("in .github/ (continuous integration"), std::string::npos) << ci->note;
+    EXPECT_EQ(wheels->severity, Severity::info) << wheels->note;
+    EXPECT_EQ(example->reach, Reach::tooling);
+    EXPECT_EQ(example->severity, Severity::minor) << example->note;
+}
+
 TEST(ProgramModel, LazyImportTakesTheGuardOfItsCallers) {
     // whisper's shape: the Triton module is imported inside a function that is only called under x.is_cuda
     test::TempDir d;
