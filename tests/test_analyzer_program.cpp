@@ -1628,6 +1628,30 @@ TEST(ProgramModel, AFieldDefaultThatEveryConstructionPassesIsInfo) {
     expect_defaults(Reach::unreached);
 }
 
+// glide-text2im's `AttentionResblock(self.n_state, self.n_resblocks, self.attn_fn, self.device)`: a
+// field passed by its place among the fields. Where a base class may bring fields of its own, or a
+// field before it is init=False, places are counted only as the constructor sees them.
+TEST(ProgramModel, AFieldDefaultPassedByPositionIsInfo) {
+    test::TempDir d;
+    d.write("blocks.py", "import attr\nimport torch\nimport torch.nn as nn\nfrom base import Base\n\n"
+                         "@attr.s(eq=False)\nclass Resblock(nn.Module):\n    n_state: int = attr.ib()\n    cache: dict = attr.ib(init=False)\n"
+                         "    device: torch.device = attr.ib(default=torch.device(\"cuda\"))\n\n\n"
+                         "@attr.s(eq=False)\nclass Derived(Base):\n    scale: float = attr.ib()\n"
+                         "    device: torch.device = attr.ib(default=torch.device(\"cuda\"))\n\n\n"
+                         "@attr.s(eq=False)\nclass Short(nn.Module):\n    n_state: int = attr.ib()\n"
+                         "    device: torch.device = attr.ib(default=torch.device(\"cuda\"))\n");
+    d.write("base.py", "import attr\n\n\n@attr.s\nclass Base:\n    width: int = attr.ib()\n");
+    d.write("train.py", "import torch\nfrom blocks import Resblock, Derived, Short\n\nif __name__ == '__main__':\n"
+                        "    dev = torch.device('cpu')\n    a = Resblock(4, dev)\n    b = Derived(4, 2.0, dev)\n    c = Short(4)\n");
+    const ScanResult r = scan_dir(d);
+    const auto found = by_line(r, "hardcoded-cuda-device", "blocks.py");
+    ASSERT_TRUE(found.count(10) && found.count(16) && found.count(22)) << found.size();
+    EXPECT_EQ(found.at(10)->guard, GuardKind::default_unused) << "place 1: the init=False field is no parameter";
+    EXPECT_EQ(found.at(10)->severity, Severity::info);
+    EXPECT_EQ(found.at(16)->guard, GuardKind::none) << "a base with fields: the places are not known";
+    EXPECT_EQ(found.at(22)->guard, GuardKind::none) << "Short(4) leaves the device out";
+}
+
 // A sampling script beside a training one is not the training run (tooling.sampling_entry_words):
 // its .cuda() is at most minor and its reach tooling; an evaluation script that trains (a linear
 // probe calling backward) stays a training entry; a repository of sampling scripts alone keeps them.

@@ -647,23 +647,41 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
             }
             return true;
         };
-        // A field of a dataclass or an attrs class is a parameter of its constructor, by keyword.
-        auto mark_field = [&](TSNode stmt, const std::string& constructed) {
+        // A field of a dataclass or an attrs class is a parameter of its constructor: by keyword, and by
+        // its place among the fields (`position`, -1 when not known) for glide-text2im's
+        // `AttentionResblock(self.n_state, self.n_resblocks, self.attn_fn, self.device)`. Returns whether
+        // the statement is a constructor field at all (a ClassVar, or init=False, is not).
+        auto mark_field = [&](TSNode stmt, const std::string& constructed, int position) {
             const TSNode assign = is_type(stmt, "expression_statement") ? ts_node_named_child(stmt, 0) : TSNode{};
-            if (!is_type(assign, "assignment") || !is_type(field(assign, "left"), "identifier") || ts_node_is_null(field(assign, "type"))) return;
+            if (!is_type(assign, "assignment") || !is_type(field(assign, "left"), "identifier") || ts_node_is_null(field(assign, "type"))) return false;
+            if (facts.text(field(assign, "type")).find("ClassVar") != std::string_view::npos) return false;
             TSNode value = field(assign, "right");
             if (is_type(value, "call")) {  // attr.ib(default=...), field(default=...)
+                const TSNode no_init = keyword_argument(value, "init", facts);
+                if (!ts_node_is_null(no_init) && facts.text(no_init) == "False") return false;
                 const TSNode d = keyword_argument(value, "default", facts);
                 if (!ts_node_is_null(d)) value = d;
             }
-            if (ts_node_is_null(value)) return;
+            if (ts_node_is_null(value)) return true;
             const TSPoint start = ts_node_start_point(value), end = ts_node_end_point(value);
             const int first = static_cast<int>(start.row) + 1, last = static_cast<int>(end.row) + 1;
             bool any = false;
             for (auto it = lines.lower_bound(first); it != lines.end() && *it <= last; ++it) out.function_at[*it] = constructed, any = true;
             if (any)
-                out.parameter_defaults.push_back({std::string(facts.text(field(assign, "left"))), -1, first, static_cast<int>(start.column) + 1, last,
-                                                  static_cast<int>(end.column) + 1});
+                out.parameter_defaults.push_back({std::string(facts.text(field(assign, "left"))), position, first, static_cast<int>(start.column) + 1,
+                                                  last, static_cast<int>(end.column) + 1});
+            return true;
+        };
+        // The fields' places are the constructor's only when no base class brings fields of its own
+        // (torch's Module and object bring none) and no field is keyword-only.
+        auto fields_by_position = [&](TSNode decorated, TSNode cls) {
+            if (facts.text(decorated).find("kw_only") != std::string_view::npos || facts.text(cls).find("KW_ONLY") != std::string_view::npos) return false;
+            const TSNode bases = field(cls, "superclasses");
+            for (uint32_t k = 0; !ts_node_is_null(bases) && k < ts_node_named_child_count(bases); ++k) {
+                const std::string_view base = facts.text(ts_node_named_child(bases, k));
+                if (base != "object" && base != "Module" && base != "nn.Module" && base != "torch.nn.Module") return false;
+            }
+            return true;
         };
         auto field_class = [&](TSNode decorated) {
             const auto names = decorator_names(decorated, facts);
@@ -671,17 +689,19 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
         };
         for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
             TSNode stmt = ts_node_named_child(root, i);
-            bool fields = false;
+            bool fields = false, positional = false;
             if (is_type(stmt, "decorated_definition") && is_type(field(stmt, "definition"), "class_definition")) {
                 fields = field_class(stmt);
+                positional = fields && fields_by_position(stmt, field(stmt, "definition"));
                 stmt = field(stmt, "definition");
             }
             if (mark(stmt, "", "") || !is_type(stmt, "class_definition")) continue;
             const TSNode body = field(stmt, "body");
             const std::string name(facts.text(field(stmt, "name")));
+            int place = 0;
             for (uint32_t k = 0; !ts_node_is_null(body) && k < ts_node_named_child_count(body); ++k) {
                 const TSNode member = ts_node_named_child(body, k);
-                if (!mark(member, ".", name) && fields) mark_field(member, name);
+                if (!mark(member, ".", name) && fields && mark_field(member, name, positional ? place : -1)) ++place;
             }
         }
     }
