@@ -165,6 +165,18 @@ TEST_F(PythonEngineTest, APackageLoadedThroughAnotherLibrarysKeywordIsAUse) {
     EXPECT_EQ(branch[0].impact, VerdictImpact::none);
     EXPECT_EQ(branch[0].severity, Severity::minor);
     EXPECT_NE(branch[0].note.find("loaded through `load_in_8bit=True` on demand in one branch (if low_resource:)"), std::string::npos) << branch[0].note;
+
+    // the heaviest site reports, whatever its order: a later unconditional use outweighs an option's
+    const auto later = of(scan("def init_llm(path, low_resource=False):\n    if low_resource:\n"
+                               "        return Llama.from_pretrained(path, load_in_8bit=True)\n    return Llama.from_pretrained(path)\n\n\n"
+                               "QUANT = BitsAndBytesConfig(load_in_4bit=True)\n"),
+                          "cuda-only-package-import");
+    ASSERT_EQ(later.size(), 1u);
+    EXPECT_EQ(later[0].location.line, 7);
+    EXPECT_EQ(later[0].impact, VerdictImpact::dual);
+    ASSERT_EQ(later[0].related.size(), 1u);
+    EXPECT_EQ(later[0].related[0].location.line, 3);
+    EXPECT_EQ(later[0].related[0].label, "`load_in_8bit=True` also loads bitsandbytes");
 }
 
 // yolov5's `elif engine: import tensorrt`: a scale-or-speed package imported on demand in one branch of

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <tuple>
 
 namespace mpsport::python {
 namespace {
@@ -65,7 +66,13 @@ std::vector<std::pair<TSNode, const PackageInfo*>> package_uses(TSNode root, con
         } else if (is_type(n, "call")) {
             pkg = catalogue.find_used_through(last_segment(facts.text(field(n, "function"))));
         }
-        if (pkg && !pkg->import_name.empty()) uses.emplace_back(n, pkg);
+        if (!pkg || pkg->import_name.empty()) return;
+        // `BitsAndBytesConfig(load_in_4bit=True)` is one use: a keyword inside a use already found is none
+        // of its own (the walk meets the call first).
+        const bool inside = std::any_of(uses.begin(), uses.end(), [&](const auto& u) {
+            return u.second == pkg && ts_node_start_byte(u.first) <= ts_node_start_byte(n) && ts_node_end_byte(n) <= ts_node_end_byte(u.first);
+        });
+        if (!inside) uses.emplace_back(n, pkg);
     });
     return uses;
 }
@@ -74,7 +81,7 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
     const bool want_optional = listed(rule_param(rule, "optional"), "true");
     // One package, one finding per file: `import triton` then `import triton.language as tl` is one
     // dependency; the later imports are related locations of the first.
-    std::map<std::string, std::size_t> first_of;
+    std::map<std::string, std::pair<std::size_t, std::string>> first_of;  // the reporting site, and what it says as a related one
     // `at`: an import statement, or a keyword or call through which another library loads the package
     // (`use`: how, as written).
     auto report = [&](TSNode at, const PackageInfo* pkg, bool pure, const std::string& use) {
@@ -82,21 +89,6 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
         const bool optional = guard.kind == GuardKind::import_fallback;
         if (optional != want_optional) return;
         const std::string key = pkg->import_name + (pure ? " (pure)" : "");  // the pure parts are a finding of their own
-        const std::string also = use.empty() ? "also imports " + pkg->import_name : use + " also loads " + pkg->import_name;
-        if (auto seen = first_of.find(key); seen != first_of.end()) {
-            Match& first = out[seen->second];
-            // a guarded first import is outweighed by an unguarded later one: report the stronger
-            if (first.guard != GuardKind::none && guard.kind == GuardKind::none) {
-                first.related.push_back({{first.begin, first.end}, also});
-                first.begin = ts_node_start_byte(at);
-                first.end = ts_node_end_byte(at);
-                first.guard = GuardKind::none;
-                first.guard_note.clear();
-            } else {
-                first.related.push_back({{ts_node_start_byte(at), ts_node_end_byte(at)}, also});
-            }
-            return;
-        }
         Match m;
         m.rule = &rule;
         m.subject = pkg->import_name;
@@ -150,8 +142,28 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
         }
         if (!use.empty())
             m.note = "no import of " + pkg->import_name + " here: " + use + " makes the library it is passed to load it" + (m.note.empty() ? "" : "; " + m.note);
-        first_of[key] = out.size();
-        out.push_back(std::move(m));
+        const std::string also = use.empty() ? "also imports " + pkg->import_name : use + " also loads " + pkg->import_name;
+        const auto seen = first_of.find(key);
+        if (seen == first_of.end()) {
+            first_of[key] = {out.size(), also};
+            out.push_back(std::move(m));
+            return;
+        }
+        // The heaviest site reports, the others are its related locations: an unguarded one over a
+        // guarded one (a guard weighs later, in the program model), then the heavier impact and severity
+        // (`if low_resource: ...load_in_8bit=True` then an unconditional `BitsAndBytesConfig(...)`).
+        Match& first = out[seen->second.first];
+        auto weight = [&](const Match& x) {
+            return std::make_tuple(x.guard == GuardKind::none, x.impact.value_or(rule.impact), x.severity.value_or(rule.severity));
+        };
+        if (weight(m) > weight(first)) {
+            m.related = std::move(first.related);
+            m.related.push_back({{first.begin, first.end}, seen->second.second});
+            first = std::move(m);
+            seen->second.second = also;
+        } else {
+            first.related.push_back({{m.begin, m.end}, also});
+        }
     };
     for (TSNode imp : in.facts.imports()) {
         std::vector<TSNode> modules;
