@@ -204,16 +204,17 @@ std::optional<std::string> ProgramModel::vendored_root(const std::string& path) 
     return std::nullopt;
 }
 
-bool ProgramModel::is_tooling_path(const std::string& path) const {
-    std::size_t pos = 0;
-    while (true) {
-        const std::size_t slash = path.find('/', pos);
-        if (slash == std::string::npos) break;
-        const std::string dir = path.substr(pos, slash - pos);
-        if (std::find(m_tooling_dirs.begin(), m_tooling_dirs.end(), dir) != m_tooling_dirs.end()) return true;
-        pos = slash + 1;
+std::optional<std::string> folder_named(const std::string& path, const std::vector<std::string>& names) {
+    for (std::size_t pos = 0, slash = path.find('/'); slash != std::string::npos; pos = slash + 1, slash = path.find('/', pos)) {
+        std::string dir = path.substr(pos, slash - pos);
+        if (std::find(names.begin(), names.end(), dir) != names.end()) return dir;
     }
-    const std::string name = path.substr(pos);
+    return std::nullopt;
+}
+
+bool ProgramModel::is_tooling_path(const std::string& path) const {
+    if (folder_named(path, m_tooling_dirs)) return true;
+    const std::string name = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
     for (const auto& glob : m_tooling_files)
         if (fnmatch(glob.c_str(), name.c_str(), 0) == 0) return true;
     return false;

@@ -30,6 +30,10 @@ enum class Level { unreached = -1, tooling = 0, optional_dead = 1, optional_fall
 // The reach a finding reports for a model level.
 Reach reach_for(Level level);
 
+// The first folder of a relative path ('/' separated) whose name is one of `names`, or nullopt:
+// "tests" for tests/unit/test_x.py and names {test, tests}.
+std::optional<std::string> folder_named(const std::string& path, const std::vector<std::string>& names);
+
 struct FileReach {
     Level level = Level::unreached;
     GuardKind guard = GuardKind::none;  // for optional: the guard on the chain

@@ -272,11 +272,7 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
             if (const auto bound = cuda_bound.find(f.location.path); bound != cuda_bound.end())
                 context.emplace_back(&*vocabulary.cuda_bound_tooling, "it " + bound->second);
         if (vocabulary.build_host && (r.level == Level::tooling || r.level == Level::unreached))
-            for (const auto& dir : vocabulary.build_host_dirs)
-                if (f.location.path.rfind(dir + "/", 0) == 0 || f.location.path.find("/" + dir + "/") != std::string::npos) {
-                    context.emplace_back(&*vocabulary.build_host, "in " + dir + "/");
-                    break;
-                }
+            if (const auto dir = folder_named(f.location.path, vocabulary.build_host_dirs)) context.emplace_back(&*vocabulary.build_host, "in " + *dir + "/");
         if (FileKind kind; !vocabulary.file_kind_weights.empty() && classify_file(f.location.path, kind))
             if (const auto w = vocabulary.file_kind_weights.find(std::string(to_string(kind))); w != vocabulary.file_kind_weights.end())
                 context.emplace_back(&w->second, "in a " + w->first);

@@ -675,7 +675,8 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
         // The fields' places are the constructor's only when no base class brings fields of its own
         // (torch's Module and object bring none) and no field is keyword-only.
         auto fields_by_position = [&](TSNode decorated, TSNode cls) {
-            if (facts.text(decorated).find("kw_only") != std::string_view::npos || facts.text(cls).find("KW_ONLY") != std::string_view::npos) return false;
+            const std::string_view text = facts.text(decorated);  // the decorators and the class
+            if (text.find("kw_only") != std::string_view::npos || text.find("KW_ONLY") != std::string_view::npos) return false;
             const TSNode bases = field(cls, "superclasses");
             for (uint32_t k = 0; !ts_node_is_null(bases) && k < ts_node_named_child_count(bases); ++k) {
                 const std::string_view base = facts.text(ts_node_named_child(bases, k));
