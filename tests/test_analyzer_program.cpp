@@ -1585,6 +1585,32 @@ TEST(ProgramModel, ATestThatNeedsCudaToLoadIsInfo) {
     EXPECT_EQ(portable->severity, Severity::minor) << portable->note;
 }
 
+// The same for a compiled module of the repository's own that only builds with CUDA: a test of
+// flash-attention's fused_dense_lib cannot be imported on a Mac. A test of an extension that also
+// has a C++ build (CppExtension unless CUDA is there) keeps tooling's minor.
+TEST(ProgramModel, ATestOfACudaOnlyExtensionIsInfo) {
+    test::TempDir d;
+    d.write("setup.py", "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension, CppExtension\n"
+                        "import torch\n\next = CppExtension\nif torch.cuda.is_available():\n    ext = CUDAExtension\n\n"
+                        "setup(name='pkg', ext_modules=[\n    CUDAExtension('fused_lib', ['csrc/fused.cu']),\n"
+                        "    ext('portable_lib', ['csrc/portable.cpp']),\n])\n");
+    d.write("pkg/__init__.py", "");
+    d.write("pkg/fused.py", "import fused_lib\n\n\ndef linear(x):\n    return fused_lib.linear(x)\n");
+    d.write("pkg/portable.py", "import portable_lib\n\n\ndef norm(x):\n    return portable_lib.norm(x)\n");
+    d.write("train.py", "import torch\n\nif __name__ == '__main__':\n    torch.ones(2).sum()\n");
+    d.write("tests/test_fused.py", "import torch\nfrom pkg.fused import linear\n\n\ndef test_linear():\n    linear(torch.ones(2).cuda())\n");
+    d.write("tests/test_portable.py", "import torch\nfrom pkg.portable import norm\n\n\ndef test_norm():\n    norm(torch.ones(2).cuda())\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* bound = find(r, "cuda-method-call", "tests/test_fused.py");
+    const Finding* portable = find(r, "cuda-method-call", "tests/test_portable.py");
+    ASSERT_NE(bound, nullptr);
+    ASSERT_NE(portable, nullptr);
+    EXPECT_EQ(bound->severity, Severity::info) << bound->note;
+    EXPECT_NE(bound->note.find("imports pkg/fused.py, which needs the CUDA extension fused_lib (pkg/fused.py:1) to load"), std::string::npos)
+        << bound->note;
+    EXPECT_EQ(portable->severity, Severity::minor) << portable->note;
+}
+
 // A field of a dataclass or an attrs class is a constructor parameter: its CUDA default that every
 // construction passes by keyword never applies (glide-text2im's CLIP encoders); one that a
 // construction leaves out keeps its weight, and so does a plain class's attribute.

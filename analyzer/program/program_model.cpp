@@ -16,6 +16,9 @@ std::string dir_of(const std::string& path) {
     return slash == std::string::npos ? std::string() : path.substr(0, slash);
 }
 
+// The last part of a repository path: "setup.py" for "csrc/setup.py".
+std::string base_name(const std::string& path) { return path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1); }
+
 std::string join(const std::string& dir, const std::string& rel) { return dir.empty() ? rel : dir + "/" + rel; }
 
 std::string dotted_to_path(const std::string& dotted) {
@@ -163,7 +166,7 @@ std::optional<std::string> ProgramModel::test_skip_of(const std::string& path) c
         if (!scope.dir.empty() && path.compare(0, scope.dir.size() + 1, scope.dir + "/") != 0) continue;
         if (scope.globs.empty()) return scope.note;
         const std::string rel = scope.dir.empty() ? path : path.substr(scope.dir.size() + 1);
-        const std::string name = rel.substr(rel.rfind('/') == std::string::npos ? 0 : rel.rfind('/') + 1);
+        const std::string name = base_name(rel);
         for (const auto& glob : scope.globs) {
             // pytest's fnmatch_ex: a pattern without a slash matches the file name, one with a slash
             // the path (where `*` also matches `/`); collect_ignore may name a folder.
@@ -190,7 +193,7 @@ std::optional<std::string> ProgramModel::vendored_root(const std::string& path) 
     std::vector<std::pair<std::string, std::vector<std::uint64_t>>> projects;  // nearest first
     for (std::size_t slash = path.rfind('/'); slash != std::string::npos && slash > 0; slash = path.rfind('/', slash - 1)) {
         const std::string dir = path.substr(0, slash);
-        const std::string name = dir.substr(dir.rfind('/') == std::string::npos ? 0 : dir.rfind('/') + 1);
+        const std::string name = base_name(dir);
         if (std::find(m_vocab.vendored_dirs.begin(), m_vocab.vendored_dirs.end(), name) != m_vocab.vendored_dirs.end()) return dir;
         if (auto l = licences_of(dir); !l.empty()) projects.emplace_back(dir, std::move(l));
     }
@@ -214,7 +217,7 @@ std::optional<std::string> folder_named(const std::string& path, const std::vect
 
 bool ProgramModel::is_tooling_path(const std::string& path) const {
     if (folder_named(path, m_tooling_dirs)) return true;
-    const std::string name = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
+    const std::string name = base_name(path);
     for (const auto& glob : m_tooling_files)
         if (fnmatch(glob.c_str(), name.c_str(), 0) == 0) return true;
     return false;
@@ -652,7 +655,7 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
         if (imported.count(path) || ends_with(path, "/__main__.py") || !m_python_index.count(join(dir_of(path), "__init__.py"))) return false;
         std::string top = dir_of(path);
         while (m_python_index.count(join(dir_of(top), "__init__.py"))) top = dir_of(top);
-        const std::string name = top.substr(top.rfind('/') == std::string::npos ? 0 : top.rfind('/') + 1);
+        const std::string name = base_name(top);
         return declared.count(normalise_package(name)) > 0 && m_roots.count(dir_of(top)) > 0;
     };
     if (!options.entries.empty()) {
@@ -704,7 +707,7 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
     for (const auto& path : m_python) {
         if (!ends_with(path, "/__init__.py") || is_tooling_path(path)) continue;
         const std::string dir = dir_of(path);
-        const std::string name = dir.substr(dir.rfind('/') == std::string::npos ? 0 : dir.rfind('/') + 1);
+        const std::string name = base_name(dir);
         const bool top = m_roots.count(dir_of(dir)) > 0;
         bool declared = false;
         for (const auto& f : files)
@@ -759,7 +762,7 @@ void ProgramModel::mark_sampling_entries(const std::vector<FileRecord>& files) {
     auto words_of = [](const std::string& path) {
         std::vector<std::string> words;
         std::string word;
-        const std::string name = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
+        const std::string name = base_name(path);
         // A word with digits inside also gives its parts: knn2img.py (latent-diffusion) is a "knn" script.
         auto add = [&](const std::string& w) {
             if (w.empty()) return;
@@ -894,6 +897,20 @@ FileReach ProgramModel::reach_of(const std::string& path) const {
     FileReach r;  // not a Python file
     r.level = is_tooling_path(path) ? Level::tooling : Level::core;
     return r;
+}
+
+std::map<std::string, std::string> ProgramModel::cuda_extension_importers() const {
+    std::map<std::string, std::string> out;
+    for (const auto& e : m_extensions) {
+        if (!e.fact.cuda || e.fact.cuda_optional) continue;
+        for (const auto& site : e.imports) {
+            // a setup script's own load() of a helper module builds it; nothing imports the script
+            if (site.path == e.defined_in && base_name(site.path) == "setup.py") continue;
+            if (site.guard == GuardKind::none && imports_on_load(site.path, site.line))
+                out.emplace(site.path, "the CUDA extension " + e.fact.name + " (" + site.path + ":" + std::to_string(site.line) + ")");
+        }
+    }
+    return out;
 }
 
 const ExtensionLink* ProgramModel::extension_defined_at(const std::string& path, int line) const {

@@ -135,6 +135,10 @@ public:
     // repository's own modules, seeds included: each with why ("imports triton (a.py:3)",
     // "imports pkg/ops.py, which needs triton (pkg/ops/k.py:3) to load").
     std::map<std::string, std::string> importing_on_load(const std::map<std::string, std::string>& seeds) const;
+    // The files that import, unguarded at module level, a compiled module of the repository's own that
+    // only builds with CUDA (CUDAExtension or .cu sources, with no C++ build beside it): path -> "the
+    // CUDA extension fused_dense_lib (flash_attn/ops/fused_dense.py:9)". Seeds for importing_on_load.
+    std::map<std::string, std::string> cuda_extension_importers() const;
 
     // The repository's Python script that the command on `line` of a shell, Slurm, Docker or Make file
     // runs (`torchrun --nproc_per_node=8 train.py` -> "train.py"); nullopt when none is found there.

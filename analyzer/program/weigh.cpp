@@ -204,6 +204,8 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
                 f.guard == GuardKind::none && !f.subject.empty() && !model.is_own_package(f.subject, f.location.path) &&
                 model.imports_on_load(f.location.path, f.location.line))
                 seeds.emplace(f.location.path, f.subject + " (" + f.location.path + ":" + std::to_string(f.location.line) + ")");
+        // and the own compiled modules that only build with CUDA (a test of flash-attention's fused_dense_lib)
+        seeds.merge(model.cuda_extension_importers());
         cuda_bound = model.importing_on_load(seeds);
     }
     for (auto& f : findings) {
