@@ -95,6 +95,24 @@ def by_device_object(model, device):
     return model
 
 
+def by_device_text(device):
+    # timm's utils/distributed.py: the device's name tested as text
+    if device.startswith("cuda:"):
+        # guard: device-check
+        torch.cuda.set_device(device)
+    if not device.startswith("cpu"):
+        # guard: non-cpu-branch
+        torch.cuda.synchronize()
+    return device
+
+
+def by_device_text_knowing_mps(device):
+    if device.startswith("mps"):
+        # guard: mps-aware
+        torch.mps.synchronize()
+    return device
+
+
 def flags(model):
     if use_cuda:
         # guard: device-check

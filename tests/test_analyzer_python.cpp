@@ -179,6 +179,22 @@ TEST_F(PythonEngineTest, APackageLoadedThroughAnotherLibrarysKeywordIsAUse) {
     EXPECT_EQ(later[0].related[0].label, "`load_in_8bit=True` also loads bitsandbytes");
 }
 
+// alpaca-lora's generate.py: `load_in_8bit=` in the CUDA arm of a chain whose next arm is MPS's. The Mac
+// takes the MPS arm; the code already knows MPS, and nothing is reported (as for the query rules).
+TEST_F(PythonEngineTest, APackageInTheCudaArmOfAnMpsAwareChainIsNotReported) {
+    const auto fs = scan("def main(device, load_8bit=False):\n    if device == 'cuda':\n"
+                         "        m = Llama.from_pretrained('x', load_in_8bit=load_8bit)\n    elif device == 'mps':\n"
+                         "        m = Llama.from_pretrained('x', device_map={'': device})\n    return m\n");
+    EXPECT_TRUE(of(fs, "cuda-only-package-import").empty());
+    EXPECT_TRUE(of(fs, "optional-cuda-only-package-import").empty());
+    // without the MPS arm, the CUDA arm is a device check (reported, and weighed by it)
+    const auto cuda_only = of(scan("def main(device, load_8bit=False):\n    if device == 'cuda':\n"
+                                   "        m = Llama.from_pretrained('x', load_in_8bit=load_8bit)\n    return m\n"),
+                              "cuda-only-package-import");
+    ASSERT_EQ(cuda_only.size(), 1u);
+    EXPECT_EQ(cuda_only[0].guard, GuardKind::device_check);
+}
+
 // yolov5's `elif engine: import tensorrt`: a scale-or-speed package imported on demand in one branch of
 // a function is an option, with no verdict impact. Straight in a function's body it is needed whenever the
 // function runs, and a package with no replacement (triton) keeps its weight in a branch too.

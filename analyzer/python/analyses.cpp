@@ -86,6 +86,9 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
     // (`use`: how, as written).
     auto report = [&](TSNode at, const PackageInfo* pkg, bool pure, const std::string& use) {
         const Guard guard = in.guards.guard_of(at);
+        // the CUDA arm of `if device == "cuda": ... elif device == "mps": ...` (alpaca-lora's
+        // generate.py): code that already knows MPS, as for the query rules
+        if (guard.mps_aware) return;
         const bool optional = guard.kind == GuardKind::import_fallback;
         if (optional != want_optional) return;
         const std::string key = pkg->import_name + (pure ? " (pure)" : "");  // the pure parts are a finding of their own

@@ -119,6 +119,16 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
         // device check), though `self.is_distributed()` still names a gate. The receiver is not read (as
         // before: `torch.distributed.get_rank()` is no `distributed` flag).
         const TSNode fn = field(n, "function");
+        // `device.startswith("cuda")` (timm's `if device.startswith('cuda:')`): a device name tested as text
+        if (is_type(fn, "attribute") && m_facts.text(field(fn, "attribute")) == "startswith")
+            if (const TSNode args = field(n, "arguments"); ts_node_named_child_count(args) == 1)
+                if (auto v = string_literal(ts_node_named_child(args, 0), m_facts.source()); v && listed(m_vocab.device_strings, v->substr(0, v->find(':')))) {
+                    take(GuardKind::device_check);
+                    if (v->substr(0, v->find(':')) == "cpu") {
+                        t.negated = !t.negated;
+                        t.cpu = true;
+                    }
+                }
         if (!is_type(fn, "attribute")) classify_node(fn, t);
         else if (listed(m_vocab.distributed_names, m_facts.text(field(fn, "attribute")))) take(GuardKind::distributed_gate);
         if (const TSNode args = field(n, "arguments"); !ts_node_is_null(args)) classify_node(args, t);
