@@ -1690,6 +1690,16 @@ TEST(ProgramModel, ASamplingScriptBesideATrainingOneIsTooling) {
     const Finding* knn = find(with_knn, "cuda-method-call", "scripts/knn2img.py");
     ASSERT_NE(knn, nullptr);
     EXPECT_EQ(knn->reach, Reach::tooling) << knn->note;
+    // the GAN family's tools and a demo UI's folder: stylegan's calc_metrics.py, stable diffusion's
+    // scripts/gradio/depth2img.py
+    d.write("calc_metrics.py", "import torch\n\nif __name__ == \"__main__\":\n    model = torch.nn.Linear(2, 2).cuda()\n");
+    d.write("scripts/gradio/depth2img.py", "import torch\n\nif __name__ == \"__main__\":\n    model = torch.nn.Linear(2, 2).cuda()\n");
+    const ScanResult with_tools = scan_dir(d);
+    for (const char* path : {"calc_metrics.py", "scripts/gradio/depth2img.py"}) {
+        const Finding* tool = find(with_tools, "cuda-method-call", path);
+        ASSERT_NE(tool, nullptr) << path;
+        EXPECT_EQ(tool->reach, Reach::tooling) << path << ": " << tool->note;
+    }
 
     test::TempDir inference_only;
     inference_only.write("sample.py", "import torch\n\nif __name__ == \"__main__\":\n    model = torch.nn.Linear(2, 2).cuda()\n");
