@@ -452,6 +452,28 @@ TEST(OpSupport, ASparseBufferMadeInlineIsOneFinding) {
     EXPECT_NE(messages[0].find("a sparse buffer"), std::string::npos) << messages[0];
 }
 
+// The same buffer weighs by the target PyTorch: 2.14.1 has SparseMPS kernels to make it and to move it
+// (model.to("mps") works: minor, with the ops named), 2.6.0 has neither (the rule's major).
+TEST(OpSupport, ASparseBufferTheTargetCanMoveIsMinor) {
+    const std::string code =
+        "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
+        "        self.register_buffer(\"heads\", torch.ones(n, n).to_sparse(), persistent=False)\n";
+    auto sparse = [&](const mpsport::Scanner& scanner) {
+        for (const auto& f : scanner.scan_text("m.py", mpsport::FileKind::python, code).findings)
+            if (f.rule_id == "mps-sparse-layout") return f;
+        ADD_FAILURE() << "no mps-sparse-layout finding";
+        return mpsport::Finding{};
+    };
+    const mpsport::Finding newest = sparse(mpsport::test::bundled_scanner());
+    EXPECT_EQ(newest.severity, mpsport::Severity::minor);
+    EXPECT_NE(newest.note.find("PyTorch 2.14.1 has SparseMPS kernels to make this buffer and to move it (aten::_to_sparse, "
+                               "aten::copy_sparse_to_sparse_)"),
+              std::string::npos)
+        << newest.note;
+    const mpsport::Scanner old_torch(mpsport::test::bundled_catalogue(), "2.6.0");
+    EXPECT_EQ(sparse(old_torch).severity, mpsport::Severity::major);
+}
+
 TEST(OpSupport, UnknownTargetTorchIsABadArgument) {
     EXPECT_THROW(mpsport::Scanner(mpsport::test::bundled_catalogue(), "1.0.0"), std::runtime_error);
 }

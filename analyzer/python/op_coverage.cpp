@@ -659,6 +659,20 @@ void mps_sparse_layout(const AnalysisInput& in, const Rule& rule, std::vector<Ma
         Match m = match_at(fn, rule);
         m.captures = {{"call", std::string(in.facts.text(fn))}, {"what", what}, {"support", sparse_support(*in.op_tables, op)}};
         m.ops = {op};
+        // A buffer the target PyTorch can make and move to MPS (whisper's alignment_heads under 2.14.1:
+        // _to_sparse and the sparse copy have SparseMPS kernels): model.to("mps") works; what is left
+        // is to check the ops the code runs on it. One level below the rule.
+        if (what.rfind("a sparse buffer", 0) == 0) {
+            const auto& ops = in.op_tables->target.sparse_ops;
+            const auto moves = rule_param(rule, "buffer_move_ops");
+            const bool movable = ops.count(op) && !moves.empty() &&
+                                 std::all_of(moves.begin(), moves.end(), [&](const std::string& o) { return ops.count("aten::" + o) > 0; });
+            if (movable) {
+                m.severity = static_cast<Severity>(std::max(0, static_cast<int>(rule.severity) - 1));
+                m.note = "PyTorch " + in.op_tables->target.torch_version + " has SparseMPS kernels to make this buffer and to move it (" +
+                         op + ", aten::" + moves.front() + "): model.to(\"mps\") works; check the ops run on it";
+            }
+        }
         out.push_back(std::move(m));
     });
 }
