@@ -35,6 +35,8 @@
 #include "analyzer/scanner.hpp"
 #include "core/parallel.hpp"
 #include "core/paths.hpp"
+#include "core/source_text.hpp"
+#include "core/trigger_set.hpp"
 
 namespace fs = std::filesystem;
 
@@ -252,6 +254,7 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
         }
     }
     // 3. A finding whose function is called, only so, and only under guards, takes the weakest of them.
+    std::vector<Finding*> never_called;  // in a module-level function that no file calls or names
     for (auto& f : findings) {
         if (!is_candidate(f, m_catalogue)) continue;
         const auto at = function_at.find(f.location.path);
@@ -259,6 +262,9 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
         const auto fn = at->second.find(f.location.line);
         if (fn == at->second.end() || fn->second.empty()) continue;
         const auto it = uses.find({f.location.path, fn->second});
+        if (fn->second[0] != '.' && (it == uses.end() || (!it->second.unknown && it->second.calls.empty())) &&
+            model.reach_of(f.location.path).level > program::Level::tooling)
+            never_called.push_back(&f);
         if (it == uses.end() || it->second.unknown || it->second.calls.empty()) continue;
         const auto& calls = it->second.calls;
         // A parameter's default (`def get_pc_sampler(..., device='cuda')`) that every call passes never
@@ -297,6 +303,69 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
                        weakest->second.note;
         for (const auto& [path, c] : calls)
             f.related.push_back(related_line(path, c.line, "calls " + c.name + "() (" + std::string(to_string(c.guard)) + " guard)"));
+    }
+    mark_never_called(records, model, base, function_at, never_called);
+}
+
+// 4. A module-level function of the training run's files that no file calls, imports or names is dead
+// code: sam2's init_distributed_data_parallel_model(), mamba's benchmark_bwd_ddt() (its one call
+// commented out). The parses above saw no call or other use in its own file and its importers; the
+// name must also be written nowhere else, as a whole word: not in another file of the project (a
+// notebook, a Hydra config's `_target_`, a console script's `pkg.cli:main`, the README documenting an
+// API) and not a second time in its own file (`__all__`, getattr(module, "name")).
+void Scanner::mark_never_called(const std::vector<program::FileRecord>& records, const program::ProgramModel& model, const fs::path& base,
+                                const std::map<std::string, std::map<int, std::string>>& function_at, std::vector<Finding*>& findings) const {
+    if (findings.empty()) return;
+    std::vector<std::string> names;
+    for (const Finding* f : findings) {
+        const std::string& name = function_at.at(f->location.path).at(f->location.line);
+        if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    }
+    const TriggerSet words(names);
+    std::vector<const program::FileRecord*> texts;
+    for (const auto& r : records)
+        if (r.kind != FileKind::checkpoint && r.kind != FileKind::cuda && r.kind != FileKind::cpp &&
+            std::any_of(findings.begin(), findings.end(), [&](const Finding* f) { return model.same_project(r.path, f->location.path); }))
+            texts.push_back(&r);
+    // per name: the files that write it as a word, and how often in each
+    std::vector<std::map<std::string, int>> written(names.size());
+    std::vector<std::vector<std::pair<std::uint32_t, int>>> counts(texts.size());
+    parallel_for(texts.size(), [&](std::size_t i) {
+        std::string text;
+        try {
+            text = read_file(base / texts[i]->path);
+        } catch (const std::exception&) {
+            counts[i].emplace_back(UINT32_MAX, 0);  // unreadable now: it may name any of them
+            return;
+        }
+        std::map<std::uint32_t, int> in_file;
+        for (const auto& [at, k] : words.find_each(text)) {
+            const std::size_t end = at + names[k].size();
+            if ((at > 0 && is_word_char(text[at - 1])) || (end < text.size() && is_word_char(text[end]))) continue;
+            ++in_file[k];
+        }
+        counts[i].assign(in_file.begin(), in_file.end());
+    });
+    std::vector<bool> anywhere(names.size(), false);
+    for (std::size_t i = 0; i < texts.size(); ++i)
+        for (const auto& [k, n] : counts[i]) {
+            if (k == UINT32_MAX) {
+                anywhere.assign(names.size(), true);
+                continue;
+            }
+            written[k][texts[i]->path] = n;
+        }
+    for (Finding* f : findings) {
+        const std::string& name = function_at.at(f->location.path).at(f->location.line);
+        const std::size_t k = static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
+        if (anywhere[k]) continue;
+        const auto& files = written[k];
+        const auto own = files.find(f->location.path);
+        if (own == files.end() || own->second != 1) continue;  // its def, and nothing more
+        if (std::any_of(files.begin(), files.end(), [&](const auto& w) { return w.first != f->location.path && model.same_project(w.first, f->location.path); }))
+            continue;
+        f->guard = GuardKind::never_called;
+        f->guard_note = name + "() is called nowhere: no file of the repository calls, imports or names it";
     }
 }
 

@@ -72,6 +72,7 @@ std::string_view to_string(GuardKind g) {
         case GuardKind::non_cpu_branch: return "non-cpu-branch";
         case GuardKind::default_unused: return "default-unused";
         case GuardKind::alternative_branch: return "alternative-branch";
+        case GuardKind::never_called: return "never-called";
     }
     return "none";
 }

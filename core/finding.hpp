@@ -15,11 +15,12 @@ enum class VerdictImpact { none = 0, dual = 1, stay = 2 };
 enum class Reach { core = 0, optional = 1, tooling = 2, unreached = 3 };
 // The context that makes code optional (the vocabulary lives in rules/program.yaml).
 // default_unused: a parameter's default that every call of its function overrides (analyzer/call_guards.cpp).
+// never_called: in a module-level function that no file of the repository calls or names (the same).
 // alternative_branch: one arm of an if/elif/else choice whose other arm does the same job without CUDA.
 // no_grad and grad_unknown weigh only a fallback of a backward op (analyzer/python/op_coverage.cpp): the
 // call runs without gradients (torch.no_grad, an inference path), or nothing says whether gradients flow.
 enum class GuardKind { none = 0, import_fallback, device_check, distributed_gate, platform, test_skip, availability_select, no_grad, grad_unknown, non_cpu_branch, default_unused,
-                       alternative_branch };
+                       alternative_branch, never_called };
 
 // How much of a path a guard leaves: 3 none (always taken), 2 a fallback beside it (import fallback,
 // the non-CPU branch MPS shares with CUDA, another arm of a choice), 1 a path a Mac never takes. The program model's reach

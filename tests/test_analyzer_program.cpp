@@ -1611,6 +1611,29 @@ TEST(ProgramModel, ATestOfACudaOnlyExtensionIsInfo) {
     EXPECT_EQ(portable->severity, Severity::minor) << portable->note;
 }
 
+// A module-level function of the training run that no file calls or names is dead code (sam2's
+// init_distributed_data_parallel_model): info. One that a config names (`_target_`), one its module
+// exports in __all__ and one that train.py calls keep their weight.
+TEST(ProgramModel, AFunctionNothingCallsOrNamesIsNeverCalled) {
+    test::TempDir d;
+    d.write("pkg/__init__.py", "");
+    d.write("pkg/dist.py", "import torch\n\n__all__ = ['exported']\n\n\ndef unused(i):\n    torch.cuda.set_device(i)\n\n\n"
+                           "def configured(i):\n    torch.cuda.set_device(i)\n\n\ndef exported(i):\n    torch.cuda.set_device(i)\n\n\n"
+                           "def used(i):\n    torch.cuda.set_device(i)\n");
+    d.write("configs/run.yaml", "setup:\n  _target_: pkg.dist.configured\n");
+    d.write("train.py", "from pkg.dist import used\n\nif __name__ == '__main__':\n    used(0)\n");
+    const ScanResult r = scan_dir(d);
+    const auto found = by_line(r, "torch-cuda-device-management", "pkg/dist.py");
+    ASSERT_TRUE(found.count(7) && found.count(11) && found.count(15) && found.count(19)) << found.size();
+    EXPECT_EQ(found.at(7)->guard, GuardKind::never_called) << found.at(7)->guard_note;
+    EXPECT_EQ(found.at(7)->severity, Severity::info);
+    EXPECT_NE(found.at(7)->guard_note.find("unused() is called nowhere"), std::string::npos) << found.at(7)->guard_note;
+    for (int line : {11, 15, 19}) {
+        EXPECT_EQ(found.at(line)->guard, GuardKind::none) << line << ": " << found.at(line)->guard_note;
+        EXPECT_EQ(found.at(line)->severity, Severity::minor) << line;
+    }
+}
+
 // A field of a dataclass or an attrs class is a constructor parameter: its CUDA default that every
 // construction passes by keyword never applies (glide-text2im's CLIP encoders); one that a
 // construction leaves out keeps its weight, and so does a plain class's attribute.
