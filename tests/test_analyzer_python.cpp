@@ -103,6 +103,7 @@ TEST_F(PythonEngineTest, OptionalImportLowersSeverityAndImpact) {
                          "optional-cuda-only-package-import");
     ASSERT_EQ(apex.size(), 1u);
     EXPECT_EQ(apex[0].impact, VerdictImpact::none) << apex[0].note;
+    EXPECT_EQ(apex[0].severity, Severity::info) << apex[0].note;
     EXPECT_NE(apex[0].note.find("loses only speed"), std::string::npos) << apex[0].note;
 }
 
