@@ -262,9 +262,11 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
         const auto fn = at->second.find(f.location.line);
         if (fn == at->second.end() || fn->second.empty()) continue;
         const auto it = uses.find({f.location.path, fn->second});
-        if (fn->second[0] != '.' && (it == uses.end() || (!it->second.unknown && it->second.calls.empty())) &&
-            model.reach_of(f.location.path).level > program::Level::tooling)
-            never_called.push_back(&f);
+        // only where a script or a command runs the code: without one, every file counts as core, and a
+        // library's functions are its API, called by its users
+        if (fn->second[0] != '.' && (it == uses.end() || (!it->second.unknown && it->second.calls.empty())))
+            if (model.has_training_entries() && model.reach_of(f.location.path).level > program::Level::tooling)
+                never_called.push_back(&f);
         if (it == uses.end() || it->second.unknown || it->second.calls.empty()) continue;
         const auto& calls = it->second.calls;
         // A parameter's default (`def get_pc_sampler(..., device='cuda')`) that every call passes never

@@ -1632,6 +1632,14 @@ TEST(ProgramModel, AFunctionNothingCallsOrNamesIsNeverCalled) {
         EXPECT_EQ(found.at(line)->guard, GuardKind::none) << line << ": " << found.at(line)->guard_note;
         EXPECT_EQ(found.at(line)->severity, Severity::minor) << line;
     }
+    // A library with no script or command: its functions are its API, which its users call.
+    test::TempDir library;
+    library.write("pkg/__init__.py", "from .dist import used\n");
+    library.write("pkg/dist.py", "import torch\n\n\ndef used(i):\n    torch.cuda.set_device(i)\n\n\ndef api(i):\n    torch.cuda.set_device(i)\n");
+    const ScanResult lib = scan_dir(library);
+    const auto api = by_line(lib, "torch-cuda-device-management", "pkg/dist.py");
+    ASSERT_TRUE(api.count(9)) << api.size();
+    EXPECT_EQ(api.at(9)->guard, GuardKind::none) << api.at(9)->guard_note;
 }
 
 // A field of a dataclass or an attrs class is a constructor parameter: its CUDA default that every

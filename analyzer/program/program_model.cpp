@@ -717,6 +717,7 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
     }
     mark_sampling_entries(files);
     const bool any_training = std::any_of(m_summary.entry_points.begin(), m_summary.entry_points.end(), [](const EntryPoint& e) { return !e.tooling; });
+    m_training_entries = any_training;
     if (!any_training) {
         for (const auto& path : m_python)
             if (ends_with(path, "/__init__.py") && !is_tooling_path(path) && m_roots.count(dir_of(dir_of(path))))

@@ -85,6 +85,8 @@ public:
     ProgramModel(const std::vector<FileRecord>& files, const ProgramVocabulary& vocabulary, const ModelOptions& options);
 
     const ProgramSummary& summary() const { return m_summary; }
+    // Whether a script or a command runs the repository: an entry other than a package's API.
+    bool has_training_entries() const { return m_training_entries; }
     FileReach reach_of(const std::string& path) const;
     bool is_tooling_path(const std::string& path) const;
     bool is_own_package(std::string_view top_level) const;
@@ -216,6 +218,7 @@ private:
     std::map<std::string, std::set<std::string>> m_own_in;  // per checkout, in a folder of checkouts
     void own(const std::string& path, const std::string& name);
     std::vector<ExtensionLink> m_extensions;
+    bool m_training_entries = false;
     std::map<std::string, std::vector<std::pair<std::string, int>>> m_package_importers;  // top-level -> (file, line)
     std::map<std::string, std::vector<CallSite>> m_ops_calls;  // torch.ops namespace -> calls
     // "module\0function" -> the calls of it found in the files that import it (add_caller_calls), and
