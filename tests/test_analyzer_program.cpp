@@ -1564,6 +1564,17 @@ TEST(ProgramModel, AFunctionPassedToAGuardedCallTakesItsGuard) {
     EXPECT_EQ(plain->guard, GuardKind::none) << plain->guard_note;
 }
 
+// The .cuda() in `bound` is info, its note saying `why`; the one in `portable` keeps tooling's minor.
+void expect_cuda_bound(const ScanResult& r, const char* bound_path, const char* portable_path, const std::string& why) {
+    const Finding* bound = find(r, "cuda-method-call", bound_path);
+    const Finding* portable = find(r, "cuda-method-call", portable_path);
+    ASSERT_NE(bound, nullptr) << bound_path;
+    ASSERT_NE(portable, nullptr) << portable_path;
+    EXPECT_EQ(bound->severity, Severity::info) << bound->note;
+    EXPECT_NE(bound->note.find(why), std::string::npos) << bound->note;
+    EXPECT_EQ(portable->severity, Severity::minor) << portable->note;
+}
+
 // A test that cannot be imported without CUDA (it imports, on load, a module of the repository that
 // imports Triton on load) has nothing to port: its .cuda() is info, with the chain in the note; a test
 // that imports Triton only under try/except keeps tooling's minor.
@@ -1575,14 +1586,8 @@ TEST(ProgramModel, ATestThatNeedsCudaToLoadIsInfo) {
     d.write("tests/test_kernels.py", "import torch\nfrom pkg.kernels import add\n\n\ndef test_add():\n    add(torch.ones(2).cuda())\n");
     d.write("tests/test_portable.py", "import torch\ntry:\n    import triton\nexcept ImportError:\n    triton = None\n\n\n"
                                       "def test_ones():\n    torch.ones(2).cuda()\n");
-    const ScanResult r = scan_dir(d);
-    const Finding* bound = find(r, "cuda-method-call", "tests/test_kernels.py");
-    const Finding* portable = find(r, "cuda-method-call", "tests/test_portable.py");
-    ASSERT_NE(bound, nullptr);
-    ASSERT_NE(portable, nullptr);
-    EXPECT_EQ(bound->severity, Severity::info) << bound->note;
-    EXPECT_NE(bound->note.find("imports pkg/kernels.py, which needs triton (pkg/kernels.py:1) to load"), std::string::npos) << bound->note;
-    EXPECT_EQ(portable->severity, Severity::minor) << portable->note;
+    expect_cuda_bound(scan_dir(d), "tests/test_kernels.py", "tests/test_portable.py",
+                      "imports pkg/kernels.py, which needs triton (pkg/kernels.py:1) to load");
 }
 
 // The same for a compiled module of the repository's own that only builds with CUDA: a test of
@@ -1600,15 +1605,8 @@ TEST(ProgramModel, ATestOfACudaOnlyExtensionIsInfo) {
     d.write("train.py", "import torch\n\nif __name__ == '__main__':\n    torch.ones(2).sum()\n");
     d.write("tests/test_fused.py", "import torch\nfrom pkg.fused import linear\n\n\ndef test_linear():\n    linear(torch.ones(2).cuda())\n");
     d.write("tests/test_portable.py", "import torch\nfrom pkg.portable import norm\n\n\ndef test_norm():\n    norm(torch.ones(2).cuda())\n");
-    const ScanResult r = scan_dir(d);
-    const Finding* bound = find(r, "cuda-method-call", "tests/test_fused.py");
-    const Finding* portable = find(r, "cuda-method-call", "tests/test_portable.py");
-    ASSERT_NE(bound, nullptr);
-    ASSERT_NE(portable, nullptr);
-    EXPECT_EQ(bound->severity, Severity::info) << bound->note;
-    EXPECT_NE(bound->note.find("imports pkg/fused.py, which needs the CUDA extension fused_lib (pkg/fused.py:1) to load"), std::string::npos)
-        << bound->note;
-    EXPECT_EQ(portable->severity, Severity::minor) << portable->note;
+    expect_cuda_bound(scan_dir(d), "tests/test_fused.py", "tests/test_portable.py",
+                      "imports pkg/fused.py, which needs the CUDA extension fused_lib (pkg/fused.py:1) to load");
 }
 
 // A module-level function of the training run that no file calls or names is dead code (sam2's
