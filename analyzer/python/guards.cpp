@@ -80,6 +80,14 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
     auto take = [&](GuardKind k) {
         if (rank(k) > rank(t.kind)) t.kind = k;
     };
+    // A device's name tested: the CPU's is the branch without the accelerator, its else the rest.
+    auto take_device_name = [&](std::string_view name) {
+        take(GuardKind::device_check);
+        if (name == "cpu") {
+            t.negated = !t.negated;
+            t.cpu = true;
+        }
+    };
     if (type == "boolean_operator") {
         // `not torch.cuda.is_available() or not flash`: the operand that decides the kind keeps its own
         // negation (past `if ...: return` both operands are false, so CUDA is there).
@@ -122,13 +130,8 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
         // `device.startswith("cuda")` (timm's `if device.startswith('cuda:')`): a device name tested as text
         if (is_type(fn, "attribute") && m_facts.text(field(fn, "attribute")) == "startswith")
             if (const TSNode args = field(n, "arguments"); ts_node_named_child_count(args) == 1)
-                if (auto v = string_literal(ts_node_named_child(args, 0), m_facts.source()); v && listed(m_vocab.device_strings, v->substr(0, v->find(':')))) {
-                    take(GuardKind::device_check);
-                    if (v->substr(0, v->find(':')) == "cpu") {
-                        t.negated = !t.negated;
-                        t.cpu = true;
-                    }
-                }
+                if (auto v = string_literal(ts_node_named_child(args, 0), m_facts.source()); v && listed(m_vocab.device_strings, v->substr(0, v->find(':'))))
+                    take_device_name(v->substr(0, v->find(':')));
         if (!is_type(fn, "attribute")) classify_node(fn, t);
         else if (listed(m_vocab.distributed_names, m_facts.text(field(fn, "attribute")))) take(GuardKind::distributed_gate);
         if (const TSNode args = field(n, "arguments"); !ts_node_is_null(args)) classify_node(args, t);
@@ -192,11 +195,7 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
                 m_facts.qualname(field(ts_node_parent(parent), "function")) == "torch.device" && ts_node_named_child_count(parent) == 1)
                 parent = ts_node_parent(ts_node_parent(parent));
             if (is_type(parent, "comparison_operator") && listed(m_vocab.device_strings, *v)) {
-                take(GuardKind::device_check);
-                if (*v == "cpu") {
-                    t.negated = !t.negated;
-                    t.cpu = true;
-                }
+                take_device_name(*v);
                 for (uint32_t i = 0; i < ts_node_child_count(parent); ++i)
                     if (node_type(ts_node_child(parent, i)) == "!=" || node_type(ts_node_child(parent, i)) == "not in")
                         t.negated = !t.negated;
