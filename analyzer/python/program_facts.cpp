@@ -267,7 +267,13 @@ void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, 
             f.line = line_of(call);
             const TSNode function = enclosing(call, {"function_definition"});
             Guard g = guards.guard_of(call);
-            if (!ts_node_is_null(function) && g.kind == GuardKind::none && !g.mps_aware) g = guard_through_callers(function, facts, guards, calls);
+            // A load in try/except is optional; when every call of its function is also under a guard a
+            // Mac never takes (`impl == 'cuda' and x.device.type == 'cuda' and _init()`), that one says
+            // more: the Mac never builds it, and the reference path beside it runs.
+            if (!ts_node_is_null(function) && !g.mps_aware && (g.kind == GuardKind::none || g.kind == GuardKind::import_fallback)) {
+                const Guard callers = guard_through_callers(function, facts, guards, calls);
+                if (g.kind == GuardKind::none || (callers.kind != GuardKind::none && guard_strength(callers.kind) < guard_strength(g.kind))) g = callers;
+            }
             f.guard = g.kind;
             f.guard_note = g.note;
             f.lazy = !ts_node_is_null(function);
