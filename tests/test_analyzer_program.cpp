@@ -1650,10 +1650,16 @@ TEST(ProgramModel, AFunctionNothingCallsOrNamesIsNeverCalled) {
     test::TempDir library;
     library.write("pkg/__init__.py", "from .dist import used\n");
     library.write("pkg/dist.py", "import torch\n\n\ndef used(i):\n    torch.cuda.set_device(i)\n\n\ndef api(i):\n    torch.cuda.set_device(i)\n");
-    const ScanResult lib = scan_dir(library);
-    const auto api = by_line(lib, "torch-cuda-device-management", "pkg/dist.py");
-    ASSERT_TRUE(api.count(9)) << api.size();
-    EXPECT_EQ(api.at(9)->guard, GuardKind::none) << api.at(9)->guard_note;
+    auto expect_api = [&] {
+        const ScanResult lib = scan_dir(library);
+        const auto api = by_line(lib, "torch-cuda-device-management", "pkg/dist.py");
+        ASSERT_TRUE(api.count(9)) << api.size();
+        EXPECT_EQ(api.at(9)->guard, GuardKind::none) << api.at(9)->guard_note;
+    };
+    expect_api();
+    // the same where setup.py declares the package: its API is an entry, still no script
+    library.write("setup.py", "from setuptools import setup\n\nsetup(name='pkg', packages=['pkg'])\n");
+    expect_api();
 }
 
 // A field of a dataclass or an attrs class is a constructor parameter: its CUDA default that every

@@ -16,6 +16,9 @@ std::string dir_of(const std::string& path) {
     return slash == std::string::npos ? std::string() : path.substr(0, slash);
 }
 
+// How an entry that is a package's API, not a script, says why it is one.
+constexpr const char* kPackageApi = "package API";
+
 // The last part of a repository path: "setup.py" for "csrc/setup.py".
 std::string base_name(const std::string& path) { return path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1); }
 
@@ -713,15 +716,17 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
         for (const auto& f : files)
             if (f.facts)
                 for (const auto& n : f.facts->project_names) declared = declared || normalise_package(n) == normalise_package(name);
-        if (top && declared) add(path, "package API (" + name + " is the project's package)");
+        if (top && declared) add(path, std::string(kPackageApi) + " (" + name + " is the project's package)");
     }
     mark_sampling_entries(files);
     const bool any_training = std::any_of(m_summary.entry_points.begin(), m_summary.entry_points.end(), [](const EntryPoint& e) { return !e.tooling; });
-    m_training_entries = any_training;
+    // A script or a command that runs the code, not a package's API alone (a library's functions are called by its users).
+    m_training_entries = std::any_of(m_summary.entry_points.begin(), m_summary.entry_points.end(),
+                                     [](const EntryPoint& e) { return !e.tooling && e.why.rfind(kPackageApi, 0) != 0; });
     if (!any_training) {
         for (const auto& path : m_python)
             if (ends_with(path, "/__init__.py") && !is_tooling_path(path) && m_roots.count(dir_of(dir_of(path))))
-                add(path, "package API (no script or console entry point found)");
+                add(path, std::string(kPackageApi) + " (no script or console entry point found)");
     }
     if (std::none_of(m_summary.entry_points.begin(), m_summary.entry_points.end(), [](const EntryPoint& e) { return !e.tooling; })) {
         m_summary.complete = false;
