@@ -320,10 +320,9 @@ void Scanner::mark_never_called(const std::vector<program::FileRecord>& records,
                                 const std::map<std::string, std::map<int, std::string>>& function_at, std::vector<Finding*>& findings) const {
     if (findings.empty()) return;
     std::vector<std::string> names;
-    for (const Finding* f : findings) {
-        const std::string& name = function_at.at(f->location.path).at(f->location.line);
-        if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-    }
+    std::map<std::string, std::size_t> index;  // name -> its place in `names`
+    for (const Finding* f : findings)
+        if (const std::string& name = function_at.at(f->location.path).at(f->location.line); index.emplace(name, names.size()).second) names.push_back(name);
     const TriggerSet words(names);
     std::vector<const program::FileRecord*> texts;
     for (const auto& r : records)
@@ -360,7 +359,7 @@ void Scanner::mark_never_called(const std::vector<program::FileRecord>& records,
         }
     for (Finding* f : findings) {
         const std::string& name = function_at.at(f->location.path).at(f->location.line);
-        const std::size_t k = static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
+        const std::size_t k = index.at(name);
         if (anywhere[k]) continue;
         const auto& files = written[k];
         const auto own = files.find(f->location.path);

@@ -290,22 +290,18 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
         }
     }
     if (const YAML::Node dr = doc["data_readers"]) p.readers = parse_data_readers(dr, file);
-    if (const YAML::Node v = doc["vendored"]) {
-        p.vendored_dirs = string_list(v, "dirs", file);
-        if (!v["weight"]) fail(file, "vendored: expected 'dirs' and 'weight'");
-        p.vendored = parse_weight(v["weight"], "vendored.weight", file);
-    }
+    // `key: {<list_key>: [...], weight: {...}}`: a list of names and the weight they bring.
+    auto list_and_weight = [&](const std::string& key, const std::string& list_key, std::vector<std::string>& list, std::optional<WeightRule>& weight) {
+        const YAML::Node v = doc[key];
+        if (!v) return;
+        list = string_list(v, list_key.c_str(), file);
+        if (!v["weight"]) fail(file, key + ": expected '" + list_key + "' and 'weight'");
+        weight = parse_weight(v["weight"], key + ".weight", file);
+    };
+    list_and_weight("vendored", "dirs", p.vendored_dirs, p.vendored);
     if (const YAML::Node v = doc["cuda_bound_tooling"]) p.cuda_bound_tooling = parse_weight(v, "cuda_bound_tooling", file);
-    if (const YAML::Node v = doc["build_hosts"]) {
-        p.build_host_dirs = string_list(v, "dirs", file);
-        if (!v["weight"]) fail(file, "build_hosts: expected 'dirs' and 'weight'");
-        p.build_host = parse_weight(v["weight"], "build_hosts.weight", file);
-    }
-    if (const YAML::Node v = doc["scale_out_launch"]) {
-        p.scale_out_rules = string_list(v, "rules", file);
-        if (!v["weight"]) fail(file, "scale_out_launch: expected 'rules' and 'weight'");
-        p.scale_out = parse_weight(v["weight"], "scale_out_launch.weight", file);
-    }
+    list_and_weight("build_hosts", "dirs", p.build_host_dirs, p.build_host);
+    list_and_weight("scale_out_launch", "rules", p.scale_out_rules, p.scale_out);
     if (const YAML::Node v = doc["file_kind_weights"]) {
         if (!v.IsMap()) fail(file, "file_kind_weights: expected a map of file kind to weight");
         for (const auto& kv : v) {
@@ -314,13 +310,10 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
             p.file_kind_weights[kind] = parse_weight(kv.second, "file_kind_weights." + kind, file);
         }
     }
-    for (const auto& kv : doc) {
-        const std::string key = kv.first.as<std::string>();
-        if (key != "guards" && key != "tooling" && key != "guard_weights" && key != "reach_weights" && key != "reach_weights_for" &&
-            key != "data_readers" && key != "vendored" && key != "scale_out_launch" && key != "cuda_bound_tooling" && key != "file_kind_weights" &&
-            key != "build_hosts")
-            fail(file, "unknown top-level key '" + key + "'");
-    }
+    static const std::set<std::string> known = {"guards",       "tooling",  "guard_weights",    "reach_weights",      "reach_weights_for", "data_readers",
+                                                "vendored",     "scale_out_launch", "cuda_bound_tooling", "file_kind_weights", "build_hosts"};
+    for (const auto& kv : doc)
+        if (const std::string key = kv.first.as<std::string>(); !known.count(key)) fail(file, "unknown top-level key '" + key + "'");
     return p;
 }
 
