@@ -133,8 +133,8 @@ TEST(Configs, MalformedLoadedConfigIsSkippedUnloadedOneIsNotRead) {
     EXPECT_EQ(skipped.count("notes/also-broken.yaml"), 0u);
 }
 
-// RWKV's 20B_tokenizer.json is JSON that YAML refuses (an implicit key over 1,024 characters): it is
-// read with the JSON parser, its keys placed in the file, and JSON that is broken says so.
+// RWKV's 20B_tokenizer.json is JSON that YAML refuses (an implicit key over 1,024 characters): a
+// .json file is read with the JSON parser, its keys placed in the file, and JSON that is broken says so.
 TEST(Configs, JsonThatYamlRefusesIsReadAsJson) {
     test::TempDir d;
     const std::string long_key(1500, 'a');
@@ -151,6 +151,19 @@ TEST(Configs, JsonThatYamlRefusesIsReadAsJson) {
     ASSERT_EQ(got.size(), 1u);
     EXPECT_EQ(got[0].rule_id, "config-cuda-device");
     EXPECT_EQ(got[0].location.line, 4);
+}
+
+// A .json file that is not strict JSON (bare keys, single quotes) but is YAML, as some hand-written
+// configs are, is still read: as YAML, after the JSON parser refuses it.
+TEST(Configs, LooseJsonIsReadAsYaml) {
+    test::TempDir d;
+    d.write("conf/loose.json", "{trainer: {device: 'cuda',\n  backend: nccl}}\n");
+    d.write("train.py", "import json\ncfg = json.load(open('conf/loose.json'))\ndev = cfg['trainer']['device']\n");
+    const ScanResult r = scan_dir(d);
+    for (const auto& s : r.skipped) EXPECT_NE(s.path, "conf/loose.json") << s.reason;
+    std::set<std::string> rules;
+    for (const auto& f : findings_in(r, "conf/loose.json")) rules.insert(f.rule_id);
+    EXPECT_EQ(rules, (std::set<std::string>{"config-cuda-device", "config-nccl-backend"}));
 }
 
 namespace {

@@ -6,7 +6,11 @@
 namespace mpsport::python {
 
 std::string_view node_type(TSNode node) { return ts_node_type(node); }
-bool is_type(TSNode node, std::string_view type) { return !ts_node_is_null(node) && type == ts_node_type(node); }
+bool is_type(TSNode node, std::string_view type) {
+    if (ts_node_is_null(node)) return false;
+    const char* t = ts_node_type(node);  // compared without a strlen: most differ in the first byte
+    return std::strncmp(t, type.data(), type.size()) == 0 && t[type.size()] == '\0';
+}
 
 TSNode field(TSNode node, std::string_view name) {
     return ts_node_child_by_field_name(node, name.data(), static_cast<uint32_t>(name.size()));
