@@ -176,6 +176,8 @@ struct ProgramVocabulary {
     // An entry script named for sampling or evaluation (a word of its name split at _ - .) that calls
     // no training method: not the training run where the repository has a training entry.
     std::vector<std::string> sampling_entry_words;
+    // An entry script named for evaluation: not the training run there even when it calls one (a linear probe).
+    std::vector<std::string> evaluation_entry_words;
     std::map<GuardKind, WeightRule> guard_weights;
     std::map<Reach, WeightRule> reach_weights;
     // Per rule category ("op-support", "dtype"): taken on top of reach_weights.

@@ -1719,22 +1719,32 @@ TEST(ProgramModel, AFieldDefaultPassedByPositionIsInfo) {
 }
 
 // A sampling script beside a training one is not the training run (tooling.sampling_entry_words):
-// its .cuda() is at most minor and its reach tooling; an evaluation script that trains (a linear
-// probe calling backward) stays a training entry; a repository of sampling scripts alone keeps them.
+// its .cuda() is at most minor and its reach tooling. Nor is an evaluation script that trains a linear
+// probe (tooling.evaluation_entry_words: DINO's eval_linear.py, MoCo's main_lincls.py), but a
+// fine-tuning script is. A repository of sampling scripts alone keeps them.
 TEST(ProgramModel, ASamplingScriptBesideATrainingOneIsTooling) {
     test::TempDir d;
     d.write("train.py", "import torch\n\nif __name__ == \"__main__\":\n    loss = torch.ones(1, requires_grad=True).sum()\n    loss.backward()\n");
     d.write("sample.py", "import torch\n\nif __name__ == \"__main__\":\n    model = torch.nn.Linear(2, 2).cuda()\n");
-    d.write("eval_linear.py", "import torch\n\nif __name__ == \"__main__\":\n    probe = torch.nn.Linear(2, 2).cuda()\n    probe(torch.ones(2)).sum().backward()\n");
+    const std::string probe_script = "import torch\n\nif __name__ == \"__main__\":\n    probe = torch.nn.Linear(2, 2).cuda()\n    probe(torch.ones(2)).sum().backward()\n";
+    d.write("eval_linear.py", probe_script);
+    d.write("main_lincls.py", probe_script);
+    d.write("main_finetune.py", probe_script);
     const ScanResult r = scan_dir(d);
     const Finding* sampling = find(r, "cuda-method-call", "sample.py");
-    const Finding* probe = find(r, "cuda-method-call", "eval_linear.py");
     ASSERT_NE(sampling, nullptr);
-    ASSERT_NE(probe, nullptr);
     EXPECT_EQ(sampling->reach, Reach::tooling) << sampling->note;
     EXPECT_LE(sampling->severity, Severity::minor);
-    EXPECT_EQ(probe->reach, Reach::core);
-    EXPECT_EQ(probe->severity, Severity::major);
+    for (const char* path : {"eval_linear.py", "main_lincls.py"}) {
+        const Finding* probe = find(r, "cuda-method-call", path);
+        ASSERT_NE(probe, nullptr) << path;
+        EXPECT_EQ(probe->reach, Reach::tooling) << path << ": " << probe->note;
+        EXPECT_EQ(probe->severity, Severity::minor) << path;
+    }
+    const Finding* finetune = find(r, "cuda-method-call", "main_finetune.py");
+    ASSERT_NE(finetune, nullptr);
+    EXPECT_EQ(finetune->reach, Reach::core);
+    EXPECT_EQ(finetune->severity, Severity::major);
     // a word with a digit inside gives its parts: latent-diffusion's scripts/knn2img.py samples
     d.write("scripts/knn2img.py", "import torch\n\nif __name__ == \"__main__\":\n    model = torch.nn.Linear(2, 2).cuda()\n");
     const ScanResult with_knn = scan_dir(d);

@@ -759,9 +759,10 @@ std::map<std::string, std::string> ProgramModel::importing_on_load(const std::ma
     return out;
 }
 
-// Sampling and evaluation scripts (rules/program.yaml tooling.sampling_entry_words) that train nothing
-// are not the training run where another entry is: EDM's generate.py and example.py, DINO's
-// eval_knn.py, stable diffusion's scripts/img2img.py beside main.py.
+// Sampling scripts that train nothing (rules/program.yaml tooling.sampling_entry_words), and evaluation
+// scripts whether they train or not (evaluation_entry_words), are not the training run where another
+// entry is: EDM's generate.py and example.py, DINO's eval_knn.py and eval_linear.py, stable
+// diffusion's scripts/img2img.py beside main.py.
 void ProgramModel::mark_sampling_entries(const std::vector<FileRecord>& files) {
     std::set<std::uint32_t> training_methods;
     for (const auto& m : m_vocab.guards.training_methods) training_methods.insert(name_hash(m));
@@ -793,12 +794,14 @@ void ProgramModel::mark_sampling_entries(const std::vector<FileRecord>& files) {
         }
         return words;
     };
-    auto samples_only = [&](const EntryPoint& e) {
+    auto not_training = [&](const EntryPoint& e) {
         const auto words = words_of(e.path);
         const auto any_in = [&](const std::vector<std::string>& list) {
             return std::any_of(words.begin(), words.end(), [&](const std::string& w) { return std::find(list.begin(), list.end(), w) != list.end(); });
         };
-        if (!any_in(m_vocab.sampling_entry_words) || any_in(m_vocab.guards.training_words)) return false;
+        if (any_in(m_vocab.guards.training_words)) return false;
+        if (any_in(m_vocab.evaluation_entry_words)) return true;  // a linear probe trains, and is evaluation
+        if (!any_in(m_vocab.sampling_entry_words)) return false;
         const auto f = std::find_if(files.begin(), files.end(), [&](const FileRecord& r) { return r.path == e.path; });
         if (f == files.end() || !f->facts) return false;
         const auto& names = f->facts->attribute_names;
@@ -809,14 +812,14 @@ void ProgramModel::mark_sampling_entries(const std::vector<FileRecord>& files) {
     for (std::size_t i = 0; i < sampling.size(); ++i) {
         const EntryPoint& e = m_summary.entry_points[i];
         if (e.tooling) continue;
-        sampling[i] = samples_only(e);
+        sampling[i] = not_training(e);
         trains = trains || !sampling[i];
     }
     if (!trains) return;
     for (std::size_t i = 0; i < sampling.size(); ++i) {
         if (!sampling[i]) continue;
         m_summary.entry_points[i].tooling = true;
-        m_summary.entry_points[i].why += ": a sampling or evaluation script that calls no training method (another entry trains)";
+        m_summary.entry_points[i].why += ": a sampling script that calls no training method, or an evaluation script (another entry trains)";
     }
 }
 
