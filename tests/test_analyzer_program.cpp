@@ -1625,6 +1625,36 @@ TEST(ProgramModel, ATestOfACudaOnlyExtensionIsInfo) {
                       "imports pkg/fused.py, which needs the CUDA extension fused_lib (pkg/fused.py:1) to load");
 }
 
+// A library that no script runs: its public subpackages are its API as much as the package is.
+// nvdiffrast's own __init__.py imports nothing; users write `import nvdiffrast.torch as dr`, and only
+// its sample programs (samples/, tooling) do so here. The subpackage's required CUDA-only extension
+// is a core blocker, and the library stays on CUDA; a private subpackage is no API.
+TEST(ProgramModel, ALibrarysPublicSubpackagesAreItsApi) {
+    test::TempDir d;
+    d.write("setup.py", "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n\n"
+                        "setup(name='rastlib', packages=['rastlib', 'rastlib.torch'],\n"
+                        "      ext_modules=[CUDAExtension('_rastlib_c', ['csrc/rasterize.cu'])])\n");
+    d.write("csrc/rasterize.cu", "__global__ void rasterize_kernel(float* out) { out[threadIdx.x] = 0.f; }\n");
+    d.write("rastlib/__init__.py", "__version__ = '1.0'\n");
+    d.write("rastlib/torch/__init__.py", "from .ops import rasterize\n");
+    d.write("rastlib/torch/ops.py", "import _rastlib_c\n\n\ndef rasterize(x):\n    return _rastlib_c.rasterize(x)\n");
+    d.write("rastlib/_internal/__init__.py", "import triton\n");
+    d.write("samples/torch/cube.py", "import torch\nimport rastlib.torch as dr\n\nif __name__ == '__main__':\n    dr.rasterize(torch.ones(2).cuda())\n");
+    const ScanResult r = scan_dir(d);
+    std::map<std::string, std::string> entries;
+    for (const auto& e : r.program.entry_points) entries[e.path] = e.tooling ? "tooling" : e.why;
+    EXPECT_EQ(entries["rastlib/torch/__init__.py"], "package API (a public subpackage of rastlib)");
+    EXPECT_EQ(entries["samples/torch/cube.py"], "tooling");
+    EXPECT_EQ(entries.count("rastlib/_internal/__init__.py"), 0u);
+    bool core_blocker = false;
+    for (const auto& f : r.findings)
+        core_blocker = core_blocker || (f.reach == Reach::core && f.severity == Severity::blocker && f.impact == VerdictImpact::stay);
+    EXPECT_TRUE(core_blocker);
+    const Finding* internal = find(r, "cuda-only-package-import", "rastlib/_internal/__init__.py");
+    ASSERT_NE(internal, nullptr);
+    EXPECT_EQ(internal->reach, Reach::unreached);
+}
+
 // A module-level function of the training run that no file calls or names is dead code (sam2's
 // init_distributed_data_parallel_model): info. One that a config names (`_target_`), one its module
 // exports in __all__ and one that train.py calls keep their weight.

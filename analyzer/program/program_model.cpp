@@ -707,6 +707,7 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
         }
     }
     // A library's public packages are entry points too: importing the package is how it is used.
+    std::vector<std::string> declared_dirs;  // the project's declared top-level packages
     for (const auto& path : m_python) {
         if (!ends_with(path, "/__init__.py") || is_tooling_path(path)) continue;
         const std::string dir = dir_of(path);
@@ -716,13 +717,29 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
         for (const auto& f : files)
             if (f.facts)
                 for (const auto& n : f.facts->project_names) declared = declared || normalise_package(n) == normalise_package(name);
-        if (top && declared) add(path, std::string(kPackageApi) + " (" + name + " is the project's package)");
+        if (!top || !declared) continue;
+        add(path, std::string(kPackageApi) + " (" + name + " is the project's package)");
+        declared_dirs.push_back(dir + "/");
     }
     mark_sampling_entries(files);
-    const bool any_training = std::any_of(m_summary.entry_points.begin(), m_summary.entry_points.end(), [](const EntryPoint& e) { return !e.tooling; });
     // A script or a command that runs the code, not a package's API alone (a library's functions are called by its users).
     m_training_entries = std::any_of(m_summary.entry_points.begin(), m_summary.entry_points.end(),
                                      [](const EntryPoint& e) { return !e.tooling && e.why.rfind(kPackageApi, 0) != 0; });
+    // In a library (no script runs it), a public subpackage is API as much as the package is: users
+    // write `import nvdiffrast.torch as dr`, which the package's own __init__.py never imports, and
+    // only the library's sample programs (tooling) do.
+    if (!m_training_entries)
+        for (const auto& path : m_python) {
+            if (!ends_with(path, "/__init__.py") || is_tooling_path(path)) continue;
+            const auto under = std::find_if(declared_dirs.begin(), declared_dirs.end(), [&](const std::string& d) { return path.compare(0, d.size(), d) == 0; });
+            if (under == declared_dirs.end() || path.size() == under->size() + 11) continue;  // the package's own __init__.py
+            const std::string inner = path.substr(under->size(), path.size() - under->size() - 12);  // "torch"
+            // one level down and public: deeper ones are reached from those (apex.contrib's
+            // subpackages are extensions a default build leaves out)
+            if (inner.front() == '_' || inner.find('/') != std::string::npos) continue;
+            add(path, std::string(kPackageApi) + " (a public subpackage of " + base_name(under->substr(0, under->size() - 1)) + ")");
+        }
+    const bool any_training = std::any_of(m_summary.entry_points.begin(), m_summary.entry_points.end(), [](const EntryPoint& e) { return !e.tooling; });
     if (!any_training) {
         for (const auto& path : m_python)
             if (ends_with(path, "/__init__.py") && !is_tooling_path(path) && m_roots.count(dir_of(dir_of(path))))
