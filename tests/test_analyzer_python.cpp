@@ -164,7 +164,8 @@ TEST_F(PythonEngineTest, APackageLoadedThroughAnotherLibrarysKeywordIsAUse) {
                            "cuda-only-package-import");
     ASSERT_EQ(branch.size(), 1u);
     EXPECT_EQ(branch[0].impact, VerdictImpact::none);
-    EXPECT_EQ(branch[0].severity, Severity::minor);
+    EXPECT_EQ(branch[0].severity, Severity::info);
+    EXPECT_EQ(branch[0].guard, GuardKind::alternative_branch);
     EXPECT_NE(branch[0].note.find("loaded through `load_in_8bit=True` on demand in one branch (if low_resource:)"), std::string::npos) << branch[0].note;
 
     // the heaviest site reports, whatever its order: a later unconditional use outweighs an option's
@@ -208,7 +209,8 @@ TEST_F(PythonEngineTest, PackageForSpeedImportedInOneBranchIsAnOption) {
     for (const auto& f : fs) {
         if (f.subject == "tensorrt" || f.subject == "deepspeed") {
             EXPECT_EQ(f.impact, VerdictImpact::none) << f.subject;
-            EXPECT_EQ(f.severity, Severity::minor) << f.subject;
+            EXPECT_EQ(f.severity, Severity::info) << f.subject;
+            EXPECT_EQ(f.guard, GuardKind::alternative_branch) << f.subject;
             EXPECT_NE(f.note.find(f.subject == "tensorrt" ? "(if engine:)" : "(an except clause)"), std::string::npos) << f.note;
         } else if (f.subject == "triton") {
             EXPECT_EQ(f.impact, VerdictImpact::stay);

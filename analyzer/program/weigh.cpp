@@ -32,6 +32,17 @@ void weigh_by_op_calls(const ProgramModel& model, const ExtensionLink* ext, Find
     }
     module_called = module_called || (ext && !ext->calls.empty());
     for (const auto& c : calls) f.related.push_back(call_location(c, f.native_op));
+    // Every call under a guard (stylegan3's `if impl == 'cuda' and x.device.type == 'cuda' and _init():`):
+    // the op runs only where the weakest of them holds, wherever the calling file is reached from.
+    if (!calls.empty() && f.guard == GuardKind::none &&
+        std::none_of(calls.begin(), calls.end(), [](const CallSite& c) { return c.guard == GuardKind::none; })) {
+        const auto weakest = std::max_element(calls.begin(), calls.end(), [](const CallSite& a, const CallSite& b) {
+            return guard_strength(a.guard) < guard_strength(b.guard);
+        });
+        f.guard = weakest->guard;
+        f.guard_note = "every Python call of " + f.native_op + " is guarded; " + weakest->path + ":" + std::to_string(weakest->line) + ": " +
+                       weakest->guard_note;
+    }
     const auto called = model.reach_of_calls(calls);
     if (called && called->level > Level::unreached) {
         r = *called;
