@@ -122,6 +122,8 @@ struct GuardVocabulary {
     std::vector<std::string> transparent_decorators;
     // Decorators that make a class's annotated fields its constructor's parameters (dataclass, attr.s)
     std::vector<std::string> field_class_decorators;
+    // Methods that are a class's own device move (`def cuda(self)`): run only where the caller asks for CUDA
+    std::vector<std::string> device_move_methods;
     // Methods a framework calls by itself (forward through __call__, Lightning's hooks), as globs: their
     // explicit calls are not all their calls, so the caller-guard pass never follows them.
     std::vector<std::string> implicit_methods;

@@ -767,6 +767,14 @@ Guard GuardFinder::guard_of(TSNode node) const {
         } else if (type == "class_definition") {
             if (const auto it = m_cuda_only_classes.find(m_facts.text(field(parent, "name"))); it != m_cuda_only_classes.end())
                 g = {GuardKind::test_skip, false, it->second};
+        } else if (type == "function_definition") {
+            // `def cuda(self): self.feats = self.feats.cuda()`: the class's own device move
+            TSNode up = ts_node_parent(parent);
+            if (is_type(up, "decorated_definition")) up = ts_node_parent(up);
+            const TSNode owner = is_type(up, "block") ? ts_node_parent(up) : TSNode{};
+            const std::string_view name = m_facts.text(field(parent, "name"));
+            if (is_type(owner, "class_definition") && listed(m_vocab.device_move_methods, name))
+                g = {GuardKind::device_check, false, "def " + std::string(name) + "(): the class's own device move, run only where its caller asks for CUDA"};
         }
         if (g.mps_aware) return found.kind == GuardKind::none ? g : found;
         if (g.kind == GuardKind::none) continue;
