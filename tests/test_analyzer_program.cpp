@@ -1189,10 +1189,14 @@ TEST(ProgramModel, AnExtensionKindChosenByAConditionalExpressionIsLinked) {
         EXPECT_EQ(build->subject, "sp.backend");
         EXPECT_EQ(build->reach, Reach::optional) << build->note;
         EXPECT_EQ(build->impact, VerdictImpact::dual) << build->note;
+        EXPECT_EQ(build->severity, Severity::minor) << "an extension the run can do without (reach_weights_for.extension)";
     }
     const Finding* kernel = find(r, "cuda-kernel-source", "sp/backend/hash_cuda.cu");
     ASSERT_NE(kernel, nullptr);
     EXPECT_EQ(kernel->subject, "sp.backend") << kernel->note;
+    // the build and the ops carry the extension's weight; its kernels are info (reach_weights_for.kernel)
+    EXPECT_EQ(kernel->severity, Severity::info) << kernel->note;
+    EXPECT_EQ(kernel->impact, VerdictImpact::none) << kernel->note;
     auto op_finding = [&](const std::string& op) -> const Finding* {
         for (const auto& f : r.findings)
             if (f.rule_id == "cuda-only-extension-op" && f.native_op == op) return &f;
@@ -1667,6 +1671,26 @@ TEST(ProgramModel, ALibrarysPublicSubpackagesAreItsApi) {
     const Finding* internal = find(r, "cuda-only-package-import", "rastlib/_internal/__init__.py");
     ASSERT_NE(internal, nullptr);
     EXPECT_EQ(internal->reach, Reach::unreached);
+}
+
+// C++/CUDA that no extension of the Python side names, built by CMake, while the package imports a
+// compiled module of its own (gsplat's `from gsplat import csrc as _C`): which ops the run calls is
+// not known, so its kernels are dual-track at most, but nothing shows the run can do without them:
+// they keep minor, not the info of an optional extension's kernels.
+TEST(ProgramModel, KernelsLinkedOnlyByAnOwnCompiledModuleKeepTheirWeight) {
+    if (!cuda::ClangEngine::available()) return;
+    test::TempDir d;
+    d.write("CMakeLists.txt", "project(geo LANGUAGES CXX CUDA)\nadd_library(geo_C MODULE csrc/raster.cu)\n");
+    d.write("csrc/raster.cu", "__global__ void raster_kernel(float* out) { out[threadIdx.x] = 0.f; }\n");
+    d.write("geo/__init__.py", "from geo import _C\n\n\ndef raster(x):\n    return _C.raster(x)\n");
+    d.write("train.py", "import torch\nimport geo\n\nif __name__ == '__main__':\n    geo.raster(torch.ones(2))\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* kernel = find(r, "cuda-kernel-source", "csrc/raster.cu");
+    ASSERT_NE(kernel, nullptr);
+    EXPECT_EQ(kernel->reach, Reach::optional) << kernel->note;
+    EXPECT_EQ(kernel->guard, GuardKind::none);
+    EXPECT_EQ(kernel->severity, Severity::minor) << kernel->note;
+    EXPECT_EQ(kernel->impact, VerdictImpact::dual) << kernel->note;
 }
 
 // A module-level function of the training run that no file calls or names is dead code (sam2's

@@ -183,8 +183,10 @@ void weigh(Finding& f, Level level, const FileReach& reach, const ProgramVocabul
         case Level::core: break;
     }
     // What the rule's category adds for its reach (rules/program.yaml reach_weights_for).
-    if (level == Level::tooling || level == Level::unreached) {
-        const Reach r = level == Level::tooling ? Reach::tooling : Reach::unreached;
+    // Optional for a reason the model sees (a guard on the chain or around the calls), not only
+    // because which ops the run calls is not known.
+    if (level == Level::tooling || level == Level::unreached || reach.guard != GuardKind::none) {
+        const Reach r = level == Level::tooling ? Reach::tooling : level == Level::unreached ? Reach::unreached : Reach::optional;
         if (auto by = vocabulary.reach_weights_for.find(f.category); by != vocabulary.reach_weights_for.end())
             if (auto it = by->second.find(r); it != by->second.end()) take(&it->second, std::string(to_string(r)) + " " + f.category);
     }
@@ -250,10 +252,11 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
                 } else if (auto own = model.reach_of_unbuilt_own_modules(f.location.path)) {
                     r = *own;
                     // linked by name only: the run imports some compiled module of its own, but
-                    // which of these ops it calls is not known, so a CUDA-only op is dual at most
+                    // which of these ops it calls is not known, so a CUDA-only op is dual at most.
+                    // No guard: nothing shows the run can do without it (gsplat's kernels).
                     if (r.level > Level::optional_fallback) {
                         r.level = Level::optional_fallback;
-                        r.guard = GuardKind::import_fallback;
+                        r.guard = GuardKind::none;
                         r.guard_note = "C++/CUDA linked only by the import of an own compiled module; which ops the run calls is not known";
                     }
                 }
