@@ -1673,6 +1673,43 @@ TEST(ProgramModel, ALibrarysPublicSubpackagesAreItsApi) {
     EXPECT_EQ(internal->reach, Reach::unreached);
 }
 
+// torch-ngp's and stable-dreamfusion's encoders: each folder has its own setup.py, whose sources are a
+// comprehension that joins a folder to each file (`os.path.join(_src_path, 'src', f) for f in [...]`).
+// The sources are linked to the extension through that folder; and a package declared by a setup.py
+// inside its own folder is a component of the application that main.py runs, not a library whose
+// API is an entry point.
+TEST(ProgramModel, SourcesJoinedToAFolderInAComprehensionAreLinked) {
+    test::TempDir d;
+    d.write("encoder/setup.py", "import os\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n\n"
+                                "_src_path = os.path.dirname(os.path.abspath(__file__))\n\n"
+                                "setup(name='encoder', ext_modules=[CUDAExtension(name='_encoder',\n"
+                                "    sources=[os.path.join(_src_path, 'src', f) for f in ['encoder.cu', 'bindings.cpp']])])\n");
+    d.write("encoder/src/encoder.cu", "__global__ void encode_kernel(float* out) { out[threadIdx.x] = 0.f; }\n");
+    d.write("encoder/src/bindings.cpp", "#include <torch/extension.h>\ntorch::Tensor encode_cuda(torch::Tensor x);\n"
+                                        "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"encode\", &encode_cuda); }\n");
+    d.write("encoder/__init__.py", "from .enc import encode\n");
+    d.write("encoder/enc.py", "import _encoder as _backend\n\n\ndef encode(x):\n    return _backend.encode(x)\n");
+    d.write("unused/setup.py", "from setuptools import setup\nsetup(name='unused')\n");
+    d.write("unused/__init__.py", "import triton\n");
+    d.write("main.py", "import torch\nfrom encoder import encode\n\nif __name__ == '__main__':\n    encode(torch.ones(2))\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* kernel = find(r, "cuda-kernel-source", "encoder/src/encoder.cu");
+    ASSERT_NE(kernel, nullptr);
+    EXPECT_EQ(kernel->subject, "_encoder") << kernel->note;
+    EXPECT_EQ(kernel->reach, Reach::core) << kernel->note;
+    const Finding* op = find(r, "cuda-only-extension-op", "encoder/src/bindings.cpp");
+    ASSERT_NE(op, nullptr);
+    EXPECT_EQ(op->reach, Reach::core) << op->note;
+    EXPECT_EQ(op->impact, VerdictImpact::stay) << op->note;
+    for (const auto& e : r.program.entry_points) {
+        EXPECT_NE(e.path, "encoder/__init__.py") << e.why;
+        EXPECT_NE(e.path, "unused/__init__.py") << e.why;
+    }
+    const Finding* unused = find(r, "cuda-only-package-import", "unused/__init__.py");
+    ASSERT_NE(unused, nullptr);
+    EXPECT_EQ(unused->reach, Reach::unreached);
+}
+
 // C++/CUDA that no extension of the Python side names, built by CMake, while the package imports a
 // compiled module of its own (gsplat's `from gsplat import csrc as _C`): which ops the run calls is
 // not known, so its kernels are dual-track at most, but nothing shows the run can do without them:

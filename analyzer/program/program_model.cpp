@@ -713,10 +713,17 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
         const std::string dir = dir_of(path);
         const std::string name = base_name(dir);
         const bool top = m_roots.count(dir_of(dir)) > 0;
+        // by a manifest beside the package or above it (a src/ layout); one inside the package's own
+        // folder builds a component of the application (stable-dreamfusion's gridencoder/setup.py,
+        // which installs the encoder's compiled module for main.py), not a library of its own
+        const std::string parent = dir_of(dir);
         bool declared = false;
-        for (const auto& f : files)
-            if (f.facts)
-                for (const auto& n : f.facts->project_names) declared = declared || normalise_package(n) == normalise_package(name);
+        for (const auto& f : files) {
+            if (!f.facts) continue;
+            const std::string at = dir_of(f.path);
+            if (!at.empty() && at != parent && parent.compare(0, at.size() + 1, at + "/") != 0) continue;
+            for (const auto& n : f.facts->project_names) declared = declared || normalise_package(n) == normalise_package(name);
+        }
         if (!top || !declared) continue;
         add(path, std::string(kPackageApi) + " (" + name + " is the project's package)");
         declared_dirs.push_back(dir + "/");

@@ -28,14 +28,28 @@ void strings_under(TSNode node, const ModuleFacts& facts, std::vector<std::strin
 
 // The files `sources=` names when it is a name bound earlier in the function to a list of string
 // literals, or to a comprehension over one (stylegan2-ada's `sources = ['bias_act.cpp', 'bias_act.cu']`,
-// then `sources = [os.path.join(os.path.dirname(__file__), s) for s in sources]`). Nothing else: a
+// then `sources = [os.path.join(os.path.dirname(__file__), s) for s in sources]`), with the folders
+// the comprehension's join names (`os.path.join(_src_path, 'src', f)`). Nothing else: a
 // list built of calls (`os.path.join("pkg", "backend", name)`) names no file.
 void sources_through_name(TSNode node, const ModuleFacts& facts, std::vector<std::string>& out, int depth = 0) {
     if (ts_node_is_null(node) || depth > 4) return;
     if (is_type(node, "list_comprehension")) {
+        // `os.path.join(_src_path, 'src', f) for f in [...]` (torch-ngp's and stable-dreamfusion's
+        // encoders): the folders the body's literals name come before each file
+        std::string folder;
+        const TSNode body = field(node, "body");
+        if (is_type(body, "call") && last_segment(facts.text(field(body, "function"))) == "join") {
+            const TSNode args = field(body, "arguments");
+            const uint32_t n = ts_node_named_child_count(args);
+            for (uint32_t i = 0; i + 1 < n; ++i)
+                if (const auto v = string_literal(ts_node_named_child(args, i), facts.source())) folder += *v + "/";
+        }
         for (uint32_t i = 0; i < ts_node_named_child_count(node); ++i)
-            if (is_type(ts_node_named_child(node, i), "for_in_clause"))
-                sources_through_name(field(ts_node_named_child(node, i), "right"), facts, out, depth + 1);
+            if (is_type(ts_node_named_child(node, i), "for_in_clause")) {
+                std::vector<std::string> files;
+                sources_through_name(field(ts_node_named_child(node, i), "right"), facts, files, depth + 1);
+                for (auto& f : files) out.push_back(folder + f);
+            }
         return;
     }
     if (is_type(node, "list")) {
@@ -248,7 +262,7 @@ void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, 
         e.name = *name;
         TSNode sources = keyword_argument(call, "sources", facts);
         if (ts_node_is_null(sources) && kind != "load_inline") sources = positional_argument(call, 1);
-        if (is_type(sources, "identifier")) sources_through_name(sources, facts, e.sources);
+        if (is_type(sources, "identifier") || is_type(sources, "list_comprehension")) sources_through_name(sources, facts, e.sources);
         else strings_under(sources, facts, e.sources);
         e.cuda = kind == "CUDAExtension" || !ts_node_is_null(keyword_argument(call, "cuda_sources", facts)) ||
                  std::any_of(e.sources.begin(), e.sources.end(), [](const std::string& s) {
