@@ -116,6 +116,8 @@ struct GuardVocabulary {
     std::vector<std::string> cuda_words;
     // A switch by its name's start (`use_flash`, `enable_fused`): `if use_flash:` chooses an implementation
     std::vector<std::string> option_flag_prefixes;
+    // The run's options objects (`opt`, `args`, `cfg`): `if opt.ff:` is a switch, whatever its name
+    std::vector<std::string> option_objects;
     // Functions of a repository's own that wrap torch.utils.cpp_extension.load, by their own name
     std::vector<std::string> extension_loaders;
     // Decorators that only wrap a function (contextmanager, staticmethod): its calls stay its calls
@@ -184,6 +186,8 @@ struct ProgramVocabulary {
     std::map<Reach, WeightRule> reach_weights;
     // Per rule category ("op-support", "dtype"): taken on top of reach_weights.
     std::map<std::string, std::map<Reach, WeightRule>> reach_weights_for;
+    // Per file kind ("cuda", "cpp"): taken on top of reach_weights and reach_weights_for.
+    std::map<std::string, std::map<Reach, WeightRule>> reach_weights_by_file_kind;
     DataReaderVocabulary readers;
     // Third-party code copied into the repository: a folder with one of these names, or one that holds
     // its own licence file and is no Python package. Weighs a tooling or unreached file there.

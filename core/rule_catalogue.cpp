@@ -243,7 +243,7 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
         {"collect_ignore_names", &v.collect_ignore_names}, {"package_checks", &v.package_checks},
         {"device_functions", &v.device_functions},   {"exit_calls", &v.exit_calls},
         {"device_flags", &v.device_flags},           {"device_test_instantiators", &v.device_test_instantiators},
-        {"implicit_methods", &v.implicit_methods},         {"cuda_words", &v.cuda_words}, {"option_flag_prefixes", &v.option_flag_prefixes}, {"extension_loaders", &v.extension_loaders}, {"transparent_decorators", &v.transparent_decorators}, {"field_class_decorators", &v.field_class_decorators}, {"device_move_methods", &v.device_move_methods},
+        {"implicit_methods", &v.implicit_methods},         {"cuda_words", &v.cuda_words}, {"option_flag_prefixes", &v.option_flag_prefixes}, {"option_objects", &v.option_objects}, {"extension_loaders", &v.extension_loaders}, {"transparent_decorators", &v.transparent_decorators}, {"field_class_decorators", &v.field_class_decorators}, {"device_move_methods", &v.device_move_methods},
         {"shell_platform_probes", &v.shell_platform_probes}, {"shell_linux_strings", &v.shell_linux_strings},
         {"shell_cuda_probes", &v.shell_cuda_probes}, {"shell_cuda_version_variables", &v.shell_cuda_version_variables},
         {"shell_cpu_strings", &v.shell_cpu_strings}};
@@ -279,17 +279,24 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
             p.reach_weights[*reach] = parse_weight(kv.second, "reach_weights." + kv.first.as<std::string>(), file);
         }
     }
-    if (const YAML::Node by = doc["reach_weights_for"]) {
+    // `key: {<name>: {<reach>: weight}}`, each name checked by `known` (what it is: `what`)
+    auto reach_weights_by = [&](const char* key, bool (*known)(const std::string&), const char* what,
+                                std::map<std::string, std::map<Reach, WeightRule>>& out) {
+        const YAML::Node by = doc[key];
+        if (!by) return;
         for (const auto& who : by) {
             const std::string name = who.first.as<std::string>();
-            if (!known_category(name)) fail(file, "reach_weights_for: '" + name + "' is not a rule category");
+            if (!known(name)) fail(file, std::string(key) + ": '" + name + "' is not " + what);
             for (const auto& kv : who.second) {
                 auto reach = parse_reach(kv.first.as<std::string>());
-                if (!reach) fail(file, "reach_weights_for." + name + ": unknown reach '" + kv.first.as<std::string>() + "'");
-                p.reach_weights_for[name][*reach] = parse_weight(kv.second, "reach_weights_for." + name + "." + kv.first.as<std::string>(), file);
+                if (!reach) fail(file, std::string(key) + "." + name + ": unknown reach '" + kv.first.as<std::string>() + "'");
+                out[name][*reach] = parse_weight(kv.second, std::string(key) + "." + name + "." + kv.first.as<std::string>(), file);
             }
         }
-    }
+    };
+    reach_weights_by("reach_weights_for", known_category, "a rule category", p.reach_weights_for);
+    reach_weights_by("reach_weights_by_file_kind", [](const std::string& k) { return parse_file_kind(k).has_value(); }, "a file kind",
+                     p.reach_weights_by_file_kind);
     if (const YAML::Node dr = doc["data_readers"]) p.readers = parse_data_readers(dr, file);
     // `key: {<list_key>: [...], weight: {...}}`: a list of names and the weight they bring.
     auto list_and_weight = [&](const std::string& key, const std::string& list_key, std::vector<std::string>& list, std::optional<WeightRule>& weight) {
@@ -312,7 +319,8 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
         }
     }
     static const std::set<std::string> known = {"guards",       "tooling",  "guard_weights",    "reach_weights",      "reach_weights_for", "data_readers",
-                                                "vendored",     "scale_out_launch", "cuda_bound_tooling", "file_kind_weights", "build_hosts"};
+                                                "vendored",     "scale_out_launch", "cuda_bound_tooling", "file_kind_weights", "build_hosts",
+                                                "reach_weights_by_file_kind"};
     for (const auto& kv : doc)
         if (const std::string key = kv.first.as<std::string>(); !known.count(key)) fail(file, "unknown top-level key '" + key + "'");
     return p;

@@ -534,3 +534,23 @@ class SparseTensor:
 def cuda(x):
     # guard: none
     return x.cuda()  # a module-level function named cuda is no method of a class
+
+
+def build_network(opt):
+    # A switch read off the options object (guards.option_objects): torch-ngp's `--ff`.
+    if opt.ff:
+        # guard: alternative-branch
+        from .network_ff import NeRFNetwork
+    else:
+        from .network import NeRFNetwork
+    return NeRFNetwork
+
+
+def resume(state):
+    # `state` is no options object: control flow, not a choice
+    if state.ff:
+        # guard: none
+        from .network_ff import NeRFNetwork
+    else:
+        from .network import NeRFNetwork
+    return NeRFNetwork

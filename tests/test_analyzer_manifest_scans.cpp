@@ -2,6 +2,7 @@
 // listed as skipped while the rest of the scan goes on.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "analyzer/scanner.hpp"
@@ -75,4 +76,21 @@ TEST(ManifestScans, FirstPartyPackagesAreNotCudaOnlyImports) {
         if (f.rule_id == "cuda-only-package-import") got.insert(f.location.path + ":" + std::to_string(f.location.line));
     // ops.py:2 imports the repo itself and flash_attn: the flash_attn import stays.
     EXPECT_EQ(got, (std::multiset<std::string>{"mamba_ssm/ops.py:1", "mamba_ssm/ops.py:2", "train.py:2"}));
+}
+
+// NVIDIA's conda channel is only where the solver looks: EDM's environment.yml lists it beside
+// pytorch and asks for no package of NVIDIA's, so on a Mac it costs nothing (info). With
+// pytorch-cuda, which pulls the CUDA runtime from it, the channel is a Linux environment's (minor).
+TEST(ManifestScans, AnNvidiaChannelNoPackageComesFromIsInfo) {
+    test::TempDir d;
+    d.write("environment.yml", "name: edm\nchannels:\n  - pytorch\n  - nvidia\ndependencies:\n  - python>=3.8\n  - pytorch=1.12.1\n  - numpy\n");
+    d.write("cuda/environment.yml", "name: gpu\nchannels:\n  - pytorch\n  - nvidia\ndependencies:\n  - pytorch=2.1.0\n  - pytorch-cuda=11.8\n");
+    const ScanResult r = scan_dir(d);
+    std::map<std::string, const Finding*> channel;
+    for (const auto& f : r.findings)
+        if (f.rule_id == "conda-nvidia-channel") channel[f.location.path] = &f;
+    ASSERT_EQ(channel.size(), 2u);
+    EXPECT_EQ(channel.at("environment.yml")->severity, Severity::info) << channel.at("environment.yml")->note;
+    EXPECT_NE(channel.at("environment.yml")->note.find("no dependency of this environment"), std::string::npos);
+    EXPECT_EQ(channel.at("cuda/environment.yml")->severity, Severity::minor) << channel.at("cuda/environment.yml")->note;
 }

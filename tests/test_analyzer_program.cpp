@@ -502,6 +502,22 @@ TEST(ProgramModel, AnExtensionBuiltThroughTheRepositorysLoaderTakesTheGuardOfIts
     EXPECT_EQ(tried_kernel->severity, Severity::info) << tried_kernel->note;
     EXPECT_EQ(tried_kernel->impact, VerdictImpact::none) << tried_kernel->note;
 
+    // stylegan3's filtered_lrelu.cu is named only among the loader's headers= (its *_wr.cu sources
+    // include it): it is built with them, as guarded as they are
+    std::string with_headers = init;
+    with_headers.replace(with_headers.find(literal), literal.size(),
+                         "sources=['bias_act.cpp', 'bias_act_wr.cu'], headers=['bias_act.h', 'bias_act_impl.cu'], source_dir=os.path.dirname(__file__))");
+    d.write("torch_utils/ops/bias_act.py", with_headers +
+                                               "def bias_act(x, b, impl='cuda'):\n    if impl == 'cuda' and x.device.type == 'cuda' and _init():\n"
+                                               "        return _bias_act_cuda().apply(x, b)\n    return x + b\n\n\n" + cuda_class);
+    d.write("torch_utils/ops/bias_act_impl.cu", "__global__ void impl_kernel(float* y) { y[threadIdx.x] = 0.f; }\n");
+    d.write("torch_utils/ops/bias_act_wr.cu", "#include \"bias_act_impl.cu\"\n");
+    const ScanResult headers = scan_dir(d);
+    const Finding* impl = find(headers, "cuda-kernel-source", "torch_utils/ops/bias_act_impl.cu");
+    ASSERT_NE(impl, nullptr);
+    EXPECT_EQ(impl->subject, "bias_act_plugin") << impl->note;
+    EXPECT_EQ(impl->severity, Severity::info) << impl->note;
+
     // stylegan3's filtered_lrelu: its network is built by class name from a config, so no entry reaches
     // the op's module. Every call of the op is still under the device check: info, not unreached's
     // major/dual.
@@ -1453,7 +1469,8 @@ TEST(CommandLine, ExplainPrintsTheChainGuardAndDocs) {
 TEST(ProgramModel, JitBuildWhoseOpsHaveACpuTwinIsDualAtMost) {
     test::TempDir d;
     d.write("op/__init__.py", "from .up import up\n");
-    d.write("op/up.cpp", "");
+    d.write("op/up.cpp", "#include <torch/extension.h>\ntorch::Tensor up_cuda(torch::Tensor x);\n"
+                         "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"up\", &up_cuda); }\n");
     d.write("op/up_kernel.cu", "__global__ void up_kernel(float* out, const float* in, int n) {\n  int i = threadIdx.x;\n  if (i < n) out[i] = in[i / 2];\n}\n");
     d.write("op/up.py",
             "import os\nfrom torch.autograd import Function\nfrom torch.utils.cpp_extension import load\n\n"
@@ -1479,6 +1496,12 @@ TEST(ProgramModel, JitBuildWhoseOpsHaveACpuTwinIsDualAtMost) {
         ASSERT_NE(kernel, nullptr);
         EXPECT_EQ(kernel->reach, Reach::optional) << kernel->note;
         EXPECT_EQ(kernel->severity, Severity::minor) << kernel->note;
+        // MPS takes the non-CPU branch too: the op is no extension a Mac run can do without (judged
+        // major for rosinality's fused_bias_act), whatever the category weights of optional reach
+        const Finding* op = find(r, "cuda-only-extension-op", "op/up.cpp");
+        ASSERT_NE(op, nullptr);
+        EXPECT_EQ(op->guard, GuardKind::non_cpu_branch) << op->note;
+        EXPECT_EQ(op->severity, Severity::major) << op->note;
     }
     // Without the CPU twin the op is called on every device: the build is required.
     d.write("op/up.py",
@@ -1673,6 +1696,38 @@ TEST(ProgramModel, ALibrarysPublicSubpackagesAreItsApi) {
     EXPECT_EQ(internal->reach, Reach::unreached);
 }
 
+// A header no extension lists belongs with the listed sources beside it: flash-attention's
+// csrc/flash_attn/src/philox.cuh goes with the flash_fwd_*.cu of that folder, not with the extension
+// whose sources are computed (its ROCm build), which owns only what nothing else claims. C++/CUDA
+// that only tests build is info (reach_weights_by_file_kind); a Python test keeps tooling's minor.
+TEST(ProgramModel, AHeaderGoesWithTheSourcesBesideIt) {
+    if (!cuda::ClangEngine::available()) return;
+    test::TempDir d;
+    d.write("setup.py", "import glob\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n\n"
+                        "IS_ROCM = False\next = []\nif IS_ROCM:\n"
+                        "    ext.append(CUDAExtension(name='attn_cuda', sources=glob.glob('csrc/rocm/*.cu')))\n"
+                        "else:\n    ext.append(CUDAExtension(name='attn_cuda', sources=['csrc/attn/attn_api.cpp', 'csrc/attn/src/fwd.cu']))\n"
+                        "setup(name='attn', packages=['attn'], ext_modules=ext)\n");
+    d.write("csrc/attn/src/helpers.cuh", "__device__ float scale(float x) { return x * 0.5f; }\n");
+    d.write("csrc/attn/src/fwd.cu", "#include \"helpers.cuh\"\n__global__ void fwd_kernel(float* o) { o[threadIdx.x] = scale(1.f); }\n"
+                                    "void fwd(float* o) { fwd_kernel<<<1, 32>>>(o); }\n");
+    d.write("csrc/attn/attn_api.cpp", "#include <torch/extension.h>\nvoid fwd(float* o);\n"
+                                      "torch::Tensor attend(torch::Tensor x) { fwd(x.data_ptr<float>()); return x; }\n"
+                                      "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"attend\", &attend); }\n");
+    d.write("attn/__init__.py", "import attn_cuda\n\n\ndef attend(x):\n    return attn_cuda.attend(x)\n");
+    d.write("tests/cuda_helpers/probe.cu", "__global__ void probe_kernel(float* o) { o[threadIdx.x] = 1.f; }\n");
+    d.write("tests/test_attn.py", "import torch\nimport attn\n\n\ndef test_attend():\n    attn.attend(torch.ones(2).cuda())\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* helper = find(r, "cuda-device-function", "csrc/attn/src/helpers.cuh");
+    ASSERT_NE(helper, nullptr);
+    EXPECT_EQ(helper->subject, "attn_cuda") << helper->note;
+    EXPECT_EQ(helper->reach, Reach::core) << helper->note;
+    const Finding* probe = find(r, "cuda-kernel-source", "tests/cuda_helpers/probe.cu");
+    ASSERT_NE(probe, nullptr);
+    EXPECT_EQ(probe->reach, Reach::tooling);
+    EXPECT_EQ(probe->severity, Severity::info) << probe->note;
+}
+
 // torch-ngp's and stable-dreamfusion's encoders: each folder has its own setup.py, whose sources are a
 // comprehension that joins a folder to each file (`os.path.join(_src_path, 'src', f) for f in [...]`).
 // The sources are linked to the extension through that folder; and a package declared by a setup.py
@@ -1708,6 +1763,25 @@ TEST(ProgramModel, SourcesJoinedToAFolderInAComprehensionAreLinked) {
     const Finding* unused = find(r, "cuda-only-package-import", "unused/__init__.py");
     ASSERT_NE(unused, nullptr);
     EXPECT_EQ(unused->reach, Reach::unreached);
+
+    // Their import falls back to a just-in-time build of the very same .cu files: no fallback at all,
+    // the op stays required (torch-ngp's gridencoder, judged a blocker).
+    d.write("encoder/backend.py", "import os\nfrom torch.utils.cpp_extension import load\n\n"
+                                  "_src_path = os.path.dirname(os.path.abspath(__file__))\n"
+                                  "_backend = load(name='_encoder_jit', sources=[os.path.join(_src_path, 'src', f) for f in ['encoder.cu', 'bindings.cpp']])\n");
+    d.write("encoder/enc.py", "try:\n    import _encoder as _backend\nexcept ImportError:\n    from .backend import _backend\n\n\n"
+                              "def encode(x):\n    return _backend.encode(x)\n");
+    const ScanResult jit = scan_dir(d);
+    const Finding* required = find(jit, "cuda-extension-build", "encoder/setup.py");
+    ASSERT_NE(required, nullptr);
+    EXPECT_EQ(required->reach, Reach::core) << required->note;
+    EXPECT_EQ(required->impact, VerdictImpact::stay) << required->note;
+    // a fallback to something else keeps the extension optional
+    d.write("encoder/backend.py", "def _encode(x):\n    return x\n\n\nclass _backend:\n    encode = staticmethod(_encode)\n");
+    const ScanResult real_fallback = scan_dir(d);
+    const Finding* optional = find(real_fallback, "cuda-extension-build", "encoder/setup.py");
+    ASSERT_NE(optional, nullptr);
+    EXPECT_EQ(optional->reach, Reach::optional) << optional->note;
 }
 
 // C++/CUDA that no extension of the Python side names, built by CMake, while the package imports a

@@ -1,5 +1,7 @@
 #include "analyzer/manifests/manifest_engine.hpp"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -155,9 +157,19 @@ std::vector<Match> ManifestEngine::analyze(FileKind kind, const SourceText& sour
             case Check::cuda_only_packages: package_matches(*c.rule, *facts, out); break;
             case Check::cuda_only_groups: group_matches(*c.rule, *facts, out); break;
             case Check::cuda_builds: build_matches(*c.rule, *facts, out); break;
-            case Check::nvidia_channels:
-                for (const Span& s : facts->nvidia_channels) out.push_back(match_at(*c.rule, s, "nvidia"));
+            case Check::nvidia_channels: {
+                // The channel is only a place to look: harmless where no dependency of the
+                // environment comes from it (EDM's `pytorch` + `nvidia` channels, no CUDA package).
+                const auto it = c.rule->params.find("packages");
+                const bool pulls = it == c.rule->params.end() || std::any_of(facts->dependencies.begin(), facts->dependencies.end(), [&](const Dependency& d) {
+                    return std::any_of(it->second.begin(), it->second.end(), [&](const std::string& glob) { return fnmatch(glob.c_str(), d.name.c_str(), 0) == 0; });
+                });
+                for (const Span& s : facts->nvidia_channels) {
+                    out.push_back(match_at(*c.rule, s, "nvidia"));
+                    if (!pulls) lower(out.back(), Severity::info, VerdictImpact::none, "no dependency of this environment is one of NVIDIA's packages: the solver finds nothing there for a Mac, and nothing else");
+                }
                 break;
+            }
         }
     }
     return out;

@@ -18,6 +18,7 @@ std::string dir_of(const std::string& path) {
 
 // How an entry that is a package's API, not a script, says why it is one.
 constexpr const char* kPackageApi = "package API";
+constexpr std::string_view kHeaderExtensions[] = {".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl"};
 
 // The last part of a repository path: "setup.py" for "csrc/setup.py".
 std::string base_name(const std::string& path) { return path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1); }
@@ -91,8 +92,13 @@ ProgramModel::ProgramModel(const std::vector<FileRecord>& files, const ProgramVo
     for (auto& ext : m_extensions) {
         FileReach best;
         for (const auto& site : ext.imports) {
-            // `try: from . import _C` in a core file is an optional extension.
-            FileReach r = reach_at(site.path, site.line, site.guard, site.guard_note);
+            // `try: from . import _C` in a core file is an optional extension. Not when the file's
+            // other import builds the same CUDA sources just in time: torch-ngp's and stable-dreamfusion's
+            // `try: import _gridencoder as _backend` / `except ImportError: from .backend import _backend`,
+            // whose backend.py calls cpp_extension.load on the very .cu files setup.py builds.
+            const bool same_code_behind = site.guard == GuardKind::import_fallback && jit_builds_same_sources(site.path, ext);
+            FileReach r = same_code_behind ? reach_at(site.path, site.line, GuardKind::none, "")
+                                           : reach_at(site.path, site.line, site.guard, site.guard_note);
             if (r.level > best.level) best = r;
         }
         // A build under a condition makes the extension optional only where nothing requires it:
@@ -395,6 +401,20 @@ std::string ProgramModel::relative_base(const std::string& path, int level) cons
     std::string pkg_name = module_name_of(m_python_index.count(pkg_path) ? pkg_path : join(pkg_dir, "x.py"));
     if (!m_python_index.count(pkg_path)) pkg_name = pkg_name.substr(0, pkg_name.rfind('.') == std::string::npos ? 0 : pkg_name.rfind('.'));
     return pkg_name;
+}
+
+bool ProgramModel::jit_builds_same_sources(const std::string& importer, const ExtensionLink& ext) const {
+    if (!ext.fact.cuda || ext.sources.empty()) return false;
+    const auto edges = m_edges.find(importer);
+    if (edges == m_edges.end()) return false;
+    for (const auto& e : edges->second)
+        for (const auto& other : m_extensions) {
+            if (&other == &ext || other.defined_in != e.to || !other.fact.cuda) continue;
+            if (std::any_of(other.sources.begin(), other.sources.end(),
+                            [&](const std::string& s) { return std::find(ext.sources.begin(), ext.sources.end(), s) != ext.sources.end(); }))
+                return true;
+        }
+    return false;
 }
 
 FileReach ProgramModel::reach_at(const std::string& path, int line, GuardKind guard, const std::string& guard_note) const {
@@ -955,6 +975,14 @@ const ExtensionLink* ProgramModel::extension_defined_at(const std::string& path,
 const ExtensionLink* ProgramModel::extension_with_source(const std::string& path) const {
     for (const auto& e : m_extensions)
         if (std::find(e.sources.begin(), e.sources.end(), path) != e.sources.end()) return &e;
+    // A header is no source of its own: it belongs with the sources beside it (flash-attention's
+    // csrc/flash_attn/src/philox.cuh, which the flash_fwd_*.cu listed in that folder include).
+    const bool header = std::any_of(std::begin(kHeaderExtensions), std::end(kHeaderExtensions), [&](std::string_view ext) { return ends_with(path, ext); });
+    if (header) {
+        const std::string dir = dir_of(path);
+        for (const auto& e : m_extensions)
+            if (std::any_of(e.sources.begin(), e.sources.end(), [&](const std::string& s) { return dir_of(s) == dir; })) return &e;
+    }
     // detectron2's `sources=glob(...)`: the one extension whose sources are computed owns the rest
     // (one module built by two setup scripts, as torchsparse's setup.py and cython_setup.py, is one)
     const ExtensionLink* computed = nullptr;

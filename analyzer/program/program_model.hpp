@@ -171,6 +171,9 @@ private:
     std::string module_name_of(const std::string& path) const;
     bool binds_name(const std::string& init, const std::string& name) const;
     void add_edges(const FileRecord& file);
+    // Whether `importer` also imports a module that builds a CUDA extension just in time from sources
+    // `ext` lists too: then the try/except around `ext`'s import falls back to the same CUDA code.
+    bool jit_builds_same_sources(const std::string& importer, const ExtensionLink& ext) const;
     void find_entry_points(const std::vector<FileRecord>& files, const ModelOptions& options);
     void mark_sampling_entries(const std::vector<FileRecord>& files);
     void compute_reach();

@@ -64,7 +64,9 @@ void cap_by_guarded_calls(const ProgramModel& model, const ExtensionLink& ext, F
     // Calls the model sees no entry reach (a method run through nn.Module's __call__) say nothing.
     if (!called || r.level <= Level::optional_fallback || called->level > Level::optional_fallback || called->level < Level::optional_dead) return;
     r.level = Level::optional_fallback;
-    r.guard = GuardKind::import_fallback;
+    // No guard: the build at import runs unconditionally, so as written the run cannot do without it
+    // (rosinality's stylegan2 ops; judged major, an edit, not an extension to leave off)
+    r.guard = GuardKind::none;
     r.guard_note = "every call of its ops has another path beside it (" + called->guard_note + "); only the build at import needs CUDA: make it lazy";
 }
 
@@ -184,11 +186,15 @@ void weigh(Finding& f, Level level, const FileReach& reach, const ProgramVocabul
     }
     // What the rule's category adds for its reach (rules/program.yaml reach_weights_for).
     // Optional for a reason the model sees (a guard on the chain or around the calls), not only
-    // because which ops the run calls is not known.
-    if (level == Level::tooling || level == Level::unreached || reach.guard != GuardKind::none) {
+    // because which ops the run calls is not known; and not the non-CPU branch, which MPS takes too
+    // (rosinality's stylegan2 ops: judged major, an edit is needed).
+    if (level == Level::tooling || level == Level::unreached || (reach.guard != GuardKind::none && reach.guard != GuardKind::non_cpu_branch)) {
         const Reach r = level == Level::tooling ? Reach::tooling : level == Level::unreached ? Reach::unreached : Reach::optional;
         if (auto by = vocabulary.reach_weights_for.find(f.category); by != vocabulary.reach_weights_for.end())
             if (auto it = by->second.find(r); it != by->second.end()) take(&it->second, std::string(to_string(r)) + " " + f.category);
+        if (FileKind kind; !vocabulary.reach_weights_by_file_kind.empty() && classify_file(f.location.path, kind))
+            if (auto by = vocabulary.reach_weights_by_file_kind.find(std::string(to_string(kind))); by != vocabulary.reach_weights_by_file_kind.end())
+                if (auto it = by->second.find(r); it != by->second.end()) take(&it->second, std::string(to_string(r)) + " " + by->first + " file");
     }
     for (const auto& [weight, reason] : context) take(weight, reason);
     Severity severity = static_cast<Severity>(std::max(0, static_cast<int>(f.rule_severity) - drop));

@@ -237,8 +237,8 @@ void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, 
     // bindings of every called name were a tenth of a cold scan).
     if (names_extensions && is_type(field(call, "function"), "identifier") && q.compare(0, kCppExtension.size(), kCppExtension) != 0)
         if (std::string through = extension_through_variable(field(call, "function"), facts, cuda_optional); !through.empty()) q = through;
-    if (q.compare(0, kCppExtension.size(), kCppExtension) != 0 && is_extension_loader(call, facts, guards.vocabulary()))
-        q = std::string(kCppExtension) + "load";
+    const bool via_loader = q.compare(0, kCppExtension.size(), kCppExtension) != 0 && is_extension_loader(call, facts, guards.vocabulary());
+    if (via_loader) q = std::string(kCppExtension) + "load";
     if (q == "importlib.import_module") {
         if (auto name = facts.string_value(positional_argument(call, 0)); name && !name->empty()) {
             ImportFact f;
@@ -264,6 +264,13 @@ void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, 
         if (ts_node_is_null(sources) && kind != "load_inline") sources = positional_argument(call, 1);
         if (is_type(sources, "identifier") || is_type(sources, "list_comprehension")) sources_through_name(sources, facts, e.sources);
         else strings_under(sources, facts, e.sources);
+        // a loader's headers are built with the sources: stylegan3's filtered_lrelu.cu, which only
+        // `headers=['filtered_lrelu.h', 'filtered_lrelu.cu']` names (the *_wr.cu sources include it)
+        if (via_loader) {
+            const TSNode headers = keyword_argument(call, "headers", facts);
+            if (is_type(headers, "identifier") || is_type(headers, "list_comprehension")) sources_through_name(headers, facts, e.sources);
+            else strings_under(headers, facts, e.sources);
+        }
         e.cuda = kind == "CUDAExtension" || !ts_node_is_null(keyword_argument(call, "cuda_sources", facts)) ||
                  std::any_of(e.sources.begin(), e.sources.end(), [](const std::string& s) {
                      return s.size() > 3 && (s.compare(s.size() - 3, 3, ".cu") == 0 || s.compare(s.size() - 4, 4, ".cuh") == 0);
