@@ -1696,6 +1696,32 @@ TEST(ProgramModel, ALibrarysPublicSubpackagesAreItsApi) {
     EXPECT_EQ(internal->reach, Reach::unreached);
 }
 
+// RWKV's src/model.py JIT-loads "cuda/wkv_op.cpp" and "cuda/wkv_cuda.cu", paths relative to the folder
+// train.py runs from, one above src/: they are linked there (the kernels are core, as the run needs
+// them), while a kernel file nothing loads stays unreached.
+TEST(ProgramModel, SourcesRelativeToTheFolderTheRunStartsInAreLinked) {
+    if (!cuda::ClangEngine::available()) return;
+    test::TempDir d;
+    d.write("RWKV-v4/cuda/wkv_op.cpp", "#include <torch/extension.h>\nvoid cuda_forward(float* y);\n"
+                                       "void forward(torch::Tensor y) { cuda_forward(y.data_ptr<float>()); }\n"
+                                       "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"forward\", &forward); }\n");
+    d.write("RWKV-v4/cuda/wkv_cuda.cu", "__global__ void wkv_kernel(float* y) { y[threadIdx.x] = 0.f; }\n"
+                                        "void cuda_forward(float* y) { wkv_kernel<<<1, 32>>>(y); }\n");
+    d.write("RWKV-v4/cuda/unused_cuda.cu", "__global__ void unused_kernel(float* y) { y[threadIdx.x] = 1.f; }\n");
+    d.write("RWKV-v4/src/model.py", "import torch\nfrom torch.utils.cpp_extension import load\n\n"
+                                    "wkv_cuda = load(name='wkv', sources=['cuda/wkv_op.cpp', 'cuda/wkv_cuda.cu'])\n\n\n"
+                                    "def wkv(y):\n    return wkv_cuda.forward(y)\n");
+    d.write("RWKV-v4/train.py", "import torch\nfrom src.model import wkv\n\nif __name__ == '__main__':\n    wkv(torch.ones(2))\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* kernel = find(r, "cuda-kernel-source", "RWKV-v4/cuda/wkv_cuda.cu");
+    ASSERT_NE(kernel, nullptr);
+    EXPECT_EQ(kernel->subject, "wkv") << kernel->note;
+    EXPECT_EQ(kernel->reach, Reach::core) << kernel->note;
+    const Finding* unused = find(r, "cuda-kernel-source", "RWKV-v4/cuda/unused_cuda.cu");
+    ASSERT_NE(unused, nullptr);
+    EXPECT_EQ(unused->reach, Reach::unreached);
+}
+
 // A header no extension lists belongs with the listed sources beside it: flash-attention's
 // csrc/flash_attn/src/philox.cuh goes with the flash_fwd_*.cu of that folder, not with the extension
 // whose sources are computed (its ROCm build), which owns only what nothing else claims. C++/CUDA

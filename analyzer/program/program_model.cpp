@@ -240,6 +240,7 @@ void ProgramModel::index_files(const std::vector<FileRecord>& files) {
             for (std::string d = dir_of(f.path); !d.empty() && m_dirs.insert(d).second; d = dir_of(d)) {
             }
         }
+        if (f.kind == FileKind::cuda || f.kind == FileKind::cpp) m_native.insert(f.path);
         if (f.facts) m_facts[f.path] = f.facts;
         if (f.facts)
             for (const auto& c : f.facts->ops_calls) m_ops_calls[c.ns].push_back({f.path, c.line, c.op, c.guard, c.guard_note});
@@ -633,6 +634,13 @@ void ProgramModel::link_extensions(const std::vector<FileRecord>& files) {
                 // setup.py often lists sources relative to the repository, where it also lives
                 const std::string from_root = normalise_relative(s);
                 if (!from_root.empty() && from_root != p) link.sources.push_back(from_root);
+                // or to the folder the run starts in, above the loading file: RWKV's src/model.py
+                // loads "cuda/wkv_op.cpp", which is RWKV-v4neo/cuda/ when train.py runs from RWKV-v4neo/
+                for (std::string up = dir_of(dir_of(f.path)); !up.empty(); up = dir_of(up)) {
+                    const std::string q = normalise_relative(join(up, s));
+                    if (!q.empty() && m_native.count(q) && std::find(link.sources.begin(), link.sources.end(), q) == link.sources.end())
+                        link.sources.push_back(q);
+                }
             }
             m_any_sources = m_any_sources || !link.sources.empty();
             // `from pkg import _C`, `import pkg._C`, `from . import _C` in pkg/: the dotted name matches,

@@ -202,6 +202,7 @@ private:
     std::unordered_set<std::string> m_dirs;         // the folders that hold them, at any depth
     std::map<std::string, const FileFacts*> m_facts;
     std::set<std::string> m_roots;                  // folders that hold top-level packages ("" = the repository)
+    std::set<std::string> m_native;                 // the C++/CUDA files
     // Top-level name -> the roots that hold a module or package of that name, in m_roots' order
     // (a tree of many repositories has hundreds of roots; an import asks only those with its name).
     std::map<std::string, std::vector<std::string>, std::less<>> m_root_heads;
