@@ -767,8 +767,9 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
         for (const auto& path : m_python) {
             if (!ends_with(path, "/__init__.py") || is_tooling_path(path)) continue;
             const auto under = std::find_if(declared_dirs.begin(), declared_dirs.end(), [&](const std::string& d) { return path.compare(0, d.size(), d) == 0; });
-            if (under == declared_dirs.end() || path.size() == under->size() + 11) continue;  // the package's own __init__.py
-            const std::string inner = path.substr(under->size(), path.size() - under->size() - 12);  // "torch"
+            constexpr std::string_view init = "/__init__.py";
+            if (under == declared_dirs.end() || path.size() == under->size() + init.size() - 1) continue;  // the package's own __init__.py
+            const std::string inner = path.substr(under->size(), path.size() - under->size() - init.size());  // "torch"
             // one level down and public: deeper ones are reached from those (apex.contrib's
             // subpackages are extensions a default build leaves out)
             if (inner.front() == '_' || inner.find('/') != std::string::npos) continue;
