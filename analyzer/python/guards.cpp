@@ -459,7 +459,8 @@ void bound_in(TSNode n, const ModuleFacts& facts, std::set<std::string, std::les
 bool GuardFinder::is_option_test(TSNode condition) const {
     // `attention_type == "flash"`, `opt.backbone in ("grid", "grid_tcnn")`, `not use_fused`, `opt.ff`:
     // a value the run chooses among named implementations, or a switch named for one (rules/program.yaml
-    // option_flag_prefixes) or read off the options object (option_objects). Not `x is None`, `n == 0` or `os.path.exists(p)`: control flow, no choice.
+    // option_flag_prefixes) or read off the options object (option_objects). Not `x is None`, `n == 0`
+    // or `os.path.exists(p)`: control flow, no choice.
     const std::string_view type = node_type(condition);
     if (type == "parenthesized_expression" && ts_node_named_child_count(condition) == 1) return is_option_test(ts_node_named_child(condition, 0));
     if (type == "not_operator") return is_option_test(field(condition, "argument"));

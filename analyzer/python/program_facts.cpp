@@ -262,15 +262,15 @@ void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, 
         e.name = *name;
         TSNode sources = keyword_argument(call, "sources", facts);
         if (ts_node_is_null(sources) && kind != "load_inline") sources = positional_argument(call, 1);
-        if (is_type(sources, "identifier") || is_type(sources, "list_comprehension")) sources_through_name(sources, facts, e.sources);
-        else strings_under(sources, facts, e.sources);
+        // the files a list argument names: a literal list, or a name or comprehension over one
+        auto add_files = [&](TSNode list) {
+            if (is_type(list, "identifier") || is_type(list, "list_comprehension")) sources_through_name(list, facts, e.sources);
+            else strings_under(list, facts, e.sources);
+        };
+        add_files(sources);
         // a loader's headers are built with the sources: stylegan3's filtered_lrelu.cu, which only
         // `headers=['filtered_lrelu.h', 'filtered_lrelu.cu']` names (the *_wr.cu sources include it)
-        if (via_loader) {
-            const TSNode headers = keyword_argument(call, "headers", facts);
-            if (is_type(headers, "identifier") || is_type(headers, "list_comprehension")) sources_through_name(headers, facts, e.sources);
-            else strings_under(headers, facts, e.sources);
-        }
+        if (via_loader) add_files(keyword_argument(call, "headers", facts));
         e.cuda = kind == "CUDAExtension" || !ts_node_is_null(keyword_argument(call, "cuda_sources", facts)) ||
                  std::any_of(e.sources.begin(), e.sources.end(), [](const std::string& s) {
                      return s.size() > 3 && (s.compare(s.size() - 3, 3, ".cu") == 0 || s.compare(s.size() - 4, 4, ".cuh") == 0);
