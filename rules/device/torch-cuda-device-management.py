@@ -13,8 +13,12 @@ def setup(local_rank):
     local = local_rank % torch.cuda.device_count()  # ZeroDivisionError on a Mac
     # ruleid: torch-cuda-device-management
     use_bf16 = torch.cuda.is_bf16_supported()
+    # ruleid: torch-cuda-device-management
+    props = torch.cuda.get_device_properties(torch.cuda.current_device())
+    # ok: torch-cuda-device-management
+    archs = torch.cuda.get_arch_list()  # [] on a Mac, no error
     # ok: torch-cuda-device-management
     multi = torch.cuda.device_count() > 1
     # ok: torch-cuda-device-management
     m = torch.mps.device_count() if hasattr(torch.mps, "device_count") else 1
-    return n, use_bf16, m, multi
+    return n, use_bf16, m, multi, props, archs
