@@ -7,6 +7,7 @@
 
 #include "analyzer/python/analyses.hpp"
 #include "analyzer/python/grad_context.hpp"
+#include "analyzer/python/local_bindings.hpp"
 
 namespace fs = std::filesystem;
 
@@ -303,16 +304,37 @@ bool moved_to_cpu(TSNode expr, const ModuleFacts& facts) {
     return value && *value == "cpu";
 }
 
-// A call that passes a torch.cuda object (`x.record_stream(torch.cuda.current_stream())`): CUDA code,
-// which a Mac port rewrites whatever the op; the CUDA API rules report the torch.cuda call itself.
-bool passes_cuda_object(TSNode call, const ModuleFacts& facts) {
+// A call in CUDA code, which a Mac port rewrites whatever the op (the CUDA API rules report the
+// torch.cuda calls themselves): one that passes a torch.cuda object, directly or through a local name
+// (`x.record_stream(torch.cuda.current_stream())`; `s = torch.cuda.current_stream()` then
+// `x.record_stream(s)`), or one in the body of `with torch.cuda.device(...):` or `with torch.cuda.stream(...):`.
+bool in_cuda_code(TSNode call, const ModuleFacts& facts) {
+    auto cuda_name = [&](TSNode n) {
+        if (facts.qualname(n).rfind("torch.cuda.", 0) == 0) return true;
+        if (!is_type(n, "identifier")) return false;
+        for (const Binding& b : bindings_of(n, facts))
+            if (b.qualname.rfind("torch.cuda.", 0) == 0) return true;
+            else if (is_type(b.value, "call") && facts.qualname(field(b.value, "function")).rfind("torch.cuda.", 0) == 0) return true;
+        return false;
+    };
     bool found = false;
     const TSNode args = field(call, "arguments");
-    if (ts_node_is_null(args)) return false;
-    for_each_node(args, [&](TSNode n) {
-        if (!found && (is_type(n, "attribute") || is_type(n, "identifier")))
-            found = facts.qualname(n).rfind("torch.cuda.", 0) == 0;
-    });
+    if (!ts_node_is_null(args))
+        for_each_node(args, [&](TSNode n) {
+            if (!found && (is_type(n, "attribute") || is_type(n, "identifier"))) found = cuda_name(n);
+        });
+    for (TSNode p = ts_node_parent(call); !found && !ts_node_is_null(p); p = ts_node_parent(p)) {
+        if (is_type(p, "function_definition") || is_type(p, "class_definition")) break;
+        if (!is_type(p, "with_statement") || !contains(field(p, "body"), call)) continue;
+        for (uint32_t i = 0; i < ts_node_named_child_count(p); ++i) {
+            const TSNode clause = ts_node_named_child(p, i);
+            if (!is_type(clause, "with_clause")) continue;
+            for (uint32_t k = 0; k < ts_node_named_child_count(clause); ++k) {
+                const TSNode value = field(ts_node_named_child(clause, k), "value");
+                if (is_type(value, "call")) found = found || facts.qualname(field(value, "function")).rfind("torch.cuda.", 0) == 0;
+            }
+        }
+    }
     return found;
 }
 
@@ -462,7 +484,7 @@ void mps_op_support(const AnalysisInput& in, const Rule& rule, std::vector<Match
         if (!resolved || listed(rule_param(rule, "skip_names"), resolved->name.substr(resolved->name.rfind('.') + 1))) return;
         if (moved_to_cpu(operand(call, resolved->name), in.facts)) return;
         const Missing missing = missing_ops(t.target, *resolved);
-        if (missing.ops.empty() || passes_cuda_object(call, in.facts)) return;
+        if (missing.ops.empty() || in_cuda_code(call, in.facts)) return;
         const bool fixed_in_newest = !target_is_newest && fallbacks(t.newest, missing.ops).empty();
         if (fixed_in_newest != want_newer) return;
         const bool backward = backward_only(t.names, resolved->key, missing.ops);

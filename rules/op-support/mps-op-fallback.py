@@ -43,6 +43,12 @@ def step(x, logits, target, idx, table, cfg):
     # CUDA code whatever the op (the CUDA stream rules report it): rewritten for a Mac anyway.
     # ok: mps-op-fallback
     scores.record_stream(torch.cuda.current_stream())
+    main_stream = torch.cuda.current_stream()
+    # ok: mps-op-fallback
+    scores.record_stream(main_stream)
+    with torch.cuda.device(0):
+        # ok: mps-op-fallback
+        most_on_cuda = scores.take(idx)
     # ruleid: mps-op-fallback
     most = torch.randn(8).mode()
     # ok: mps-op-fallback
