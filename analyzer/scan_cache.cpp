@@ -68,7 +68,7 @@ void remove_old_files(const fs::path& dir, std::uint64_t key) {
 }
 
 constexpr std::uint32_t kMagic = 0x4d505343;  // "MPSC"
-constexpr std::uint32_t kFormat = 22;  // 22: fields of dataclasses and attrs classes as constructor parameters (FunctionUses); 21: a function passed to a call is a call of it there (FunctionUses); 20: config and checkpoint references from the syntax tree, with their guards; 19: Finding::origin, FileFacts::cpu_default_functions; 18: a class's __init__ in FunctionUses::function_at under the class's name; 17: what each call passes, FunctionUses::parameter_defaults; 16: FileFacts::attribute_names; 15: FileOutcome::function_uses; 14: FileFacts::hosted_demo; 13: a checksum of the content
+constexpr std::uint32_t kFormat = 23;  // 23: EntryRef::end_line; 22: fields of dataclasses and attrs classes as constructor parameters (FunctionUses); 21: a function passed to a call is a call of it there (FunctionUses); 20: config and checkpoint references from the syntax tree, with their guards; 19: Finding::origin, FileFacts::cpu_default_functions; 18: a class's __init__ in FunctionUses::function_at under the class's name; 17: what each call passes, FunctionUses::parameter_defaults; 16: FileFacts::attribute_names; 15: FileOutcome::function_uses; 14: FileFacts::hosted_demo; 13: a checksum of the content
 
 // The content and its checksum, appended; the content back when the checksum holds (a cache file
 // is only ever an optimisation: a damaged one is read as missing).
@@ -298,6 +298,7 @@ void write_facts(Writer& w, const FileFacts& facts) {
         w.i64(e.line);
         write_strings(w, e.path_args);
         write_strings(w, e.overrides);
+        w.i64(e.end_line);
     }
     write_strings(w, facts.project_names);
     w.u64(facts.collect_skips.size());
@@ -368,6 +369,7 @@ FileFacts read_facts(Reader& r) {
         e.line = static_cast<int>(r.i64());
         e.path_args = read_strings(r);
         e.overrides = read_strings(r);
+        e.end_line = static_cast<int>(r.i64());
     }
     facts.project_names = read_strings(r);
     facts.collect_skips.resize(r.count());

@@ -99,6 +99,8 @@ struct EntryRef {
     // Hydra-style overrides after the script (`trainer=gpu`, `+experiment=big`): the config options
     // the command line selects.
     std::vector<std::string> overrides = {};
+    // The last line of the command: a shell command continued with `\` spans line..end_line (0: line).
+    int end_line = 0;
 };
 
 // A place in the code that reads a data file (a run config, a checkpoint): the data file takes the

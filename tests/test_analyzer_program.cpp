@@ -587,7 +587,9 @@ TEST(ProgramModel, ATestHelperThatOnlySkippedTestsCallIsInfo) {
 // timm's distributed_train.sh: `torchrun --nproc_per_node=$NUM_PROC train.py`, where train.py wraps DDP
 // only under its distributed gate, is a way to scale out (rules/program.yaml scale_out_launch): the Mac
 // runs `python train.py`. A launched script that needs several processes (an unconditional NCCL
-// process group, as DiT's) keeps the launcher's weight, and so does a script the repository lacks.
+// process group, as DiT's) keeps the launcher's weight. A script that no file of the repository is
+// (ControlNet's vendored annotator/uniformer/exp/*/run.sh launches a tools/train.py it does not ship)
+// runs none of the repository's code: unreached, on every line of a command continued with `\`.
 TEST(ProgramModel, ALauncherOfAScriptThatRunsAsOneProcessIsScaleOut) {
     test::TempDir d;
     d.write("train.py", "import os\nimport torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n\n"
@@ -596,18 +598,24 @@ TEST(ProgramModel, ALauncherOfAScriptThatRunsAsOneProcessIsScaleOut) {
     d.write("train_ddp.py", "import torch\nimport torch.distributed as dist\n\nif __name__ == '__main__':\n"
                             "    dist.init_process_group('nccl')\n    model = torch.nn.Linear(2, 2)\n");
     d.write("scripts/dist.sh", "#!/bin/bash\nNUM_PROC=$1\ntorchrun --nproc_per_node=$NUM_PROC train.py \"$@\"\n"
-                               "torchrun --nproc_per_node=8 train_ddp.py\ntorchrun --nproc_per_node=8 elsewhere/train.py\n");
+                               "torchrun --nproc_per_node=8 train_ddp.py\ntorchrun --nproc_per_node=8 elsewhere/train.py\n"
+                               "PYTHONPATH=. \\\n    python -m torch.distributed.launch --nproc_per_node=8 \\\n    train.py --launcher pytorch\n");
     const ScanResult r = scan_dir(d);
     std::map<int, const Finding*> launches;
     for (const auto& f : r.findings)
         if (f.rule_id == "multi-gpu-launch" && f.location.path == "scripts/dist.sh") launches[f.location.line] = &f;
-    ASSERT_EQ(launches.size(), 3u);
+    ASSERT_EQ(launches.size(), 4u);
     EXPECT_EQ(launches[3]->impact, VerdictImpact::none) << launches[3]->note;
     EXPECT_EQ(launches[3]->severity, Severity::info) << launches[3]->note;
     EXPECT_NE(launches[3]->note.find("launches train.py, whose own distributed code is behind a gate"), std::string::npos) << launches[3]->note;
     EXPECT_EQ(launches[4]->impact, VerdictImpact::dual) << launches[4]->note;
     EXPECT_EQ(launches[4]->severity, Severity::major);
-    EXPECT_EQ(launches[5]->impact, VerdictImpact::dual) << launches[5]->note;
+    EXPECT_EQ(launches[5]->reach, Reach::unreached) << launches[5]->note;
+    EXPECT_EQ(launches[5]->impact, VerdictImpact::none) << launches[5]->note;
+    EXPECT_NE(launches[5]->note.find("launches elsewhere/train.py, which is not in this repository"), std::string::npos) << launches[5]->note;
+    // the launcher on the second line of a command that starts on the line before, of train.py
+    EXPECT_EQ(launches[7]->impact, VerdictImpact::none) << launches[7]->note;
+    EXPECT_NE(launches[7]->note.find("launches train.py, whose own distributed code is behind a gate"), std::string::npos) << launches[7]->note;
     // the rules program.yaml names are rules of the bundled catalogue (a catalogue of a few rules may lack them)
     for (const auto& id : test::bundled_catalogue().program().scale_out_rules) EXPECT_NE(test::bundled_catalogue().find(id), nullptr) << id;
 }

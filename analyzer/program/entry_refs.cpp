@@ -113,7 +113,9 @@ void script_lines(std::string_view text, FileFacts& out) {
             }
             logical.append(line);
         }
+        const std::size_t before = out.entry_refs.size();
         commands(logical, start_line, out);
+        for (std::size_t k = before; k < out.entry_refs.size(); ++k) out.entry_refs[k].end_line = line_no;
         logical.clear();
         pos = eol + 1;
     }

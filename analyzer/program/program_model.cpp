@@ -728,8 +728,19 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
                         break;
                     }
             }
-            if (!target) continue;
-            m_launched[{f.path, ref.line}] = *target;
+            if (!target) {
+                // A path no file of the repository ends with, whatever folder the command runs in.
+                const std::string wanted = normalise_relative(ref.target);
+                const bool could_be = wanted.empty() || wanted.find('$') != std::string::npos ||
+                                      std::any_of(m_python_index.begin(), m_python_index.end(), [&](const std::string& p) {
+                                          return p == wanted || ends_with(p, "/" + wanted);
+                                      });
+                if (!ref.module && ends_with(wanted, ".py") && !could_be)
+                    for (int line = ref.line; line <= std::max(ref.line, ref.end_line); ++line) m_missing_launches[{f.path, line}] = ref.target;
+                continue;
+            }
+            // every line of a command continued with `\`: a finding may sit on any of them
+            for (int line = ref.line; line <= std::max(ref.line, ref.end_line); ++line) m_launched[{f.path, line}] = *target;
             const bool console = f.kind == FileKind::pyproject || f.kind == FileKind::setup_cfg || f.kind == FileKind::python;
             add(*target, (console ? "console script in " : "run by ") + where);
         }

@@ -148,11 +148,19 @@ public:
         const auto it = m_launched.find({path, line});
         return it == m_launched.end() ? std::nullopt : std::optional<std::string>(it->second);
     }
+    // The script that the command on `line` of a shell, Slurm, Docker or Make file runs when no file of
+    // the repository is that script (a vendored experiment's `tools/train.py`): the command runs nothing
+    // of this repository. nullopt when the command's script is found, or could be (a file ends with its path).
+    std::optional<std::string> missing_launch_at(const std::string& path, int line) const {
+        const auto it = m_missing_launches.find({path, line});
+        return it == m_missing_launches.end() ? std::nullopt : std::optional<std::string>(it->second);
+    }
     // Whether two paths belong to one checkout (always, unless the scan is of a folder of checkouts).
     bool same_project(const std::string& a, const std::string& b) const { return m_projects.empty() || project_of(a) == project_of(b); }
 
 private:
     std::map<std::pair<std::string, int>, std::string> m_launched;  // (launch file, line) -> the script it runs
+    std::map<std::pair<std::string, int>, std::string> m_missing_launches;  // (launch file, line) -> a script not in the repository
     struct SkipScope {
         std::string dir;                 // the conftest.py's folder ("" at the top)
         std::vector<std::string> globs;  // pytest's collect_ignore(_glob) entries; empty: every file below

@@ -181,7 +181,7 @@ void weigh(Finding& f, Level level, const FileReach& reach, const ProgramVocabul
             if (level == Level::optional_dead) take(guard_weight(reach.guard), std::string(to_string(reach.guard)) + " on the import chain");
             break;
         case Level::tooling: take(reach_weight(Reach::tooling), "tooling"); break;
-        case Level::unreached: take(reach_weight(Reach::unreached), "unreached"); break;
+        case Level::unreached: take(reach_weight(Reach::unreached), reach.guard_note.empty() ? "unreached" : "unreached: " + reach.guard_note); break;
         case Level::core: break;
     }
     // What the rule's category adds for its reach (rules/program.yaml reach_weights_for).
@@ -275,6 +275,10 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
                 // a dependency only tests import is still installed by everyone who installs the project
                 if (!model.is_tooling_path(f.location.path)) r.level = std::max(r.level, Level::tooling);
             }
+        } else if (const auto missing = is_python_source(f.location.path) ? std::nullopt : model.missing_launch_at(f.location.path, f.location.line)) {
+            // ControlNet's vendored annotator/uniformer/exp/*/run.sh launches a tools/train.py it does not ship
+            r.level = Level::unreached;
+            r.guard_note = "the command launches " + *missing + ", which is not in this repository";
         } else {
             r = model.reach_of(f.location.path);
             if (!r.chain.empty()) r.chain.back() += ":" + std::to_string(f.location.line);
