@@ -91,7 +91,8 @@ TEST_F(PythonEngineTest, OptionalImportLowersSeverityAndImpact) {
     const auto required = of(fs, "cuda-only-package-import");
     ASSERT_EQ(optional.size(), 1u);
     ASSERT_EQ(required.size(), 1u);
-    EXPECT_EQ(optional[0].impact, VerdictImpact::dual);
+    // the fallback runs with no edit: something to test on the Mac, not a reason to keep Linux
+    EXPECT_EQ(optional[0].impact, VerdictImpact::none);
     EXPECT_EQ(optional[0].severity, Severity::minor);
     EXPECT_EQ(required[0].impact, VerdictImpact::stay);
     EXPECT_EQ(required[0].location.line, 5);
