@@ -73,7 +73,8 @@ void cap_by_guarded_calls(const ProgramModel& model, const ExtensionLink& ext, F
 // `torchrun --nproc_per_node=8 train.py` where train.py has no unguarded distributed finding of its
 // own: it runs as one process as is (nanoGPT's DDP behind RANK, timm's behind args.distributed), so the
 // launcher is a way to scale out (rules/program.yaml scale_out_launch). A script that does need several
-// processes keeps its own findings, and a launcher whose script is not found keeps its weight.
+// processes keeps its own findings, and a launcher whose script is not found keeps its weight (one
+// whose script the repository does not ship at all is unreached: see apply_program_model).
 void weigh_scale_out_launches(const ProgramModel& model, const ProgramVocabulary& vocabulary, std::vector<Finding>& findings) {
     if (!vocabulary.scale_out) return;
     for (auto& f : findings) {
