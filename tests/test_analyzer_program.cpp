@@ -662,6 +662,49 @@ TEST(ProgramModel, EvaluationScriptsAreTooling) {
     EXPECT_EQ(f->impact, VerdictImpact::stay);
 }
 
+// A training script in a sub-folder with its own README is a program of its own beside the main one
+// (litgpt's extensions/thunder/pretrain.py, which runs unsloth's Triton kernels, beside the litgpt
+// command): what only it reaches is optional, one arm of a choice of program, so its blocker makes
+// dual-track at most. The same script with no main program beside it (a repository of sub-projects),
+// or beside only a library module's __main__ self-test, stays a training entry of the repository.
+TEST(ProgramModel, ASubProjectWithItsOwnReadmeBesideTheMainProgramIsOptional) {
+    test::TempDir d;
+    d.write("pyproject.toml", "[project]\nname = \"pkg\"\n\n[project.scripts]\npkg = \"pkg.__main__:main\"\n");
+    d.write("pkg/__init__.py", "");
+    d.write("pkg/__main__.py", "import torch\n\n\ndef main():\n    return torch.ones(2)\n\n\nif __name__ == '__main__':\n    main()\n");
+    d.write("pkg/data.py", "import torch\n\nif __name__ == '__main__':\n    print(torch.ones(2))\n");
+    d.write("extensions/fast/README.md", "# Fast pretraining\n\n    python extensions/fast/pretrain.py\n");
+    d.write("extensions/fast/pretrain.py", "import torch\nfrom kernels import swiglu\n\nif __name__ == '__main__':\n    swiglu.run()\n");
+    d.write("extensions/fast/kernels/__init__.py", "");
+    d.write("extensions/fast/kernels/swiglu.py", "import triton\n\n\ndef run():\n    pass\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* triton = find(r, "cuda-only-package-import", "extensions/fast/kernels/swiglu.py");
+    ASSERT_NE(triton, nullptr);
+    EXPECT_EQ(triton->reach, Reach::optional) << triton->note;
+    EXPECT_EQ(triton->impact, VerdictImpact::dual) << triton->note;
+    EXPECT_NE(triton->note.find("a program of its own in extensions/fast/"), std::string::npos) << triton->note;
+    const auto& entries = r.program.entry_points;
+    const auto side = std::find_if(entries.begin(), entries.end(), [](const EntryPoint& e) { return e.path == "extensions/fast/pretrain.py"; });
+    ASSERT_NE(side, entries.end());
+    EXPECT_NE(side->why.find("a program of its own in extensions/fast/ (with its own README)"), std::string::npos) << side->why;
+
+    // no main program: the package's API and a module's self-test are none
+    d.write("pyproject.toml", "[project]\nname = \"pkg\"\n");
+    d.write("pkg/__main__.py", "import torch\n");
+    const ScanResult alone = scan_dir(d);
+    triton = find(alone, "cuda-only-package-import", "extensions/fast/kernels/swiglu.py");
+    ASSERT_NE(triton, nullptr);
+    EXPECT_EQ(triton->reach, Reach::core) << triton->note;
+    EXPECT_EQ(triton->impact, VerdictImpact::stay) << triton->note;
+
+    // a script at the top of the repository is a main program too
+    d.write("train.py", "import torch\n\nif __name__ == '__main__':\n    print(torch.ones(2))\n");
+    const ScanResult beside_train = scan_dir(d);
+    triton = find(beside_train, "cuda-only-package-import", "extensions/fast/kernels/swiglu.py");
+    ASSERT_NE(triton, nullptr);
+    EXPECT_EQ(triton->reach, Reach::optional) << triton->note;
+}
+
 TEST(ProgramModel, RepositoryConfigSetsEntriesAndTooling) {
     test::TempDir d;
     d.write("run.py", "import torch\nimport examples.demo\nimport experiments.sweep\n\nif __name__ == \"__main__\":\n    pass\n");

@@ -768,6 +768,7 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
         declared_dirs.push_back(dir + "/");
     }
     mark_sampling_entries(files);
+    mark_side_programs(files, declared_dirs);
     // A script or a command that runs the code, not a package's API alone (a library's functions are called by its users).
     m_training_entries = std::any_of(m_summary.entry_points.begin(), m_summary.entry_points.end(),
                                      [](const EntryPoint& e) { return !e.tooling && e.why.rfind(kPackageApi, 0) != 0; });
@@ -887,6 +888,52 @@ void ProgramModel::mark_sampling_entries(const std::vector<FileRecord>& files) {
     }
 }
 
+// A training entry in a sub-folder with a README of its own is a program of its own: litgpt's
+// extensions/thunder/pretrain.py (Lightning Thunder with unsloth's Triton kernels) beside the litgpt
+// package's command, moco's detection/train_net.py beside main_moco.py. What only such programs reach
+// is one arm of a choice of program, not the repository's run: it is optional (alternative_branch),
+// so a blocker there makes dual-track at most. This holds only beside a main program: a script at the
+// top of the repository, a console script, or the declared package's __main__.py or a module of it
+// that a command runs. Not a library's API alone, nor the self-test in a module's __main__ block
+// (detectron2's datasets/coco.py). A repository of sub-projects alone (RWKV-LM's RWKV-v4 ... RWKV-v7;
+// InternImage's classification/, detection/, ...) keeps them all as its training entries.
+void ProgramModel::mark_side_programs(const std::vector<FileRecord>& files, const std::vector<std::string>& declared_dirs) {
+    std::set<std::string> readme_dirs;
+    for (const auto& f : files) {
+        std::string name = base_name(f.path);
+        std::transform(name.begin(), name.end(), name.begin(), [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
+        const std::string dir = dir_of(f.path);
+        if (name.rfind("readme", 0) == 0 && !dir.empty() && dir != project_of(f.path)) readme_dirs.insert(dir);
+    }
+    if (readme_dirs.empty()) return;
+    std::map<std::string, std::map<std::string, std::string>> side;  // per checkout
+    std::set<std::string> with_main;
+    for (const auto& e : m_summary.entry_points) {
+        if (e.tooling) continue;
+        const std::string& project = project_of(e.path);
+        const bool api = e.why.rfind(kPackageApi, 0) == 0;
+        const bool in_package =
+            api || std::any_of(declared_dirs.begin(), declared_dirs.end(), [&](const std::string& d) { return e.path.compare(0, d.size(), d) == 0; });
+        std::string folder;
+        if (!in_package)
+            for (std::string dir = dir_of(e.path); !dir.empty() && dir != project; dir = dir_of(dir))
+                if (readme_dirs.count(dir)) folder = dir;  // the outermost: extensions/thunder, not a folder inside it
+        if (!folder.empty()) {
+            side[project].emplace(e.path, folder);
+            continue;
+        }
+        const bool top = dir_of(e.path) == project;
+        const bool command = e.why.rfind("console script", 0) == 0 || ends_with(e.path, "/__main__.py") ||
+                             (in_package && !api && e.why.rfind("__main__ block", 0) != 0);
+        if (top || command) with_main.insert(project);
+    }
+    for (auto& [project, entries] : side)
+        if (with_main.count(project)) m_side_entries.insert(entries.begin(), entries.end());
+    for (auto& e : m_summary.entry_points)
+        if (const auto it = m_side_entries.find(e.path); it != m_side_entries.end())
+            e.why += "; a program of its own in " + it->second + "/ (with its own README), beside the main one";
+}
+
 std::vector<std::string> ProgramModel::chain_to(const std::string& path, const std::map<std::string, std::pair<std::string, int>>& pred) const {
     std::vector<std::string> chain{path};
     std::string cur = path;
@@ -909,9 +956,15 @@ void ProgramModel::compute_reach() {
         std::map<std::string, std::pair<std::string, int>> pred;
         std::map<std::string, std::pair<GuardKind, std::string>> guard_on_path;
         std::deque<std::string> queue;
+        // a side program's entry is one arm of a choice of program: optional, never core
         for (const auto& e : training) {
+            const auto side = m_side_entries.find(e);
+            if (side != m_side_entries.end() && strength(GuardKind::alternative_branch) < level) continue;
             if (pred.emplace(e, std::make_pair(std::string(), 0)).second) queue.push_back(e);
-            guard_on_path[e] = {GuardKind::none, ""};
+            guard_on_path[e] = side == m_side_entries.end()
+                                   ? std::make_pair(GuardKind::none, std::string())
+                                   : std::make_pair(GuardKind::alternative_branch, "run only as " + e + ", a program of its own in " + side->second +
+                                                                                       "/ beside the repository's main one");
         }
         while (!queue.empty()) {
             const std::string cur = queue.front();

@@ -184,6 +184,7 @@ private:
     bool jit_builds_same_sources(const std::string& importer, const ExtensionLink& ext) const;
     void find_entry_points(const std::vector<FileRecord>& files, const ModelOptions& options);
     void mark_sampling_entries(const std::vector<FileRecord>& files);
+    void mark_side_programs(const std::vector<FileRecord>& files, const std::vector<std::string>& declared_dirs);
     void compute_reach();
     void link_extensions(const std::vector<FileRecord>& files);
     // The dotted name of the package a relative import with `level` dots starts from, in `path`.
@@ -231,6 +232,9 @@ private:
     void own(const std::string& path, const std::string& name);
     std::vector<ExtensionLink> m_extensions;
     bool m_training_entries = false;
+    // Training entries of a program of its own, in a sub-folder with its own README, beside the
+    // repository's main program: entry path -> that folder ("extensions/thunder").
+    std::map<std::string, std::string> m_side_entries;
     std::map<std::string, std::vector<std::pair<std::string, int>>> m_package_importers;  // top-level -> (file, line)
     std::map<std::string, std::vector<CallSite>> m_ops_calls;  // torch.ops namespace -> calls
     // "module\0function" -> the calls of it found in the files that import it (add_caller_calls), and
