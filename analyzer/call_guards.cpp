@@ -84,6 +84,30 @@ std::string query_key(const python::PythonEngine::FunctionQuery& q) {
 
 }  // namespace
 
+// A package for scale or speed imported straight in a function that the training run calls only in
+// one branch of each caller (litgpt's instantiate_bnb_optimizer(), called under `if
+// isinstance(fabric.strategy.precision, BitsandbytesPrecision):`) is imported on demand, as an import
+// in one branch is (python/analyses.cpp package_import): info, one arm of a choice. Calls from tests
+// and other tooling say nothing about the run; with no call from the run, nothing changes.
+bool Scanner::on_demand_by_callers(Finding& f, const std::string& function, const std::vector<std::pair<std::string, FunctionUses::Call>>& calls,
+                                   const program::ProgramModel& model) const {
+    const Rule* rule = m_catalogue.find(f.rule_id);
+    if (f.category != "dependency" || f.guard != GuardKind::none || !rule || f.rule_impact == VerdictImpact::none || f.rule_impact >= rule->impact)
+        return false;
+    std::vector<const std::pair<std::string, FunctionUses::Call>*> run;
+    for (const auto& c : calls)
+        if (model.reach_of(c.first).level > program::Level::tooling) run.push_back(&c);
+    if (run.empty() || std::any_of(run.begin(), run.end(), [](const auto* c) { return c->second.branch.empty(); })) return false;
+    const auto& [path, call] = *run.front();
+    f.severity = f.rule_severity = Severity::info;
+    f.impact = f.rule_impact = VerdictImpact::none;
+    f.guard = GuardKind::alternative_branch;
+    f.guard_note = "every call of " + function + "() from the run sits in one branch, as " + path + ":" + std::to_string(call.line) + " in `" + call.branch + "`";
+    f.note = "a package for scale or speed, imported on demand by " + function + "(): an option the run can leave off";
+    for (const auto* c : run) f.related.push_back(related_line(c->first, c->second.line, "calls " + c->second.name + "() in `" + c->second.branch + "`"));
+    return true;
+}
+
 void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, const program::ProgramModel& model, const fs::path& base,
                                const FunctionUsesMemo& memo, bool full_parse, std::vector<Finding>& findings) const {
     std::map<std::string, std::set<int>> lines_by_file;
@@ -294,6 +318,7 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
                 }
             }
         }
+        if (on_demand_by_callers(f, fn->second, calls, model)) continue;
         if (std::any_of(calls.begin(), calls.end(), [](const auto& c) { return c.second.guard == GuardKind::none; })) continue;
         // the weakest: the one that leaves the most of the path (a fallback beside it over a path a Mac never takes)
         const auto weakest = std::max_element(calls.begin(), calls.end(), [](const auto& a, const auto& b) {

@@ -68,7 +68,7 @@ void remove_old_files(const fs::path& dir, std::uint64_t key) {
 }
 
 constexpr std::uint32_t kMagic = 0x4d505343;  // "MPSC"
-constexpr std::uint32_t kFormat = 23;  // 23: EntryRef::end_line; 22: fields of dataclasses and attrs classes as constructor parameters (FunctionUses); 21: a function passed to a call is a call of it there (FunctionUses); 20: config and checkpoint references from the syntax tree, with their guards; 19: Finding::origin, FileFacts::cpu_default_functions; 18: a class's __init__ in FunctionUses::function_at under the class's name; 17: what each call passes, FunctionUses::parameter_defaults; 16: FileFacts::attribute_names; 15: FileOutcome::function_uses; 14: FileFacts::hosted_demo; 13: a checksum of the content
+constexpr std::uint32_t kFormat = 24;  // 24: FunctionUses::Call::branch; 23: EntryRef::end_line; 22: fields of dataclasses and attrs classes as constructor parameters (FunctionUses); 21: a function passed to a call is a call of it there (FunctionUses); 20: config and checkpoint references from the syntax tree, with their guards; 19: Finding::origin, FileFacts::cpu_default_functions; 18: a class's __init__ in FunctionUses::function_at under the class's name; 17: what each call passes, FunctionUses::parameter_defaults; 16: FileFacts::attribute_names; 15: FileOutcome::function_uses; 14: FileFacts::hosted_demo; 13: a checksum of the content
 
 // The content and its checksum, appended; the content back when the checksum holds (a cache file
 // is only ever an optimisation: a damaged one is read as missing).
@@ -440,6 +440,7 @@ void write_function_uses(Writer& w, const FileOutcome& o) {
             write_strings(w, c.keywords);
             w.i64(c.positional);
             w.u64(c.spread ? 1 : 0);
+            w.str(c.branch);
         }
         w.u64(u.other_uses.size());
         for (const auto& name : u.other_uses) w.str(name);
@@ -470,6 +471,7 @@ void read_function_uses(Reader& r, FileOutcome& o) {
             c.keywords = read_strings(r);
             c.positional = static_cast<int>(r.i64());
             c.spread = r.u64() != 0;
+            c.branch = r.str();
         }
         for (std::uint64_t k = r.u64(); k > 0; --k) u.other_uses.insert(r.str());
         for (std::uint64_t k = r.u64(); k > 0; --k) {

@@ -114,6 +114,9 @@ private:
     // of that function has, in its file and in the files that import it (analyzer/call_guards.cpp).
     void guard_by_callers(const std::vector<program::FileRecord>& records, const program::ProgramModel& model, const std::filesystem::path& base,
                           const FunctionUsesMemo& memo, bool full_parse, std::vector<Finding>& findings) const;
+    // A scale-or-speed package imported in a function the run calls only in branches: info (call_guards.cpp).
+    bool on_demand_by_callers(Finding& f, const std::string& function, const std::vector<std::pair<std::string, FunctionUses::Call>>& calls,
+                              const program::ProgramModel& model) const;
     // Of `findings` (in module-level functions no parse saw called or used), those whose function's name
     // no file of the project writes, beside its def, take the never-called guard (analyzer/call_guards.cpp).
     void mark_never_called(const std::vector<program::FileRecord>& records, const program::ProgramModel& model, const std::filesystem::path& base,

@@ -75,6 +75,8 @@ struct FunctionUses {
         std::vector<std::string> keywords;
         int positional = 0;
         bool spread = false;
+        // The branch of its own function the call sits in ("if quantize:"), "" when none.
+        std::string branch = {};
     };
     std::vector<Call> calls;
     std::set<std::string> other_uses;

@@ -1881,6 +1881,36 @@ TEST(ProgramModel, KernelsLinkedOnlyByAnOwnCompiledModuleKeepTheirWeight) {
     EXPECT_EQ(kernel->impact, VerdictImpact::dual) << kernel->note;
 }
 
+// A package for scale or speed imported straight in a function that the run calls only in one branch
+// of each caller (litgpt's instantiate_bnb_optimizer(), under `if isinstance(precision,
+// BitsandbytesPrecision):`) is imported on demand: info, one arm of a choice. A test's unconditional
+// call says nothing about the run; one unconditional call from the run keeps the package's weight.
+TEST(ProgramModel, AScaleOrSpeedPackageImportedByAFunctionCalledOnlyInBranchesIsInfo) {
+    test::TempDir d;
+    d.write("pkg/__init__.py", "");
+    d.write("pkg/utils.py", "import torch\n\n\ndef paged_adam(params):\n    import bitsandbytes as bnb\n    return bnb.optim.PagedAdamW(params)\n");
+    d.write("train.py", "import torch\nfrom pkg.utils import paged_adam\n\n\ndef main(quantize):\n    model = torch.nn.Linear(2, 2)\n"
+                        "    if quantize == 'bnb':\n        opt = paged_adam(model.parameters())\n    else:\n"
+                        "        opt = torch.optim.AdamW(model.parameters())\n    return opt\n\n\nif __name__ == '__main__':\n    main(None)\n");
+    d.write("tests/test_utils.py", "import torch\nfrom pkg.utils import paged_adam\n\n\ndef test_paged():\n"
+                                  "    paged_adam(torch.nn.Linear(2, 2).parameters())\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* bnb = find(r, "cuda-only-package-import", "pkg/utils.py");
+    ASSERT_NE(bnb, nullptr);
+    EXPECT_EQ(bnb->severity, Severity::info) << bnb->note;
+    EXPECT_EQ(bnb->impact, VerdictImpact::none) << bnb->note;
+    EXPECT_EQ(bnb->guard, GuardKind::alternative_branch) << bnb->guard_note;
+    EXPECT_NE(bnb->guard_note.find("train.py:8 in `if quantize == 'bnb':`"), std::string::npos) << bnb->guard_note;
+    // called unconditionally by the run: the package's own weight (major, dual-track)
+    d.write("train.py", "import torch\nfrom pkg.utils import paged_adam\n\n\ndef main():\n    model = torch.nn.Linear(2, 2)\n"
+                        "    return paged_adam(model.parameters())\n\n\nif __name__ == '__main__':\n    main()\n");
+    const ScanResult always = scan_dir(d);
+    bnb = find(always, "cuda-only-package-import", "pkg/utils.py");
+    ASSERT_NE(bnb, nullptr);
+    EXPECT_EQ(bnb->severity, Severity::major) << bnb->note;
+    EXPECT_EQ(bnb->impact, VerdictImpact::dual) << bnb->note;
+}
+
 // A module-level function of the training run that no file calls or names is dead code (sam2's
 // init_distributed_data_parallel_model): info. One that a config names (`_target_`), one its module
 // exports in __all__ and one that train.py calls keep their weight.

@@ -12,21 +12,6 @@ namespace {
 
 // ---- package-import: imports of packages from rules/packages/ ----------------------------------
 
-// The branch of its function an import sits in: "elif engine:" for an if/elif/else arm, "except
-// ImportError:" for a handler; nullopt at module level or straight in the function's body.
-std::optional<std::string> branch_in_function(TSNode imp, const ModuleFacts& facts) {
-    if (ts_node_is_null(enclosing(imp, {"function_definition"}))) return std::nullopt;
-    for (TSNode cur = imp, parent = ts_node_parent(imp); !ts_node_is_null(parent); cur = parent, parent = ts_node_parent(parent)) {
-        if (is_type(parent, "function_definition") || is_type(parent, "class_definition") || is_type(parent, "module")) return std::nullopt;
-        if (is_type(parent, "if_statement") && !ts_node_eq(cur, field(parent, "condition")))
-            return "if " + one_line(facts.text(field(parent, "condition")), 60) + ":";
-        if (is_type(parent, "elif_clause")) return "elif " + one_line(facts.text(field(parent, "condition")), 60) + ":";
-        if (is_type(parent, "else_clause")) return std::string("else:");
-        if (is_type(parent, "except_clause")) return std::string("an except clause");
-    }
-    return std::nullopt;
-}
-
 // Does the import reach the package's CUDA code? Always, unless the package names where that code is
 // (PackageInfo::cuda_submodules) and this import names none of it: `import mmcv.ops`,
 // `from mmcv.ops import nms` and `from mmcv import ops` do; `from mmcv.utils import Registry` does not.

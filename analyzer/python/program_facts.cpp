@@ -809,6 +809,7 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
         if (g.kind == GuardKind::none && !g.mps_aware && !ts_node_is_null(function))
             g = guard_through_callers(function, facts, guards, by_name, 4, &memo);
         out.calls.push_back({name, line_of(call), g.kind, g.mps_aware, g.note, {}, 0, callback});
+        out.calls.back().branch = branch_in_function(call, facts).value_or("");
         if (!callback) record_arguments(call, facts, out.calls.back());
     };
     // The call a name is passed to, as an argument or a keyword's value; a null node otherwise.
@@ -881,6 +882,7 @@ FunctionUses uses_of_methods(TSNode root, const ModuleFacts& facts, const GuardF
         if (g.kind == GuardKind::none && !g.mps_aware && !ts_node_is_null(function))
             g = guard_through_callers(function, facts, guards, by_name, 4, &memo);
         out.calls.push_back({attr, line_of(parent), g.kind, g.mps_aware, g.note, {}, 0, false});
+        out.calls.back().branch = branch_in_function(parent, facts).value_or("");
         record_arguments(parent, facts, out.calls.back());
     });
     return out;

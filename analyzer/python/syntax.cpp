@@ -294,6 +294,19 @@ void for_each_node(TSNode root, const std::function<void(TSNode)>& fn) {
     ts_tree_cursor_delete(&cursor);
 }
 
+std::optional<std::string> branch_in_function(TSNode node, const ModuleFacts& facts) {
+    if (ts_node_is_null(enclosing(node, {"function_definition"}))) return std::nullopt;
+    for (TSNode cur = node, parent = ts_node_parent(node); !ts_node_is_null(parent); cur = parent, parent = ts_node_parent(parent)) {
+        if (is_type(parent, "function_definition") || is_type(parent, "class_definition") || is_type(parent, "module")) return std::nullopt;
+        if (is_type(parent, "if_statement") && !ts_node_eq(cur, field(parent, "condition")))
+            return "if " + one_line(facts.text(field(parent, "condition")), 60) + ":";
+        if (is_type(parent, "elif_clause")) return "elif " + one_line(facts.text(field(parent, "condition")), 60) + ":";
+        if (is_type(parent, "else_clause")) return std::string("else:");
+        if (is_type(parent, "except_clause")) return std::string("an except clause");
+    }
+    return std::nullopt;
+}
+
 std::string one_line(std::string_view text, std::size_t max) {
     std::string out;
     bool space = false;

@@ -66,6 +66,10 @@ bool listed(const std::vector<std::string>& list, std::string_view value);
 // stops with "...".
 std::string one_line(std::string_view text, std::size_t max = 80);
 
+// The branch of its function a statement or call sits in: "elif engine:" for an if/elif/else arm,
+// "an except clause" for a handler; nullopt at module level or straight in the function's body.
+std::optional<std::string> branch_in_function(TSNode node, const ModuleFacts& facts);
+
 // The value of a call's keyword argument `name`, or a null node.
 TSNode keyword_argument(TSNode call, std::string_view name, const ModuleFacts& facts);
 // A call's `index`-th positional argument (comments skipped), or a null node.
