@@ -271,6 +271,27 @@ void GuardFinder::bind_names(TSNode root) {
             if (t.kind != GuardKind::none && !t.negated) m_bound.emplace(name, t.kind);
         }
     }
+    // A module-level predicate that answers no off CUDA (stylegan3's and eg3d's
+    // `def _should_use_custom_op(input): ... if input.device.type != 'cuda': return False`): a call of
+    // it in a condition is the device check it makes.
+    for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
+        TSNode def = ts_node_named_child(root, i);
+        if (is_type(def, "decorated_definition")) def = field(def, "definition");
+        if (!is_type(def, "function_definition")) continue;
+        const TSNode body = field(def, "body");
+        for (uint32_t k = 0; k < ts_node_named_child_count(body); ++k) {
+            const TSNode st = ts_node_named_child(body, k);
+            if (!is_type(st, "if_statement") || ts_node_named_child_count(field(st, "consequence")) != 1) continue;
+            const TSNode ret = ts_node_named_child(field(st, "consequence"), 0);
+            const TSNode value = is_type(ret, "return_statement") && ts_node_named_child_count(ret) == 1 ? ts_node_named_child(ret, 0) : TSNode{};
+            if (!is_type(ret, "return_statement") || (!ts_node_is_null(value) && !is_type(value, "false") && !is_type(value, "none"))) continue;
+            const Test t = classify(field(st, "condition"));
+            if (t.kind == GuardKind::device_check && t.negated && !t.mps) {
+                m_bound.emplace(std::string(m_facts.text(field(def, "name"))), GuardKind::device_check);
+                break;
+            }
+        }
+    }
 }
 
 bool GuardFinder::is_skip_call(TSNode call) const {
