@@ -580,3 +580,35 @@ def conv2d(x, w):
         # guard: none
         return w.cuda()
     return x
+
+
+def wrap(model, args):
+    # A gate whose every other arm refuses to run (moco's main_moco.py): this arm is required.
+    if args.distributed:
+        # guard: none
+        model = torch.nn.parallel.DistributedDataParallel(model.cuda())
+    elif args.gpu is not None:
+        model = model.cuda(args.gpu)
+        raise NotImplementedError("Only DistributedDataParallel is supported.")
+    else:
+        raise NotImplementedError("Only DistributedDataParallel is supported.")
+    return model
+
+
+def implicit_gemm(x):
+    # torchsparse: the CUDA op or nothing
+    if x.device.type == "cuda":
+        # guard: none
+        return backend.conv_forward_implicit_gemm_cuda(x)
+    else:
+        raise NotImplementedError
+
+
+def wrap_optional(model, args):
+    # with a path beside it, the gate still makes the arm optional
+    if args.distributed:
+        # guard: distributed-gate
+        model = torch.nn.parallel.DistributedDataParallel(model.cuda())
+    else:
+        model = model.to(args.device)
+    return model

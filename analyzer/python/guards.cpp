@@ -443,6 +443,19 @@ Guard GuardFinder::from_if(TSNode if_statement, TSNode node) const {
     // `if x.device.type != "mps":` knows MPS whichever branch this is.
     if (t.kind == GuardKind::device_check && (t.mps || chain_mps || sibling_checks_mps(if_statement))) return {GuardKind::none, true, ""};
     if (t.negated) return {};  // `if not torch.cuda.is_available():` is the non-CUDA path
+    // `if args.distributed: ... DDP ... elif ...: raise ... else: raise NotImplementedError("Only
+    // DistributedDataParallel is supported.")` (moco's main_moco.py): every other arm refuses to run,
+    // so this one is required.
+    if (t.kind == GuardKind::distributed_gate || t.kind == GuardKind::device_check) {
+        bool has_else = false, others_leave = true;
+        for (uint32_t i = 0; i < n && others_leave; ++i) {
+            const TSNode clause = ts_node_named_child(if_statement, i);
+            if (contains(clause, node)) continue;
+            if (is_type(clause, "else_clause")) has_else = true, others_leave = always_leaves(field(clause, "body"));
+            else if (is_type(clause, "elif_clause")) others_leave = always_leaves(field(clause, "consequence"));
+        }
+        if (has_else && others_leave) return {};
+    }
     return {t.cpu && t.kind == GuardKind::device_check ? GuardKind::non_cpu_branch : t.kind, false, one_line(branch_condition)};
 }
 
