@@ -41,17 +41,19 @@ protected:
 TEST_F(ReportsTest, VerdictFollowsImpacts) {
     EXPECT_EQ(assess({}, nullptr, cat, {}).verdict, Verdict::migrate);
     EXPECT_EQ(assess({finding("cuda-method-call", cat)}, nullptr, cat, {}).verdict, Verdict::migrate);
-    EXPECT_EQ(assess({finding("nccl-backend", cat)}, nullptr, cat, {}).verdict, Verdict::dual_track);
+    EXPECT_EQ(assess({finding("distributed-data-parallel", cat)}, nullptr, cat, {}).verdict, Verdict::dual_track);
+    // the NCCL backend's name is one edit (meta-llama/llama's world-size-1 process group): no verdict
+    EXPECT_EQ(assess({finding("nccl-backend", cat)}, nullptr, cat, {}).verdict, Verdict::migrate);
     // A CUDA container image is set-up work (a native environment beside it), not a reason to keep a GPU.
     EXPECT_EQ(assess({finding("cuda-base-image", cat)}, nullptr, cat, {}).verdict, Verdict::migrate);
-    EXPECT_EQ(assess({finding("nccl-backend", cat), finding("cuda-extension-build", cat)}, nullptr, cat, {}).verdict, Verdict::stay_on_cuda);
+    EXPECT_EQ(assess({finding("distributed-data-parallel", cat), finding("cuda-extension-build", cat)}, nullptr, cat, {}).verdict, Verdict::stay_on_cuda);
     Finding downgraded = finding("cuda-extension-build", cat);
     downgraded.severity = Severity::info;  // info findings never decide the verdict
     EXPECT_EQ(assess({downgraded}, nullptr, cat, {}).verdict, Verdict::migrate);
 }
 
 TEST_F(ReportsTest, ReasonNamesTheItemsAndFindingsItRestsOn) {
-    const Assessment stay = assess({finding("nccl-backend", cat), finding("cuda-extension-build", cat)}, nullptr, cat, {});
+    const Assessment stay = assess({finding("distributed-data-parallel", cat), finding("cuda-extension-build", cat)}, nullptr, cat, {});
     EXPECT_NE(stay.verdict_reason.find("item 9 fails"), std::string::npos) << stay.verdict_reason;
     EXPECT_NE(stay.verdict_reason.find("cuda-extension-build@a.py:1"), std::string::npos) << stay.verdict_reason;
     const Assessment migrate = assess({finding("cuda-method-call", cat)}, nullptr, cat, {});
