@@ -451,8 +451,12 @@ Guard GuardFinder::from_if(TSNode if_statement, TSNode node) const {
         for (uint32_t i = 0; i < n && others_leave; ++i) {
             const TSNode clause = ts_node_named_child(if_statement, i);
             if (contains(clause, node)) continue;
-            if (is_type(clause, "else_clause")) has_else = true, others_leave = always_leaves(field(clause, "body"));
-            else if (is_type(clause, "elif_clause")) others_leave = always_leaves(field(clause, "consequence"));
+            if (is_type(clause, "else_clause")) {
+                has_else = true;
+                others_leave = always_leaves(field(clause, "body"));
+            } else if (is_type(clause, "elif_clause")) {
+                others_leave = always_leaves(field(clause, "consequence"));
+            }
         }
         if (has_else && others_leave) return {};
     }
