@@ -612,3 +612,22 @@ def wrap_optional(model, args):
     else:
         model = model.to(args.device)
     return model
+
+
+def parse_gpu(args):
+    # A cluster a Mac is not (guards.cluster_strings): LoRA's examples/NLG/src/gpu.py.
+    if args.platform == "local":
+        # guard: none
+        torch.cuda.set_device(args.local_rank)
+    elif args.platform == "philly":
+        # guard: platform
+        torch.cuda.set_device(args.local_rank)
+    if args.platform != "slurm":
+        # guard: none
+        torch.cuda.set_device(0)
+    if args.platform == "philly" or args.platform == "local":
+        # guard: none
+        model = torch.nn.parallel.DistributedDataParallel(model)
+    if args.platform == "philly" or args.platform == "k8s":
+        # guard: platform
+        model = torch.nn.parallel.DistributedDataParallel(model)

@@ -96,8 +96,10 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
         // torch.cuda.device_count() > 1:`, where the single-process test outranked the device check).
         const bool conjunction = m_facts.text(field(n, "operator")) == "and";
         Test positive;
+        bool untested_side = false;  // an operand that tests no platform: `or` with it may hold on a Mac
         for (TSNode side : {field(n, "left"), field(n, "right")}) {
             const Test s = classify(side);
+            untested_side = untested_side || s.kind != GuardKind::platform;
             t.mps = t.mps || s.mps;
             t.names_mac = t.names_mac || s.names_mac;
             if (conjunction && s.kind != GuardKind::none && !s.negated && rank(s.kind) > rank(positive.kind)) positive = s;
@@ -112,6 +114,8 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
             t.negated = false;
             t.cpu = positive.cpu;
         }
+        // `args.platform == 'philly' or args.platform == 'local'` (LoRA): the local arm runs on a Mac
+        if (!conjunction && t.kind == GuardKind::platform && untested_side && !t.names_mac) t.kind = GuardKind::none;
         return;
     }
     if (type == "call") {
@@ -194,6 +198,12 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
             if (is_type(parent, "argument_list") && is_type(ts_node_parent(parent), "call") &&
                 m_facts.qualname(field(ts_node_parent(parent), "function")) == "torch.device" && ts_node_named_child_count(parent) == 1)
                 parent = ts_node_parent(ts_node_parent(parent));
+            // `args.platform == "philly"`: a cluster or accelerator a Mac is not (cluster_strings)
+            if (is_type(parent, "comparison_operator") && listed(m_vocab.cluster_strings, *v)) {
+                take(GuardKind::platform);
+                for (uint32_t i = 0; i < ts_node_child_count(parent); ++i)
+                    if (node_type(ts_node_child(parent, i)) == "!=" || node_type(ts_node_child(parent, i)) == "not in") t.negated = !t.negated;
+            }
             if (is_type(parent, "comparison_operator") && listed(m_vocab.device_strings, *v)) {
                 take_device_name(*v);
                 for (uint32_t i = 0; i < ts_node_child_count(parent); ++i)
