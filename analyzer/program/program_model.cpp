@@ -5,6 +5,7 @@
 #include <deque>
 #include <functional>
 #include <fnmatch.h>
+#include <strings.h>
 
 #include "core/paths.hpp"
 
@@ -900,10 +901,8 @@ void ProgramModel::mark_sampling_entries(const std::vector<FileRecord>& files) {
 void ProgramModel::mark_side_programs(const std::vector<FileRecord>& files, const std::vector<std::string>& declared_dirs) {
     std::set<std::string> readme_dirs;
     for (const auto& f : files) {
-        std::string name = base_name(f.path);
-        std::transform(name.begin(), name.end(), name.begin(), [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
         const std::string dir = dir_of(f.path);
-        if (name.rfind("readme", 0) == 0 && !dir.empty() && dir != project_of(f.path)) readme_dirs.insert(dir);
+        if (strncasecmp(base_name(f.path).c_str(), "readme", 6) == 0 && !dir.empty() && dir != project_of(f.path)) readme_dirs.insert(dir);
     }
     if (readme_dirs.empty()) return;
     std::map<std::string, std::map<std::string, std::string>> side;  // per checkout

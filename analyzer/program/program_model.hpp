@@ -37,7 +37,7 @@ std::optional<std::string> folder_named(const std::string& path, const std::vect
 struct FileReach {
     Level level = Level::unreached;
     GuardKind guard = GuardKind::none;  // for optional: the guard on the chain
-    std::string guard_note;
+    std::string guard_note;             // that guard as written; for unreached, why (a launch of a missing script)
     std::vector<std::string> chain;  // "train.py:3", "models/__init__.py:1", "ops/knn.py"
 };
 

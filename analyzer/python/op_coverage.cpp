@@ -329,9 +329,9 @@ bool in_cuda_code(TSNode call, const ModuleFacts& facts) {
         for (uint32_t i = 0; i < ts_node_named_child_count(p); ++i) {
             const TSNode clause = ts_node_named_child(p, i);
             if (!is_type(clause, "with_clause")) continue;
-            for (uint32_t k = 0; k < ts_node_named_child_count(clause); ++k) {
+            for (uint32_t k = 0; k < ts_node_named_child_count(clause) && !found; ++k) {
                 const TSNode value = field(ts_node_named_child(clause, k), "value");
-                if (is_type(value, "call")) found = found || facts.qualname(field(value, "function")).rfind("torch.cuda.", 0) == 0;
+                found = is_type(value, "call") && facts.qualname(field(value, "function")).rfind("torch.cuda.", 0) == 0;
             }
         }
     }
