@@ -142,6 +142,25 @@ TEST_F(PythonEngineTest, PackageForSpeedThatTheCodeRequiresIsABlocker) {
     EXPECT_EQ(logs[0].impact, VerdictImpact::none);
 }
 
+// audiocraft's _verify_xformers_memory_efficient_compat(): a function that imports xformers `# noqa`
+// and raises without it, but uses nothing it imports, is a probe. The package keeps its own weight
+// (dual: speed); a function that goes on to use what it imports requires it (stay).
+TEST_F(PythonEngineTest, APackageProbeThatUsesNothingItImportsIsNotARequirement) {
+    const auto probe = of(scan("def _verify_compat():\n    try:\n        from xformers.ops import memory_efficient_attention  # noqa\n"
+                               "    except ImportError:\n        raise ImportError('xformers is not installed')\n"),
+                          "cuda-only-package-import");
+    ASSERT_EQ(probe.size(), 1u);
+    EXPECT_EQ(probe[0].impact, VerdictImpact::dual) << probe[0].note;
+    EXPECT_EQ(probe[0].severity, Severity::major) << probe[0].note;
+
+    const auto used = of(scan("def attend(q, k, v):\n    try:\n        from xformers.ops import memory_efficient_attention\n"
+                              "    except ImportError:\n        raise ImportError('xformers is not installed')\n"
+                              "    return memory_efficient_attention(q, k, v)\n"),
+                         "cuda-only-package-import");
+    ASSERT_EQ(used.size(), 1u);
+    EXPECT_EQ(used[0].impact, VerdictImpact::stay) << used[0].note;
+}
+
 // transformers loads bitsandbytes for `load_in_8bit=True` and `BitsAndBytesConfig(...)`, where the code
 // never imports it (rules/packages used_through). `load_in_8bit=False` loads nothing.
 TEST_F(PythonEngineTest, APackageLoadedThroughAnotherLibrarysKeywordIsAUse) {

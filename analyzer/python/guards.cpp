@@ -744,14 +744,41 @@ Guard GuardFinder::from_try(TSNode try_statement, TSNode node) const {
     return {};
 }
 
+// Does the scope (a function's body, or the module) use a name the import binds, anywhere but in the
+// import itself? A wildcard import binds what it binds: used.
+bool GuardFinder::uses_what_it_imports(TSNode import, TSNode scope) const {
+    std::set<std::string, std::less<>> names;
+    bool wildcard = false;
+    for (uint32_t i = 0; i < ts_node_named_child_count(import); ++i) wildcard = wildcard || is_type(ts_node_named_child(import, i), "wildcard_import");
+    bound_in(import, m_facts, names);
+    if (wildcard || names.empty()) return true;
+    bool used = false;
+    for_each_node(scope, [&](TSNode n) {
+        if (used || !is_type(n, "identifier") || contains(import, n)) return;
+        used = names.count(m_facts.text(n)) > 0;
+    });
+    return used;
+}
+
 std::optional<std::string> GuardFinder::required_by_handler(TSNode node) const {
     for (TSNode parent = ts_node_parent(node); !ts_node_is_null(parent); parent = ts_node_parent(parent)) {
         if (is_type(parent, "function_definition") || is_type(parent, "class_definition")) return std::nullopt;
         if (!is_type(parent, "try_statement") || !contains(field(parent, "body"), node)) continue;
+        std::optional<std::string> leaves;
         for (TSNode body : import_error_handlers(parent))
-            if (always_leaves(body) && ts_node_named_child_count(body) > 0)
-                return one_line(ts_node_named_child(body, ts_node_named_child_count(body) - 1));
-        return std::nullopt;
+            if (always_leaves(body) && ts_node_named_child_count(body) > 0) {
+                leaves = one_line(ts_node_named_child(body, ts_node_named_child_count(body) - 1));
+                break;
+            }
+        if (!leaves || !(is_type(node, "import_statement") || is_type(node, "import_from_statement"))) return leaves;
+        // A probe: audiocraft's _verify_xformers_memory_efficient_compat() imports xformers' attention
+        // `# noqa` and raises without it, but uses nothing it imports (the attention runs through
+        // torch's SDPA by default). It demands the package and runs none of it: the package weighs
+        // what its uses weigh, where they are. Only in a function, which the scan parses whole; of a
+        // module it may have parsed only the statements around its matches.
+        TSNode scope = parent;
+        while (!ts_node_is_null(scope) && !is_type(scope, "function_definition")) scope = ts_node_parent(scope);
+        return ts_node_is_null(scope) || uses_what_it_imports(node, scope) ? leaves : std::nullopt;
     }
     return std::nullopt;
 }

@@ -38,11 +38,13 @@ public:
     std::optional<std::string> without_cuda(TSNode node) const;
     bool is_skip_call(TSNode call) const;  // pytest.skip(...), self.skipTest(...)
     // The handler's first line, when `node` is in the body of a try whose ImportError handler always
-    // leaves (raises, exits): the repository declares what the body imports required.
+    // leaves (raises, exits): the repository declares what the body imports required. Not for an
+    // import whose function (or module) uses none of the names it binds: a probe of the package.
     std::optional<std::string> required_by_handler(TSNode node) const;
     const GuardVocabulary& vocabulary() const { return m_vocab; }
 
 private:
+    bool uses_what_it_imports(TSNode import, TSNode scope) const;
     struct Test {
         GuardKind kind = GuardKind::none;
         bool negated = false;       // `not x.is_cuda`, `device == "cpu"`: the branch is the non-CUDA path
