@@ -178,10 +178,11 @@ ChecklistItem item_numerics(const std::vector<Finding>& findings, const Evidence
 
 ChecklistItem item_lock_in(const std::vector<Finding>& findings) {
     ChecklistItem item{9, "No CUDA-only extension or multi-GPU distributed training in the core path", ItemStatus::pass, false, "", {}};
-    std::vector<const Finding*> stay, dual;
+    std::vector<const Finding*> stay, dual, edits;
     for (const Finding* f : for_item(findings, 9)) {
         if (f->impact == VerdictImpact::stay) stay.push_back(f);
         else if (f->impact == VerdictImpact::dual) dual.push_back(f);
+        else if (f->category == "distributed" && f->reach == Reach::core) edits.push_back(f);
     }
     cite_all(item, stay);
     cite_all(item, dual);
@@ -193,6 +194,12 @@ ChecklistItem item_lock_in(const std::vector<Finding>& findings) {
         item.detail = std::to_string(dual.size()) + " CUDA-only piece(s) with a fallback, only needed at scale, or off the core path";
     } else {
         item.detail = "no CUDA-only extension, kernel, package or multi-GPU launch in the core path";
+        // a DDP wrapper or an NCCL process group set up unconditionally: one process runs once they are
+        // made optional (at world size 1 the wrapper is the model itself), an edit and not a GPU
+        if (!edits.empty()) {
+            cite_all(item, edits);
+            item.detail += "; " + std::to_string(edits.size()) + " distributed set-up edit(s) to run as one process (at world size 1 DDP is the model itself)";
+        }
     }
     return item;
 }

@@ -586,8 +586,9 @@ TEST(ProgramModel, ATestHelperThatOnlySkippedTestsCallIsInfo) {
 
 // timm's distributed_train.sh: `torchrun --nproc_per_node=$NUM_PROC train.py`, where train.py wraps DDP
 // only under its distributed gate, is a way to scale out (rules/program.yaml scale_out_launch): the Mac
-// runs `python train.py`. A launched script that needs several processes (unconditional DDP, as
-// DiT's) keeps the launcher's weight. A script that no file of the repository is
+// runs `python train.py`. A launched script that needs several processes (FSDP set up
+// unconditionally) keeps the launcher's weight; unconditional DDP does not (at world size 1 it is the
+// model itself: an edit). A script that no file of the repository is
 // (ControlNet's vendored annotator/uniformer/exp/*/run.sh launches a tools/train.py it does not ship)
 // runs none of the repository's code: unreached, on every line of a command continued with `\`.
 TEST(ProgramModel, ALauncherOfAScriptThatRunsAsOneProcessIsScaleOut) {
@@ -595,8 +596,8 @@ TEST(ProgramModel, ALauncherOfAScriptThatRunsAsOneProcessIsScaleOut) {
     d.write("train.py", "import os\nimport torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n\n"
                         "ddp = int(os.environ.get('RANK', -1)) != -1\n\nif __name__ == '__main__':\n    model = torch.nn.Linear(2, 2)\n"
                         "    if ddp:\n        torch.distributed.init_process_group('nccl')\n        model = DDP(model)\n");
-    d.write("train_ddp.py", "import torch\nimport torch.distributed as dist\n\nif __name__ == '__main__':\n"
-                            "    dist.init_process_group('nccl')\n    model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(2, 2))\n");
+    d.write("train_ddp.py", "import torch\nimport torch.distributed as dist\nfrom torch.distributed.fsdp import FullyShardedDataParallel\n\n"
+                            "if __name__ == '__main__':\n    dist.init_process_group('nccl')\n    model = FullyShardedDataParallel(torch.nn.Linear(2, 2))\n");
     d.write("scripts/dist.sh", "#!/bin/bash\nNUM_PROC=$1\ntorchrun --nproc_per_node=$NUM_PROC train.py \"$@\"\n"
                                "torchrun --nproc_per_node=8 train_ddp.py\ntorchrun --nproc_per_node=8 elsewhere/train.py\n"
                                "PYTHONPATH=. \\\n    python -m torch.distributed.launch --nproc_per_node=8 \\\n    train.py --launcher pytorch\n");

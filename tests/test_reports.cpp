@@ -41,12 +41,19 @@ protected:
 TEST_F(ReportsTest, VerdictFollowsImpacts) {
     EXPECT_EQ(assess({}, nullptr, cat, {}).verdict, Verdict::migrate);
     EXPECT_EQ(assess({finding("cuda-method-call", cat)}, nullptr, cat, {}).verdict, Verdict::migrate);
-    EXPECT_EQ(assess({finding("distributed-data-parallel", cat)}, nullptr, cat, {}).verdict, Verdict::dual_track);
+    // FSDP shards a model that does not fit one device: dual. A DDP wrapper is the model itself at world
+    // size 1: an edit, no verdict (dino, EDM, barlowtwins: labelled migrate), which item 9 still lists.
+    EXPECT_EQ(assess({finding("fully-sharded-data-parallel", cat)}, nullptr, cat, {}).verdict, Verdict::dual_track);
+    const Assessment ddp = assess({finding("distributed-data-parallel", cat)}, nullptr, cat, {});
+    EXPECT_EQ(ddp.verdict, Verdict::migrate);
+    EXPECT_EQ(ddp.items[8].status, ItemStatus::pass);
+    EXPECT_NE(ddp.items[8].detail.find("1 distributed set-up edit(s)"), std::string::npos) << ddp.items[8].detail;
+    ASSERT_EQ(ddp.items[8].evidence.size(), 1u);
     // the NCCL backend's name is one edit (meta-llama/llama's world-size-1 process group): no verdict
     EXPECT_EQ(assess({finding("nccl-backend", cat)}, nullptr, cat, {}).verdict, Verdict::migrate);
     // A CUDA container image is set-up work (a native environment beside it), not a reason to keep a GPU.
     EXPECT_EQ(assess({finding("cuda-base-image", cat)}, nullptr, cat, {}).verdict, Verdict::migrate);
-    EXPECT_EQ(assess({finding("distributed-data-parallel", cat), finding("cuda-extension-build", cat)}, nullptr, cat, {}).verdict, Verdict::stay_on_cuda);
+    EXPECT_EQ(assess({finding("fully-sharded-data-parallel", cat), finding("cuda-extension-build", cat)}, nullptr, cat, {}).verdict, Verdict::stay_on_cuda);
     Finding downgraded = finding("cuda-extension-build", cat);
     downgraded.severity = Severity::info;  // info findings never decide the verdict
     EXPECT_EQ(assess({downgraded}, nullptr, cat, {}).verdict, Verdict::migrate);

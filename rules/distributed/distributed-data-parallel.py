@@ -5,7 +5,7 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 
 def wrap(model, rank, sharded):
     if sharded:
-        # ruleid: distributed-data-parallel
+        # ok: distributed-data-parallel
         return FSDP(model)
     # ruleid: distributed-data-parallel
     ddp = DDP(model, device_ids=[rank])
