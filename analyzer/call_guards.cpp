@@ -88,11 +88,15 @@ std::string query_key(const python::PythonEngine::FunctionQuery& q) {
 // one branch of each caller (litgpt's instantiate_bnb_optimizer(), called under `if
 // isinstance(fabric.strategy.precision, BitsandbytesPrecision):`) is imported on demand, as an import
 // in one branch is (python/analyses.cpp package_import): info, one arm of a choice. Calls from tests
-// and other tooling say nothing about the run; with no call from the run, nothing changes.
+// and other tooling say nothing about the run; with no call from the run, nothing changes. So too when
+// the function's ImportError handler exits (FastChat's load_exllama_model(), called only under `if
+// exllama_config:`): the handler makes the package required where the function runs, and the function
+// runs only where the option is on.
 bool Scanner::on_demand_by_callers(Finding& f, const std::string& function, const std::vector<std::pair<std::string, FunctionUses::Call>>& calls,
                                    const program::ProgramModel& model) const {
     const Rule* rule = m_catalogue.find(f.rule_id);
-    if (f.category != "dependency" || f.guard != GuardKind::none || !rule || f.rule_impact == VerdictImpact::none || f.rule_impact >= rule->impact)
+    const PackageInfo* pkg = f.subject.empty() ? nullptr : m_catalogue.find_import(f.subject);
+    if (f.category != "dependency" || f.guard != GuardKind::none || !rule || !pkg || f.rule_impact == VerdictImpact::none || pkg->impact >= rule->impact)
         return false;
     std::vector<const std::pair<std::string, FunctionUses::Call>*> run;
     for (const auto& c : calls)

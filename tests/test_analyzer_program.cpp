@@ -1910,6 +1910,21 @@ TEST(ProgramModel, AScaleOrSpeedPackageImportedByAFunctionCalledOnlyInBranchesIs
     ASSERT_NE(bnb, nullptr);
     EXPECT_EQ(bnb->severity, Severity::major) << bnb->note;
     EXPECT_EQ(bnb->impact, VerdictImpact::dual) << bnb->note;
+    // FastChat's load_exllama_model(): an ImportError handler that exits makes the package required
+    // where the function runs (a blocker), and the function runs only under the run's option.
+    d.write("pkg/utils.py", "import sys\n\n\ndef paged_adam(params):\n    try:\n        import exllamav2\n"
+                            "    except ImportError:\n        sys.exit(-1)\n    return exllamav2.ExLlamaV2(params)\n");
+    const ScanResult required = scan_dir(d);
+    bnb = find(required, "cuda-only-package-import", "pkg/utils.py");
+    ASSERT_NE(bnb, nullptr);
+    EXPECT_EQ(bnb->impact, VerdictImpact::stay) << bnb->note;
+    d.write("train.py", "import torch\nfrom pkg.utils import paged_adam\n\n\ndef main(quantize):\n    model = torch.nn.Linear(2, 2)\n"
+                        "    if quantize == 'bnb':\n        return paged_adam(model.parameters())\n\n\nif __name__ == '__main__':\n    main(None)\n");
+    const ScanResult on_demand = scan_dir(d);
+    bnb = find(on_demand, "cuda-only-package-import", "pkg/utils.py");
+    ASSERT_NE(bnb, nullptr);
+    EXPECT_EQ(bnb->impact, VerdictImpact::none) << bnb->note;
+    EXPECT_EQ(bnb->guard, GuardKind::alternative_branch) << bnb->guard_note;
 }
 
 // A module-level function of the training run that no file calls or names is dead code (sam2's
