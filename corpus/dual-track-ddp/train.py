@@ -7,6 +7,7 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 
 from lab.metrics import perplexity_stats
 from lab.model import TinyLM
+from lab.sharded import build_sharded
 
 
 def setup():
@@ -21,7 +22,10 @@ def setup():
 
 def main():
     device, distributed = setup()
-    model = TinyLM().to(device)
+    if os.environ.get("CONFIG") == "7b":
+        model = build_sharded(device)
+    else:
+        model = TinyLM().to(device)
     if distributed:
         model = DDP(model, device_ids=[device.index])
     opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
