@@ -169,11 +169,14 @@ struct FileFacts {
     // where the caller-guard pass looks for the uses of a method (analyzer/call_guards.cpp).
     std::vector<std::uint32_t> attribute_names;
     std::vector<CpuDefaultFunction> cpu_default_functions;
+    // The folders this file puts on sys.path outside any function, relative to its own folder ("core",
+    // "..", "../lib"): the program model resolves imports under them too.
+    std::vector<std::string> sys_path_folders;
 
     bool empty() const {
         return !script && imports.empty() && extensions.empty() && ops_calls.empty() && entry_refs.empty() && project_names.empty() &&
                file_guard == GuardKind::none && collect_skips.empty() && returns_without_cuda.empty() && hosted_demo.empty() &&
-               attribute_names.empty() && cpu_default_functions.empty();
+               attribute_names.empty() && cpu_default_functions.empty() && sys_path_folders.empty();
     }
 };
 

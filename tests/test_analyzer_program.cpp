@@ -949,6 +949,47 @@ TEST(ProgramModel, CheckoutsSideBySideDoNotImportEachOther) {
     EXPECT_EQ(dep->reach, dep_alone->reach);
 }
 
+// RAFT's shape: train.py puts core/ on sys.path (`sys.path.append('core')`) and imports `from raft
+// import RAFT`; core/corr.py imports the CUDA extension alt_corr with `except ImportError: pass`, and
+// calls its op in a class the run may use. The folder is a root, so core/ is reached; the op of a
+// module imported only with a fallback is no more needed than the module: optional, dual at most.
+TEST(ProgramModel, AFolderPutOnSysPathIsARootAndAnOpOfAnOptionalModuleIsOptional) {
+    if (!cuda::ClangEngine::available()) return;
+    test::TempDir d;
+    d.write("alt_corr/setup.py", "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                                 "setup(name='alt_corr', ext_modules=[CUDAExtension('alt_corr', ['corr.cpp', 'corr_kernel.cu'])])\n");
+    d.write("alt_corr/corr_kernel.cu", "__global__ void k(float* x) { x[0] = 1.f; }\n"
+                                       "at::Tensor corr_cuda_forward(at::Tensor x) { k<<<1, 1>>>(nullptr); return x; }\n");
+    d.write("alt_corr/corr.cpp", "at::Tensor corr_cuda_forward(at::Tensor x);\nat::Tensor corr_forward(at::Tensor x) { return corr_cuda_forward(x); }\n"
+                                 "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n  m.def(\"forward\", &corr_forward);\n}\n");
+    d.write("core/corr.py", "import torch\ntry:\n    import alt_corr\nexcept ImportError:\n    pass\n\n\n"
+                            "class AltCorr:\n    def __call__(self, x):\n        return alt_corr.forward(x)\n");
+    d.write("core/raft.py", "import torch\nfrom corr import AltCorr\n\n\nclass RAFT(torch.nn.Module):\n"
+                            "    def forward(self, x):\n        return AltCorr()(x.cuda())\n");
+    const std::string main = "\nimport torch\nfrom raft import RAFT\n\nif __name__ == '__main__':\n    RAFT()(torch.ones(2))\n";
+    auto check = [&](const std::string& train) {
+        d.write("train.py", train + main);
+        const ScanResult r = scan_dir(d);
+        const Finding* cuda = find(r, "cuda-method-call", "core/raft.py");
+        const Finding* op = nullptr;
+        for (const auto& f : r.findings)
+            if (f.rule_id == "cuda-only-extension-op" && f.native_op == "forward") op = &f;
+        return std::make_pair(cuda ? cuda->reach : Reach::unreached, op ? std::optional<Finding>(*op) : std::nullopt);
+    };
+    for (const std::string train : {"import sys\nsys.path.append('core')\n",
+                                    "import os\nimport sys\nsys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'core'))\n",
+                                    "import sys\nfrom pathlib import Path\nsys.path.insert(0, str(Path(__file__).resolve().parent / 'core'))\n"}) {
+        const auto [reach, op] = check(train);
+        EXPECT_EQ(reach, Reach::core) << train;
+        ASSERT_TRUE(op.has_value()) << train;
+        EXPECT_EQ(op->reach, Reach::optional) << op->note;
+        EXPECT_EQ(op->impact, VerdictImpact::dual) << op->note;
+    }
+    // without the sys.path line, nothing imports core/raft.py; a folder outside the repository adds nothing
+    EXPECT_EQ(check("import sys\n").first, Reach::unreached);
+    EXPECT_EQ(check("import sys\nsys.path.append('../../core')\n").first, Reach::unreached);
+}
+
 // Op-level reach: a CUDA-only op of an extension is as needed as the Python calls of it. The one the
 // training step calls is core (stay-on-CUDA); the one only a test calls is tooling; the one nobody
 // calls is optional while other ops of the module are called; a torch.ops op takes the reach of its

@@ -273,11 +273,56 @@ void ProgramModel::index_files(const std::vector<FileRecord>& files) {
         std::sort(roots.begin(), roots.end());
         roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
     }
+    add_sys_path_roots(files);
     for (const auto& f : files) {
         if (!f.facts) continue;
         for (const auto& name : f.facts->project_names) own(f.path, normalise_package(name));
         // An extension the repository builds (`knn_cuda`) is its own module, even when a PyPI package has the name.
         for (const auto& ext : f.facts->extensions) own(f.path, normalise_package(ext.name.substr(0, ext.name.find('.'))));
+    }
+}
+
+// A folder a file puts on sys.path (RAFT's train.py: `sys.path.append('core')`, then `from raft import
+// RAFT`) is a root too, for the names no other root holds: the modules directly in it and the packages
+// under it, which are the repository's own. The folder is taken relative to the file's own (a script
+// is run from where it lies); one outside the repository, or with no Python file, adds nothing.
+void ProgramModel::add_sys_path_roots(const std::vector<FileRecord>& files) {
+    std::set<std::string> folders;
+    for (const auto& f : files) {
+        if (!f.facts || f.facts->sys_path_folders.empty()) continue;
+        for (const auto& rel : f.facts->sys_path_folders) {
+            std::string folder = dir_of(f.path);
+            bool outside = false;
+            std::size_t pos = 0;
+            while (pos <= rel.size() && !outside) {
+                const std::size_t slash = rel.find('/', pos);
+                const std::string part = rel.substr(pos, slash == std::string::npos ? std::string::npos : slash - pos);
+                if (part == "..") {
+                    if (folder.empty()) outside = true;
+                    else folder = dir_of(folder);
+                } else if (!part.empty() && part != ".") {
+                    folder = join(folder, part);
+                }
+                if (slash == std::string::npos) break;
+                pos = slash + 1;
+            }
+            if (!outside && !m_roots.count(folder) && (folder.empty() || m_dirs.count(folder))) folders.insert(folder);
+        }
+    }
+    for (const auto& root : folders) {
+        const std::string prefix = root.empty() ? "" : root + "/";
+        for (auto it = m_python.lower_bound(prefix); it != m_python.end() && it->compare(0, prefix.size(), prefix) == 0; ++it) {
+            const std::string rel = it->substr(prefix.size());
+            const auto slash = rel.find('/');
+            const std::string head = slash == std::string::npos ? rel.substr(0, rel.size() - 3) : rel.substr(0, slash);
+            const bool package = slash != std::string::npos && m_python_index.count(join(root, head + "/__init__.py"));
+            if (slash != std::string::npos && !package) continue;
+            auto& roots = m_root_heads[head];
+            if (!roots.empty() && std::find(roots.begin(), roots.end(), root) == roots.end()) continue;  // another root holds it
+            if (roots.empty()) roots.push_back(root);
+            own(*it, head);
+        }
+        m_roots.insert(root);
     }
 }
 

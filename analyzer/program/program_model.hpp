@@ -174,6 +174,7 @@ private:
         std::string guard_note;
         bool lazy = false;  // inside a function: runs when that function does
     };
+    void add_sys_path_roots(const std::vector<FileRecord>& files);
     void index_files(const std::vector<FileRecord>& files);
     std::optional<std::string> find_module(const std::string& base, const std::string& dotted) const;
     std::string module_name_of(const std::string& path) const;

@@ -46,6 +46,17 @@ void weigh_by_op_calls(const ProgramModel& model, const ExtensionLink* ext, Find
     const auto called = model.reach_of_calls(calls);
     if (called && called->level > Level::unreached) {
         r = *called;
+        // A module the run imports only with a fallback beside it (RAFT's `try: import alt_cuda_corr`
+        // / `except: pass`): where it is missing, the code must go around its calls, so an op of it is
+        // no more needed than the module is, however unguarded the calls read. Not a module that a
+        // CPU build provides too (torchsparse's CppExtension without CUDA): its CUDA-only ops are
+        // missing from that build, and calling one fails.
+        if (ext && !ext->fact.cuda_optional && ext->reach.level == Level::optional_fallback && ext->reach.guard == GuardKind::import_fallback &&
+            r.level > ext->reach.level) {
+            r.level = ext->reach.level;
+            r.guard = ext->reach.guard;
+            r.guard_note = ext->reach.guard_note;
+        }
     } else if (module_called && r.level > Level::optional_fallback) {
         // No call, or calls only inside functions that nothing imports or calls.
         r.level = Level::optional_fallback;

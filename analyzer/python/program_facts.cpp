@@ -374,6 +374,109 @@ void add_returns_without_cuda(TSNode root, const ModuleFacts& facts, const Guard
 }
 
 // Module-level functions with a `device` or `map_location` parameter whose default is "cpu".
+// A folder named by a path expression, relative to the file's own folder ("core", "..",
+// "../lib"), or nullopt when the expression is not one of the usual spellings. The working directory
+// counts as the file's folder: `python train.py` is run from where train.py lies.
+//   'core'  os.getcwd()  __file__ (a file in the folder)  os.path.dirname(E)  os.path.join(E, 'x', ...)
+//   os.path.abspath(E)  os.path.realpath(E)  os.path.normpath(E)  str(E)  Path(E)  E.parent  E.resolve()
+//   E / 'x'
+std::optional<std::string> folder_of_expression(TSNode e, const ModuleFacts& facts, int depth = 0) {
+    static const std::string kFile = "\x01";  // __file__: a file in the folder, "."'s child
+    if (depth > 8 || ts_node_is_null(e)) return std::nullopt;
+    auto up = [](const std::string& p) -> std::string {
+        if (p == kFile || p == ".") return p == kFile ? "." : "..";
+        if (p == ".." || (p.size() > 3 && p.compare(p.size() - 3, 3, "/..") == 0)) return p + "/..";
+        const auto slash = p.rfind('/');
+        return slash == std::string::npos ? "." : p.substr(0, slash);
+    };
+    auto join = [&](std::string a, const std::string& b) -> std::string {
+        if (a == kFile) a = ".";
+        if (b.empty() || b == ".") return a;
+        if (!b.empty() && b[0] == '/') return "\x02";  // absolute: not in the repository
+        std::string out = a;
+        std::size_t pos = 0;
+        while (pos <= b.size()) {
+            const std::size_t slash = b.find('/', pos);
+            const std::string part = b.substr(pos, slash == std::string::npos ? std::string::npos : slash - pos);
+            if (part == "..") out = up(out);
+            else if (!part.empty() && part != ".") out = out == "." ? part : out + "/" + part;
+            if (slash == std::string::npos) break;
+            pos = slash + 1;
+        }
+        return out;
+    };
+    const std::string_view type = node_type(e);
+    if (type == "string") {
+        const auto value = string_literal(e, facts.source());
+        if (!value) return std::nullopt;
+        return join(".", *value);
+    }
+    if (type == "identifier") {
+        if (facts.text(e) == "__file__") return kFile;
+        return std::nullopt;
+    }
+    if (type == "parenthesized_expression") return folder_of_expression(ts_node_named_child(e, 0), facts, depth + 1);
+    if (type == "attribute") {  // Path(__file__).parent
+        if (facts.text(field(e, "attribute")) != "parent") return std::nullopt;
+        const auto inner = folder_of_expression(field(e, "object"), facts, depth + 1);
+        return inner ? std::optional<std::string>(up(*inner)) : std::nullopt;
+    }
+    if (type == "binary_operator") {  // Path(x) / "lib"
+        if (facts.text(field(e, "operator")) != "/") return std::nullopt;
+        const auto left = folder_of_expression(field(e, "left"), facts, depth + 1);
+        const auto right = string_literal(field(e, "right"), facts.source());
+        return left && right ? std::optional<std::string>(join(*left, *right)) : std::nullopt;
+    }
+    if (type != "call") return std::nullopt;
+    const TSNode fn = field(e, "function");
+    const TSNode args = field(e, "arguments");
+    std::vector<TSNode> positional;
+    for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); ++i) {
+        const TSNode a = ts_node_named_child(args, i);
+        if (is_type(a, "keyword_argument") || is_type(a, "comment")) continue;
+        positional.push_back(a);
+    }
+    if (is_type(fn, "attribute") && positional.empty() && facts.text(field(fn, "attribute")) == "resolve")
+        return folder_of_expression(field(fn, "object"), facts, depth + 1);
+    const std::string name = facts.qualname(fn);
+    const std::string_view last = last_segment(name);
+    if (name == "os.getcwd" && positional.empty()) return std::string(".");
+    if (positional.empty()) return std::nullopt;
+    if (name == "os.path.dirname") {
+        const auto inner = folder_of_expression(positional[0], facts, depth + 1);
+        return inner ? std::optional<std::string>(up(*inner)) : std::nullopt;
+    }
+    if (name == "os.path.join") {
+        auto acc = folder_of_expression(positional[0], facts, depth + 1);
+        for (std::size_t i = 1; acc && i < positional.size(); ++i) {
+            const auto part = string_literal(positional[i], facts.source());
+            if (!part) return std::nullopt;
+            acc = join(*acc, *part);
+        }
+        return acc;
+    }
+    if (name == "os.path.abspath" || name == "os.path.realpath" || name == "os.path.normpath" || name == "str" || last == "Path")
+        if (positional.size() == 1) return folder_of_expression(positional[0], facts, depth + 1);
+    return std::nullopt;
+}
+
+// `sys.path.append('core')`, `sys.path.insert(0, os.path.join(os.path.dirname(__file__), 'lib'))`
+// outside any function: RAFT's train.py then imports `from raft import RAFT` from core/raft.py.
+void add_sys_path_folders(TSNode root, const ModuleFacts& facts, FileFacts& out) {
+    if (facts.source().find("sys.path") == std::string_view::npos) return;
+    for_each_node(root, [&](TSNode n) {
+        if (!is_type(n, "call") || !ts_node_is_null(enclosing(n, {"function_definition", "class_definition"}))) return;
+        const std::string name = facts.qualname(field(n, "function"));
+        const bool append = name == "sys.path.append";
+        if (!append && name != "sys.path.insert") return;
+        const TSNode arg = positional_argument(n, append ? 0 : 1);
+        const auto folder = folder_of_expression(arg, facts);
+        if (!folder || *folder == "\x01" || folder->find('\x02') != std::string::npos) return;
+        if (std::find(out.sys_path_folders.begin(), out.sys_path_folders.end(), *folder) == out.sys_path_folders.end())
+            out.sys_path_folders.push_back(*folder);
+    });
+}
+
 void add_cpu_default_functions(TSNode root, const ModuleFacts& facts, FileFacts& out) {
     for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
         TSNode def = ts_node_named_child(root, i);
@@ -470,7 +573,7 @@ const std::vector<std::string>& program_fact_literals() {
     // "='cpu'" and the like: a parameter that defaults to the CPU (FileFacts::cpu_default_functions).
     static const std::vector<std::string> literals = {"import",  "__main__", "Extension", "load(",        "load_inline", "setup(",
                                                       "skip",    "environ",  "is_cuda",   "import_module", "    import ", "    from ",
-                                                      "torch.ops.", "collect_ignore", "autouse", "='cpu'", "=\"cpu\"", "= 'cpu'", "= \"cpu\""};
+                                                      "torch.ops.", "collect_ignore", "autouse", "sys.path", "='cpu'", "=\"cpu\"", "= 'cpu'", "= \"cpu\""};
     return literals;
 }
 
@@ -512,6 +615,7 @@ FileFacts extract_program_facts(TSNode root, const ModuleFacts& facts, const Gua
     add_returns_without_cuda(root, facts, guards, out);
     add_cpu_default_functions(root, facts, out);
     add_collect_skips(root, facts, guards, out);
+    add_sys_path_folders(root, facts, out);
     return out;
 }
 
