@@ -1968,6 +1968,47 @@ TEST(ProgramModel, AScaleOrSpeedPackageImportedByAFunctionCalledOnlyInBranchesIs
     EXPECT_EQ(bnb->guard, GuardKind::alternative_branch) << bnb->guard_note;
 }
 
+// flux's cli.py: `if not trt: <PyTorch models> else: from flux.trt.trt_manager import TRTManager`
+// ("lazy import to make install optional"). A module a function imports in one arm of an if is
+// optional (alternative-branch), and a package for scale or speed it imports is info, as an import in
+// one branch is. Imported at the top of the function, the module is core again; an import in an
+// except clause is the fallback, not an option.
+TEST(ProgramModel, AModuleImportedInOneArmOfAnIfIsOnDemand) {
+    test::TempDir d;
+    d.write("pkg/__init__.py", "");
+    d.write("pkg/trt/__init__.py", "");
+    d.write("pkg/trt/manager.py", "import tensorrt as trt\nimport torch\n\n\nclass TRTManager:\n"
+                                  "    def __init__(self):\n        self.stream = torch.cuda.Stream()\n");
+    auto scan_with = [&](const std::string& body) {
+        d.write("cli.py", "import torch\n\n\ndef main(trt=False):\n" + body +
+                              "    return model\n\n\nif __name__ == '__main__':\n    main()\n");
+        return scan_dir(d);
+    };
+    const ScanResult r = scan_with("    if not trt:\n        model = torch.nn.Linear(2, 2)\n    else:\n"
+                                   "        from pkg.trt.manager import TRTManager\n        model = TRTManager()\n");
+    const Finding* package = find(r, "cuda-only-package-import", "pkg/trt/manager.py");
+    ASSERT_NE(package, nullptr);
+    EXPECT_EQ(package->reach, Reach::optional) << package->note;
+    EXPECT_EQ(package->severity, Severity::info) << package->note;
+    EXPECT_EQ(package->impact, VerdictImpact::none) << package->note;
+    EXPECT_NE(package->note.find("imported on demand in one branch (else:)"), std::string::npos) << package->note;
+    const Finding* stream = find(r, "torch-cuda-stream-event", "pkg/trt/manager.py");
+    ASSERT_NE(stream, nullptr);
+    EXPECT_EQ(stream->reach, Reach::optional) << stream->note;
+
+    const ScanResult top = scan_with("    from pkg.trt.manager import TRTManager\n    model = TRTManager()\n");
+    package = find(top, "cuda-only-package-import", "pkg/trt/manager.py");
+    ASSERT_NE(package, nullptr);
+    EXPECT_EQ(package->reach, Reach::core) << package->note;
+    EXPECT_EQ(package->impact, VerdictImpact::dual) << package->note;
+
+    const ScanResult fallback = scan_with("    try:\n        import fastpkg\n        model = fastpkg.Model()\n    except ImportError:\n"
+                                          "        from pkg.trt.manager import TRTManager\n        model = TRTManager()\n");
+    package = find(fallback, "cuda-only-package-import", "pkg/trt/manager.py");
+    ASSERT_NE(package, nullptr);
+    EXPECT_EQ(package->reach, Reach::core) << package->note;
+}
+
 // A module-level function of the training run that no file calls or names is dead code (sam2's
 // init_distributed_data_parallel_model): info. One that a config names (`_target_`), one its module
 // exports in __all__ and one that train.py calls keep their weight.

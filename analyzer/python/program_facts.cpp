@@ -165,6 +165,13 @@ void add_import(TSNode imp, const ModuleFacts& facts, const GuardFinder& guards,
     const TSNode function = enclosing(imp, {"function_definition"});
     const bool lazy = !ts_node_is_null(function);
     if (lazy && g.kind == GuardKind::none && !g.mps_aware) g = guard_through_callers(function, facts, guards, calls);
+    // flux's cli.py: `if not trt: <load the PyTorch models> else: from flux.trt.trt_manager import
+    // TRTManager` ("lazy import to make install optional"). A function's import in one arm of an
+    // if/elif/else runs only where that arm is chosen: an option the run can leave off. Not an
+    // except clause, whose import is the fallback that runs where the package is missing.
+    if (lazy && g.kind == GuardKind::none && !g.mps_aware)
+        if (const auto branch = branch_in_function(imp, facts); branch && *branch != "an except clause")
+            g = {GuardKind::alternative_branch, false, "imported on demand in one branch (" + *branch + ")"};
     auto make = [&](std::string module, int level) {
         ImportFact f;
         f.module = std::move(module);
