@@ -68,7 +68,7 @@ void remove_old_files(const fs::path& dir, std::uint64_t key) {
 }
 
 constexpr std::uint32_t kMagic = 0x4d505343;  // "MPSC"
-constexpr std::uint32_t kFormat = 26;  // 26: a function's import in one arm of an if is alternative-branch; 25: FileFacts::sys_path_folders; 24: FunctionUses::Call::branch; 23: EntryRef::end_line; 22: fields of dataclasses and attrs classes as constructor parameters (FunctionUses); 21: a function passed to a call is a call of it there (FunctionUses); 20: config and checkpoint references from the syntax tree, with their guards; 19: Finding::origin, FileFacts::cpu_default_functions; 18: a class's __init__ in FunctionUses::function_at under the class's name; 17: what each call passes, FunctionUses::parameter_defaults; 16: FileFacts::attribute_names; 15: FileOutcome::function_uses; 14: FileFacts::hosted_demo; 13: a checksum of the content
+constexpr std::uint32_t kFormat = 27;  // 27: FileFacts::script_end_line; 26: a function's import in one arm of an if is alternative-branch; 25: FileFacts::sys_path_folders; 24: FunctionUses::Call::branch; 23: EntryRef::end_line; 22: fields of dataclasses and attrs classes as constructor parameters (FunctionUses); 21: a function passed to a call is a call of it there (FunctionUses); 20: config and checkpoint references from the syntax tree, with their guards; 19: Finding::origin, FileFacts::cpu_default_functions; 18: a class's __init__ in FunctionUses::function_at under the class's name; 17: what each call passes, FunctionUses::parameter_defaults; 16: FileFacts::attribute_names; 15: FileOutcome::function_uses; 14: FileFacts::hosted_demo; 13: a checksum of the content
 
 // The content and its checksum, appended; the content back when the checksum holds (a cache file
 // is only ever an optimisation: a damaged one is read as missing).
@@ -260,6 +260,7 @@ Finding read_final_finding(Reader& r) {
 void write_facts(Writer& w, const FileFacts& facts) {
     w.u64(facts.script ? 1 : 0);
     w.i64(facts.script_line);
+    w.i64(facts.script_end_line);
     w.u64(static_cast<std::uint64_t>(facts.file_guard));
     w.str(facts.hosted_demo);
     // one block of 4-byte hashes: a file has a hundred or so, and a warm scan reads them all
@@ -330,6 +331,7 @@ FileFacts read_facts(Reader& r) {
     FileFacts facts;
     facts.script = r.u64() != 0;
     facts.script_line = static_cast<int>(r.i64());
+    facts.script_end_line = static_cast<int>(r.i64());
     facts.file_guard = static_cast<GuardKind>(r.u64());
     facts.hosted_demo = r.str();
     const std::string hashes = r.str();

@@ -153,6 +153,7 @@ struct CpuDefaultFunction {
 struct FileFacts {
     bool script = false;  // `if __name__ == "__main__":` at module level
     int script_line = 0;
+    int script_end_line = 0;  // the last line of that block
     std::vector<ImportFact> imports;
     std::vector<ExtensionFact> extensions;
     std::vector<OpsCallFact> ops_calls;

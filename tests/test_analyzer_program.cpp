@@ -2009,6 +2009,29 @@ TEST(ProgramModel, AModuleImportedInOneArmOfAnIfIsOnDemand) {
     EXPECT_EQ(package->reach, Reach::core) << package->note;
 }
 
+// kohya's library/sdxl_original_control_net.py: a module the run imports, with a test at its foot. The
+// __main__ block runs only when the module itself is run: a self-test, tooling. A command that runs the
+// module makes it the run's again.
+TEST(ProgramModel, TheMainBlockOfAModuleTheRunImportsIsASelfTest) {
+    test::TempDir d;
+    d.write("pkg/__init__.py", "");
+    d.write("pkg/model.py", "import torch\n\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x.cuda()\n\n\n"
+                            "if __name__ == '__main__':\n    x = torch.randn(2).cuda()\n    print(Net()(x))\n");
+    d.write("train.py", "import torch\nfrom pkg.model import Net\n\nif __name__ == '__main__':\n    Net()(torch.ones(2))\n");
+    const ScanResult r = scan_dir(d);
+    const auto found = by_line(r, "cuda-method-call", "pkg/model.py");
+    ASSERT_TRUE(found.count(6) && found.count(10)) << found.size();
+    EXPECT_EQ(found.at(6)->reach, Reach::core) << found.at(6)->note;
+    EXPECT_EQ(found.at(10)->reach, Reach::tooling) << found.at(10)->note;
+    EXPECT_EQ(found.at(10)->severity, Severity::minor) << found.at(10)->note;
+    EXPECT_NE(found.at(10)->note.find("of a module that train.py:2 imports, and no command runs: a self-test"), std::string::npos) << found.at(10)->note;
+    d.write("scripts/check.sh", "#!/bin/bash\npython pkg/model.py\n");
+    const ScanResult run = scan_dir(d);
+    const auto again = by_line(run, "cuda-method-call", "pkg/model.py");
+    ASSERT_TRUE(again.count(10));
+    EXPECT_EQ(again.at(10)->reach, Reach::core) << again.at(10)->note;
+}
+
 // A module-level function of the training run that no file calls or names is dead code (sam2's
 // init_distributed_data_parallel_model): info. One that a config names (`_target_`), one its module
 // exports in __all__ and one that train.py calls keep their weight.

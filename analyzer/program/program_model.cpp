@@ -706,6 +706,26 @@ void ProgramModel::link_extensions(const std::vector<FileRecord>& files) {
     }
 }
 
+// kohya's library/sdxl_original_control_net.py: a module the run imports, with a test at its foot
+// (`if __name__ == "__main__": ... torch.randn(...).cuda()`). That block runs only when someone runs
+// the module itself, which no command of the repository does: a self-test, tooling.
+std::optional<std::string> ProgramModel::self_test_block(const std::string& path, int line) const {
+    const auto facts = m_facts.find(path);
+    if (facts == m_facts.end() || !facts->second->script || line < facts->second->script_line || line > facts->second->script_end_line ||
+        m_commanded.count(path))
+        return std::nullopt;
+    for (const auto& [from, edges] : m_edges) {
+        if (from == path || !same_project(from, path)) continue;
+        const auto r = m_reach.find(from);
+        if (r == m_reach.end() || r->second.level <= Level::tooling) continue;
+        for (const auto& e : edges)
+            if (e.to == path)
+                return "in the __main__ block (line " + std::to_string(facts->second->script_line) + ") of a module that " + from + ":" +
+                       std::to_string(e.line) + " imports, and no command runs: a self-test";
+    }
+    return std::nullopt;
+}
+
 void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const ModelOptions& options) {
     // A path found again for a training reason (a launch script runs a module whose __main__ block
     // looked like a self-test) becomes a training entry.
@@ -738,10 +758,12 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
     if (!options.entries.empty()) {
         for (const auto& e : options.entries) {
             const std::string p = normalise_relative(e);
-            if (m_python_index.count(p) || std::any_of(files.begin(), files.end(), [&](const FileRecord& f) { return f.path == p; }))
+            if (m_python_index.count(p) || std::any_of(files.begin(), files.end(), [&](const FileRecord& f) { return f.path == p; })) {
                 add(p, "--entry");
-            else
+                m_commanded.insert(p);
+            } else {
                 throw std::runtime_error("--entry " + e + ": no such Python file was scanned (paths are relative to the scanned folder)");
+            }
         }
         for (auto& e : m_summary.entry_points) e.tooling = false;
         return;
@@ -789,6 +811,7 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
             for (int line = ref.line; line <= std::max(ref.line, ref.end_line); ++line) m_launched[{f.path, line}] = *target;
             const bool console = f.kind == FileKind::pyproject || f.kind == FileKind::setup_cfg || f.kind == FileKind::python;
             add(*target, (console ? "console script in " : "run by ") + where);
+            m_commanded.insert(*target);
         }
     }
     // A library's public packages are entry points too: importing the package is how it is used.

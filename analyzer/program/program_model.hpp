@@ -155,6 +155,9 @@ public:
         const auto it = m_missing_launches.find({path, line});
         return it == m_missing_launches.end() ? std::nullopt : std::optional<std::string>(it->second);
     }
+    // Why `line` of `path` is a self-test: it lies in the __main__ block of a module that a file the run
+    // reaches imports, and no command, console script or --entry runs the module. nullopt otherwise.
+    std::optional<std::string> self_test_block(const std::string& path, int line) const;
     // Whether two paths belong to one checkout (always, unless the scan is of a folder of checkouts).
     bool same_project(const std::string& a, const std::string& b) const { return m_projects.empty() || project_of(a) == project_of(b); }
 
@@ -207,6 +210,7 @@ private:
     // one's folder. Imports do not cross from one to another. Empty for one repository.
     std::vector<std::string> m_projects;
     const std::string& project_of(const std::string& path) const;
+    std::set<std::string> m_commanded;              // entry points a command, a console script or --entry runs
     std::set<std::string> m_python;                 // importable .py files, in order (walks over them are deterministic)
     std::unordered_set<std::string> m_python_index; // the same, for the many lookups of an import's candidates
     std::unordered_set<std::string> m_dirs;         // the folders that hold them, at any depth

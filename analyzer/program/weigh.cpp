@@ -196,7 +196,7 @@ void weigh(Finding& f, Level level, const FileReach& reach, const ProgramVocabul
             take(reach_weight(Reach::optional), reach.guard_note.empty() ? "optional" : "optional: " + reach.guard_note);
             if (level == Level::optional_dead) take(guard_weight(reach.guard), std::string(to_string(reach.guard)) + " on the import chain");
             break;
-        case Level::tooling: take(reach_weight(Reach::tooling), "tooling"); break;
+        case Level::tooling: take(reach_weight(Reach::tooling), reach.guard_note.empty() ? "tooling" : "tooling: " + reach.guard_note); break;
         case Level::unreached: take(reach_weight(Reach::unreached), reach.guard_note.empty() ? "unreached" : "unreached: " + reach.guard_note); break;
         case Level::core: break;
     }
@@ -304,6 +304,12 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
         } else {
             r = model.reach_of(f.location.path);
             if (!r.chain.empty()) r.chain.back() += ":" + std::to_string(f.location.line);
+            if (r.level > Level::tooling && is_python_source(f.location.path))
+                if (auto why = model.self_test_block(f.location.path, f.location.line)) {
+                    r.level = Level::tooling;
+                    r.guard_note = *why;
+                    r.chain.clear();
+                }
             // Tests that a conftest.py keeps from running without CUDA: skipped on a Mac.
             if (is_python_source(f.location.path) && guard_strength(f.guard) > guard_strength(GuardKind::test_skip))
                 if (auto why = model.test_skip_of(f.location.path)) {

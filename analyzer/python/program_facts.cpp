@@ -593,6 +593,7 @@ FileFacts extract_program_facts(TSNode root, const ModuleFacts& facts, const Gua
         if (is_type(stmt, "if_statement") && is_main_guard(stmt, facts)) {
             out.script = true;
             out.script_line = line_of(stmt);
+            out.script_end_line = static_cast<int>(ts_node_end_point(stmt).row) + 1;
         }
     }
     // The calls matter for importlib, extensions, setup() and the callers of lazy imports only.
