@@ -2053,6 +2053,16 @@ TEST(ProgramModel, AFunctionNothingCallsOrNamesIsNeverCalled) {
         EXPECT_EQ(found.at(line)->guard, GuardKind::none) << line << ": " << found.at(line)->guard_note;
         EXPECT_EQ(found.at(line)->severity, Severity::major) << line;  // the rule's own weight
     }
+    // RAFT's create_kitti_submission(): its one call is commented out. A Python comment is no use; a
+    // string that holds a `#` before the call is no comment.
+    d.write("train.py", "from pkg.dist import used, unused\n\nif __name__ == '__main__':\n    used(0)\n    # configured(0)\n"
+                        "    print('#'); unused(0)\n");
+    d.write("configs/run.yaml", "setup: {}\n");
+    const ScanResult commented = scan_dir(d);
+    const auto after = by_line(commented, "torch-cuda-device-management", "pkg/dist.py");
+    ASSERT_TRUE(after.count(7) && after.count(11)) << after.size();
+    EXPECT_EQ(after.at(11)->guard, GuardKind::never_called) << after.at(11)->guard_note;
+    EXPECT_EQ(after.at(7)->guard, GuardKind::none) << after.at(7)->guard_note;
     // A library with no script or command: its functions are its API, which its users call.
     test::TempDir library;
     library.write("pkg/__init__.py", "from .dist import used\n");
