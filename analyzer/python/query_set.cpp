@@ -29,7 +29,7 @@ bool known_predicate(const std::string& op) {
     static const std::set<std::string> ops = {"eq", "not-eq", "any-of", "not-any-of", "match", "not-match",
                                               "qualname-eq", "qualname-any-of", "qualname-match", "value-match",
                                               "not-in-call", "in-function", "not-beside-call", "rebound-by-call", "not-rebound-by-call", "assigned-qualname-match",
-                                              "not-keyword-eq", "not-parent-type"};
+                                              "not-keyword-eq", "not-parent-type", "not-assigned-to"};
     return ops.count(op) > 0;
 }
 bool takes_regex(const std::string& op) {
@@ -116,7 +116,7 @@ QuerySet::QuerySet(const std::vector<const Rule*>& rules) : m_rules(rules) {
                 }
             } else if (pred.op == "not-keyword-eq" && pred.values.size() != 2) {
                 throw RuleError(rule.source.generic_string() + ": #" + op + " takes a keyword and the argument's text");
-            } else if (pred.op != "in-function" && pred.values.empty()) {
+            } else if (pred.op != "in-function" && pred.op != "not-assigned-to" && pred.values.empty()) {
                 throw RuleError(rule.source.generic_string() + ": #" + op + " needs at least one string");
             }
             m_predicates[p].push_back(std::move(pred));
@@ -177,6 +177,11 @@ bool QuerySet::holds(const Predicate& p, const TSQueryMatch& match, const Module
     if (ts_node_is_null(node)) return false;
     const std::string_view op = p.op;
     if (op == "in-function") return !ts_node_is_null(enclosing(node, {"function_definition"}));
+    if (op == "not-assigned-to") {  // not the target of `=` (kohya's `torch.cuda.DoubleTensor = torch.xpu.DoubleTensor`)
+        const TSNode parent = ts_node_parent(node);
+        return ts_node_is_null(parent) || !(is_type(parent, "assignment") || is_type(parent, "augmented_assignment")) ||
+               !ts_node_eq(field(parent, "left"), node);
+    }
     if (op == "not-parent-type") {  // (#not-parent-type? @call "comparison_operator"): not an operand of that
         const TSNode parent = ts_node_parent(node);
         return ts_node_is_null(parent) || std::find(p.values.begin(), p.values.end(), node_type(parent)) == p.values.end();

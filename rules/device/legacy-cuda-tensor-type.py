@@ -41,3 +41,11 @@ def setup_defaults():
     torch.set_default_dtype(torch.float32)
     # ok: legacy-cuda-tensor-type
     torch.cuda.synchronize()
+
+
+def hijack_for_xpu():
+    # ok: legacy-cuda-tensor-type
+    torch.cuda.DoubleTensor = torch.xpu.DoubleTensor
+    # ruleid: legacy-cuda-tensor-type
+    alias = torch.cuda.FloatTensor
+    return alias
