@@ -143,6 +143,17 @@ void cap_declarations_by_uses(const ProgramModel& model, std::vector<Finding>& f
             if (u.rule_severity == Severity::info && u.guard == GuardKind::none) build_only = true;
             if (!heaviest || std::make_pair(u.rule_impact, u.rule_severity) > std::make_pair(heaviest->rule_impact, heaviest->rule_severity)) heaviest = &u;
         }
+        if (!heaviest && !model.is_own_package(d.subject, d.location.path) && d.impact > VerdictImpact::none && model.has_training_entries()) {
+            // Declared, and imported or loaded by no code of the repository (generative-models pins
+            // triton in requirements/pt2.txt and never imports it): leaving it out of the Mac install is
+            // the edit, and nothing the run does needs it.
+            d.impact = VerdictImpact::none;
+            d.note = (d.note.empty() ? "rule weight " + std::string(to_string(d.rule_severity)) + "/" + std::string(to_string(d.rule_impact)) + ", "
+                                     : d.note + "; ") +
+                     "now " + std::string(to_string(d.severity)) + "/none: no code of the repository imports " + d.subject +
+                     ": leave it out of the Mac install";
+            continue;
+        }
         if (!heaviest || build_only) continue;
         if (heaviest->rule_impact >= d.impact && heaviest->rule_severity >= d.severity) continue;
         const VerdictImpact impact = std::min(d.impact, heaviest->rule_impact);
@@ -188,7 +199,10 @@ void weigh(Finding& f, Level level, const FileReach& reach, const ProgramVocabul
         auto it = vocabulary.reach_weights.find(r);
         return it == vocabulary.reach_weights.end() ? nullptr : &it->second;
     };
-    if (f.guard != GuardKind::none)
+    // An import with a fallback (optional-cuda-only-package-import) carries its guard to say so; its
+    // rule's weight is already the fallback's, so the guard does not weigh on it again.
+    const bool weighed_by_rule = f.guard == GuardKind::import_fallback && f.category == "dependency" && is_python_source(f.location.path);
+    if (f.guard != GuardKind::none && !weighed_by_rule)
         take(guard_weight(f.guard), std::string(to_string(f.guard)) + " guard `" + f.guard_note + "`");
     switch (level) {
         case Level::optional_fallback:

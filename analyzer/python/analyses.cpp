@@ -83,6 +83,11 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
         if (!optional) {
             m.guard = guard.kind;
             m.guard_note = guard.note;
+        } else {
+            // said, not weighed again: the optional rule's own weight is the fallback's. A declaration
+            // of the package is as needed as this use (weigh.cpp cap_declarations_by_uses).
+            m.guard = GuardKind::import_fallback;
+            m.guard_note = guard.note;
         }
         m.begin = ts_node_start_byte(at);
         m.end = ts_node_end_byte(at);
