@@ -291,22 +291,9 @@ void ProgramModel::add_sys_path_roots(const std::vector<FileRecord>& files) {
     for (const auto& f : files) {
         if (!f.facts || f.facts->sys_path_folders.empty()) continue;
         for (const auto& rel : f.facts->sys_path_folders) {
-            std::string folder = dir_of(f.path);
-            bool outside = false;
-            std::size_t pos = 0;
-            while (pos <= rel.size() && !outside) {
-                const std::size_t slash = rel.find('/', pos);
-                const std::string part = rel.substr(pos, slash == std::string::npos ? std::string::npos : slash - pos);
-                if (part == "..") {
-                    if (folder.empty()) outside = true;
-                    else folder = dir_of(folder);
-                } else if (!part.empty() && part != ".") {
-                    folder = join(folder, part);
-                }
-                if (slash == std::string::npos) break;
-                pos = slash + 1;
-            }
-            if (!outside && !m_roots.count(folder) && (folder.empty() || m_dirs.count(folder))) folders.insert(folder);
+            // a folder above the repository normalises to "" (the root), a root already
+            const std::string folder = normalise_relative(join(dir_of(f.path), rel));
+            if (!m_roots.count(folder) && m_dirs.count(folder)) folders.insert(folder);
         }
     }
     for (const auto& root : folders) {

@@ -388,29 +388,14 @@ void add_returns_without_cuda(TSNode root, const ModuleFacts& facts, const Guard
 //   os.path.abspath(E)  os.path.realpath(E)  os.path.normpath(E)  str(E)  Path(E)  E.parent  E.resolve()
 //   E / 'x'
 std::optional<std::string> folder_of_expression(TSNode e, const ModuleFacts& facts, int depth = 0) {
-    static const std::string kFile = "\x01";  // __file__: a file in the folder, "."'s child
+    static const std::string kFile = "\x01";  // __file__: a file in the folder
     if (depth > 8 || ts_node_is_null(e)) return std::nullopt;
-    auto up = [](const std::string& p) -> std::string {
-        if (p == kFile || p == ".") return p == kFile ? "." : "..";
-        if (p == ".." || (p.size() > 3 && p.compare(p.size() - 3, 3, "/..") == 0)) return p + "/..";
-        const auto slash = p.rfind('/');
-        return slash == std::string::npos ? "." : p.substr(0, slash);
-    };
-    auto join = [&](std::string a, const std::string& b) -> std::string {
-        if (a == kFile) a = ".";
-        if (b.empty() || b == ".") return a;
-        if (!b.empty() && b[0] == '/') return "\x02";  // absolute: not in the repository
-        std::string out = a;
-        std::size_t pos = 0;
-        while (pos <= b.size()) {
-            const std::size_t slash = b.find('/', pos);
-            const std::string part = b.substr(pos, slash == std::string::npos ? std::string::npos : slash - pos);
-            if (part == "..") out = up(out);
-            else if (!part.empty() && part != ".") out = out == "." ? part : out + "/" + part;
-            if (slash == std::string::npos) break;
-            pos = slash + 1;
-        }
-        return out;
+    // Written as segments, not normalised (the program model does that against the file's folder):
+    // the folder of E is E/.. for a folder, the file's own folder for __file__.
+    auto up = [](const std::string& p) { return p == kFile ? std::string(".") : p + "/.."; };
+    auto join = [](const std::string& a, const std::string& b) -> std::optional<std::string> {
+        if (!b.empty() && b[0] == '/') return std::nullopt;  // absolute: not in the repository
+        return (a == kFile ? std::string(".") : a) + "/" + b;
     };
     const std::string_view type = node_type(e);
     if (type == "string") {
@@ -432,7 +417,7 @@ std::optional<std::string> folder_of_expression(TSNode e, const ModuleFacts& fac
         if (facts.text(field(e, "operator")) != "/") return std::nullopt;
         const auto left = folder_of_expression(field(e, "left"), facts, depth + 1);
         const auto right = string_literal(field(e, "right"), facts.source());
-        return left && right ? std::optional<std::string>(join(*left, *right)) : std::nullopt;
+        return left && right ? join(*left, *right) : std::nullopt;
     }
     if (type != "call") return std::nullopt;
     const TSNode fn = field(e, "function");
@@ -478,7 +463,7 @@ void add_sys_path_folders(TSNode root, const ModuleFacts& facts, FileFacts& out)
         if (!append && name != "sys.path.insert") return;
         const TSNode arg = positional_argument(n, append ? 0 : 1);
         const auto folder = folder_of_expression(arg, facts);
-        if (!folder || *folder == "\x01" || folder->find('\x02') != std::string::npos) return;
+        if (!folder || *folder == "\x01") return;
         if (std::find(out.sys_path_folders.begin(), out.sys_path_folders.end(), *folder) == out.sys_path_folders.end())
             out.sys_path_folders.push_back(*folder);
     });
