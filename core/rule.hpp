@@ -196,6 +196,8 @@ struct ProgramVocabulary {
     std::optional<WeightRule> vendored;
     // A tooling file that cannot even be imported without CUDA: its findings are nothing to port.
     std::optional<WeightRule> cuda_bound_tooling;
+    // A package for scale or speed in a module the run imports only on demand, in one arm of an if.
+    std::optional<WeightRule> on_demand_package;
     // Continuous integration and release packaging (.github, packaging): run on Linux build hosts only.
     std::vector<std::string> build_host_dirs;
     std::optional<WeightRule> build_host;

@@ -309,6 +309,7 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
     };
     list_and_weight("vendored", "dirs", p.vendored_dirs, p.vendored);
     if (const YAML::Node v = doc["cuda_bound_tooling"]) p.cuda_bound_tooling = parse_weight(v, "cuda_bound_tooling", file);
+    if (const YAML::Node v = doc["on_demand_package"]) p.on_demand_package = parse_weight(v, "on_demand_package", file);
     list_and_weight("build_hosts", "dirs", p.build_host_dirs, p.build_host);
     list_and_weight("scale_out_launch", "rules", p.scale_out_rules, p.scale_out);
     if (const YAML::Node v = doc["file_kind_weights"]) {
@@ -320,7 +321,7 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
         }
     }
     static const std::set<std::string> known = {"guards",       "tooling",  "guard_weights",    "reach_weights",      "reach_weights_for", "data_readers",
-                                                "vendored",     "scale_out_launch", "cuda_bound_tooling", "file_kind_weights", "build_hosts",
+                                                "vendored",     "scale_out_launch", "cuda_bound_tooling", "on_demand_package", "file_kind_weights", "build_hosts",
                                                 "reach_weights_by_file_kind"};
     for (const auto& kv : doc)
         if (const std::string key = kv.first.as<std::string>(); !known.count(key)) fail(file, "unknown top-level key '" + key + "'");

@@ -40,6 +40,15 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 // A guard's strength is the reach level it leaves (core 3, optional_fallback 2, optional_dead 1).
 int strength(GuardKind g) { return guard_strength(g); }
 
+// The first name below `root` of a Python file under it: the module itself ("x" for root/x.py, `module`
+// true) or the folder the file lies in ("pkg" for root/pkg/a.py).
+std::string top_name_under(const std::string& root, const std::string& path, bool& module) {
+    const std::string rel = root.empty() ? path : path.substr(root.size() + 1);
+    const auto slash = rel.find('/');
+    module = slash == std::string::npos;
+    return module ? rel.substr(0, rel.size() - 3) : rel.substr(0, slash);
+}
+
 std::string normalise_package(std::string name) {
     std::transform(name.begin(), name.end(), name.begin(), [](char c) { return c == '-' || c == '.' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
     return name;
@@ -89,6 +98,13 @@ ProgramModel::ProgramModel(const std::vector<FileRecord>& files, const ProgramVo
     find_skip_scopes(files);
     find_entry_points(files, options);
     compute_reach();
+    // For self_test_block: the first file the run reaches that imports each file (same checkout).
+    for (const auto& [from, edges] : m_edges) {
+        const auto r = m_reach.find(from);
+        if (r == m_reach.end() || r->second.level <= Level::tooling) continue;
+        for (const auto& e : edges)
+            if (e.to != from && same_project(from, e.to)) m_run_importer.emplace(e.to, std::make_pair(from, e.line));
+    }
     // Extensions take the reach of the files that import them.
     for (auto& ext : m_extensions) {
         FileReach best;
@@ -260,11 +276,10 @@ void ProgramModel::index_files(const std::vector<FileRecord>& files) {
     for (const auto& path : m_python) {
         for (std::string root = dir_of(path);; root = dir_of(root)) {
             if (m_roots.count(root)) {
-                const std::string rel = root.empty() ? path : path.substr(root.size() + 1);
-                const auto slash = rel.find('/');
-                const std::string head = slash == std::string::npos ? rel.substr(0, rel.size() - 3) : rel.substr(0, slash);
+                bool module = false;
+                const std::string head = top_name_under(root, path, module);
                 m_root_heads[head].push_back(root);
-                if (slash == std::string::npos || m_python_index.count(join(root, head + "/__init__.py"))) own(path, head);
+                if (module || m_python_index.count(join(root, head + "/__init__.py"))) own(path, head);
             }
             if (root.empty()) break;
         }
@@ -299,11 +314,9 @@ void ProgramModel::add_sys_path_roots(const std::vector<FileRecord>& files) {
     for (const auto& root : folders) {
         const std::string prefix = root.empty() ? "" : root + "/";
         for (auto it = m_python.lower_bound(prefix); it != m_python.end() && it->compare(0, prefix.size(), prefix) == 0; ++it) {
-            const std::string rel = it->substr(prefix.size());
-            const auto slash = rel.find('/');
-            const std::string head = slash == std::string::npos ? rel.substr(0, rel.size() - 3) : rel.substr(0, slash);
-            const bool package = slash != std::string::npos && m_python_index.count(join(root, head + "/__init__.py"));
-            if (slash != std::string::npos && !package) continue;
+            bool module = false;
+            const std::string head = top_name_under(root, *it, module);
+            if (!module && !m_python_index.count(join(root, head + "/__init__.py"))) continue;
             auto& roots = m_root_heads[head];
             if (!roots.empty() && std::find(roots.begin(), roots.end(), root) == roots.end()) continue;  // another root holds it
             if (roots.empty()) roots.push_back(root);
@@ -701,16 +714,10 @@ std::optional<std::string> ProgramModel::self_test_block(const std::string& path
     if (facts == m_facts.end() || !facts->second->script || line < facts->second->script_line || line > facts->second->script_end_line ||
         m_commanded.count(path))
         return std::nullopt;
-    for (const auto& [from, edges] : m_edges) {
-        if (from == path || !same_project(from, path)) continue;
-        const auto r = m_reach.find(from);
-        if (r == m_reach.end() || r->second.level <= Level::tooling) continue;
-        for (const auto& e : edges)
-            if (e.to == path)
-                return "in the __main__ block (line " + std::to_string(facts->second->script_line) + ") of a module that " + from + ":" +
-                       std::to_string(e.line) + " imports, and no command runs: a self-test";
-    }
-    return std::nullopt;
+    const auto importer = m_run_importer.find(path);
+    if (importer == m_run_importer.end()) return std::nullopt;
+    return "in the __main__ block (line " + std::to_string(facts->second->script_line) + ") of a module that " + importer->second.first + ":" +
+           std::to_string(importer->second.second) + " imports, and no command runs: a self-test";
 }
 
 void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const ModelOptions& options) {

@@ -210,6 +210,7 @@ private:
     // one's folder. Imports do not cross from one to another. Empty for one repository.
     std::vector<std::string> m_projects;
     const std::string& project_of(const std::string& path) const;
+    std::map<std::string, std::pair<std::string, int>> m_run_importer;  // file -> (a file the run reaches that imports it, line)
     std::set<std::string> m_commanded;              // entry points a command, a console script or --entry runs
     std::set<std::string> m_python;                 // importable .py files, in order (walks over them are deterministic)
     std::unordered_set<std::string> m_python_index; // the same, for the many lookups of an import's candidates

@@ -171,10 +171,6 @@ void cap_declarations_by_uses(const ProgramModel& model, std::vector<Finding>& f
 
 }  // namespace
 
-namespace {
-const WeightRule kOnDemand{0, Severity::info, VerdictImpact::none, 0, "an option the run can leave off"};
-}  // namespace
-
 void weigh(Finding& f, Level level, const FileReach& reach, const ProgramVocabulary& vocabulary,
            const std::vector<std::pair<const WeightRule*, std::string>>& context) {
     int drop = 0;
@@ -228,11 +224,10 @@ void weigh(Finding& f, Level level, const FileReach& reach, const ProgramVocabul
     }
     for (const auto& [weight, reason] : context) take(weight, reason);
     // A package for scale or speed (its own weight dual, below the rule's stay) imported in a module
-    // the run imports only on demand in one branch (flux's TensorRT backend, behind `--trt`) is an
-    // option the run can leave off, as an import in one branch of a function is (package_import): info.
-    if (f.category == "dependency" && is_python_source(f.location.path) && level == Level::optional_fallback &&
+    // the run imports only on demand in one branch (rules/program.yaml on_demand_package).
+    if (vocabulary.on_demand_package && f.category == "dependency" && is_python_source(f.location.path) && level == Level::optional_fallback &&
         reach.guard == GuardKind::alternative_branch && f.guard == GuardKind::none && f.rule_impact == VerdictImpact::dual)
-        take(&kOnDemand, "a package for scale or speed in a module imported on demand (" + reach.guard_note + ")");
+        take(&*vocabulary.on_demand_package, "a package for scale or speed in a module imported on demand (" + reach.guard_note + ")");
     Severity severity = static_cast<Severity>(std::max(0, static_cast<int>(f.rule_severity) - drop));
     if (max_severity) severity = std::min(severity, *max_severity);
     VerdictImpact impact = static_cast<VerdictImpact>(std::max(0, static_cast<int>(f.rule_impact) - impact_drop));
