@@ -15,6 +15,8 @@ snapshots=${1:?usage: bench/realworld.sh SNAPSHOTS [OUT]}
 out=${2:-$(mktemp -d)}
 mpsport=${MPSPORT:-${MPSPORT_BUILD_DIR:-$repo_root/build}/mpsport}
 mkdir -p "$out"
+# No label moves to match the tool: the suite's own labels are checked against their history first.
+[[ -n "${REALWORLD_LABELS:-}" ]] || python3 "$repo_root/bench/check_labels.py"
 REALWORLD_BENCH_DIR="$repo_root/bench" python3 - "${REALWORLD_LABELS:-$repo_root/bench/realworld.json}" "$snapshots" "$out" "$mpsport" <<'PY'
 import json, os, subprocess, sys, time
 labels, snapshots, out, mpsport = sys.argv[1:5]
