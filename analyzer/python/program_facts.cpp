@@ -169,8 +169,8 @@ void add_import(TSNode imp, const ModuleFacts& facts, const GuardFinder& guards,
     // TRTManager` ("lazy import to make install optional"). A function's import in one arm of an
     // if/elif/else runs only where that arm is chosen: an option the run can leave off. Not an
     // except clause, whose import is the fallback that runs where the package is missing.
-    if (lazy && g.kind == GuardKind::none && !g.mps_aware)
-        if (const auto branch = branch_in_function(imp, facts); branch && *branch != "an except clause")
+    if (lazy && g.kind == GuardKind::none && !g.mps_aware && !is_type(enclosing(imp, {"if_statement", "elif_clause", "else_clause", "except_clause", "function_definition"}), "except_clause"))
+        if (const auto branch = branch_in_function(imp, facts))
             g = {GuardKind::alternative_branch, false, "imported on demand in one branch (" + *branch + ")"};
     auto make = [&](std::string module, int level) {
         ImportFact f;
