@@ -27,7 +27,7 @@ matrix = {(a, b): 0 for a in verdicts for b in verdicts}
 rows, missing = [], []
 for entry in json.load(open(labels))["repos"]:
     name = entry["repo"].replace("/", "+")
-    git_dir = next((d for d in (os.path.join(snapshots, name, "repo"), os.path.join(snapshots, name))
+    git_dir = next((d for d in (os.path.join(snapshots, name, "repo"), os.path.join(snapshots, name, "repo", ".git"), os.path.join(snapshots, name))
                     if os.path.isdir(d) and os.path.exists(os.path.join(d, "HEAD"))), None)
     if git_dir is None:
         missing.append(entry["repo"])
