@@ -26,9 +26,10 @@ namespace mpsport {
 namespace {
 
 // Folders that hold other people's code or generated output, never the lab's own sources.
-constexpr std::array<std::string_view, 16> kSkippedDirs = {
+// .ipynb_checkpoints: Jupyter's autosaved copies of the notebooks beside it.
+constexpr std::array<std::string_view, 17> kSkippedDirs = {
     ".git", ".hg", ".svn", "node_modules", "site-packages", "dist-packages", "__pycache__", ".venv", "venv",
-    ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".eggs", "build", ".mpsport_cache"};
+    ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".eggs", "build", ".mpsport_cache", ".ipynb_checkpoints"};
 
 bool ends_with(std::string_view s, std::string_view suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;

@@ -27,6 +27,7 @@ TEST(Walker, RespectsGitignoreAndSkipsVendoredTrees) {
     d.write("myenv/pyvenv.cfg", "home = /usr\n");
     d.write("myenv/lib/x.py", "x = 1\n");
     d.write("node_modules/a.py", "x = 1\n");
+    d.write("model/.ipynb_checkpoints/net-checkpoint.py", "x = 1\n");  // Jupyter's autosave copy
     d.write("README.md", "Run `python train.py`.\n");
     d.write("notes.txt", "# not read\n");
     d.write("requirements-dev.txt", "pytest\n");
