@@ -127,6 +127,35 @@ TEST(ClangEngine, OpsAreJoinedAcrossFilesAndBindingsFollowTheirLaunchers) {
         }
 }
 
+// NVlabs/nvdiffrec's bindings start with CHECK_TENSOR (TORCH_CHECK(x.is_cuda(), ...) chained in a
+// macro without semicolons) and call a launch-size helper defined in common.cpp, plain host math. A
+// binding that takes CUDA tensors only has no CPU path, whatever its helpers do; without the gate the
+// same helper is the CPU side it was.
+TEST(ClangEngine, ABindingGatedOnCudaTensorsHasNoCpuPathThroughItsHelpers) {
+    if (!cuda::ClangEngine::available()) return;  // asserted by WithoutClangTheRulesAreReportedAsNotRun
+    test::TempDir d;
+    d.write("csrc/common.h", "int grid_size(int n);\n");
+    d.write("csrc/common.cpp", "#include \"common.h\"\nint grid_size(int n) { return (n + 255) / 256; }\n");
+    const std::string body =
+        "torch::Tensor fwd(torch::Tensor x) {\n  CHECK_TENSOR(x);\n  int g = grid_size(x.size(0));\n"
+        "  return torch::empty({g}, torch::TensorOptions().device(torch::kCUDA));\n}\n"
+        "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n  m.def(\"fwd\", &fwd, \"fwd\");\n}\n";
+    d.write("csrc/bind.cpp", "#include <torch/extension.h>\n#include \"common.h\"\n#define CHECK_TENSOR(X) \\\n"
+                             "    TORCH_CHECK(X.is_cuda(), #X \" must be a cuda tensor\") \\\n"
+                             "    TORCH_CHECK(X.dim() == 4, #X \" must have 4 dimensions\")\n" + body);
+    const ScanResult gated = scan_tree(d.path());
+    const NativeOp* op = find_op(gated, "fwd");
+    ASSERT_NE(op, nullptr);
+    EXPECT_EQ(op->devices, std::vector<NativeDevice>{NativeDevice::CUDA});
+    EXPECT_EQ(hits(gated, "extension-op-with-cpu-path").size(), 0u);
+
+    d.write("csrc/bind.cpp", "#include <torch/extension.h>\n#include \"common.h\"\n#define CHECK_TENSOR(X) TORCH_CHECK(X.dim() == 4)\n" + body);
+    const ScanResult ungated = scan_tree(d.path());
+    op = find_op(ungated, "fwd");
+    ASSERT_NE(op, nullptr);
+    EXPECT_NE(std::find(op->devices.begin(), op->devices.end(), NativeDevice::CPU), op->devices.end()) << "no gate: the helper's host work is a CPU side";
+}
+
 // A bound function defined in another file, with a device test on the tensor's type and a CPU side
 // that copies with the C library (pytorch3d's pulsar sphere_ids_from_result_info_nograd): both devices.
 TEST(ClangEngine, AFunctionInAnotherFileWithACpuSideGivesItsBindingBothDevices) {

@@ -129,6 +129,9 @@ struct BodyFacts {
     bool cpu = false;   // does work on the CPU side of a device test
     bool aten = false;  // calls PyTorch ops
     bool indirect = false;  // calls through a function pointer or registry
+    // TORCH_CHECK(x.is_cuda()) outside any device branch: the binding takes CUDA tensors only, so what
+    // it calls runs on their behalf (nvdiffrec's bindings call a launch-size helper of common.cpp).
+    bool gated = false;
     std::vector<Callee> callees;
 };
 
@@ -192,7 +195,10 @@ private:
         const std::string name = fn->getQualifiedNameAsString();
         if (name == "c10::detail::torch_check") {
             // TORCH_CHECK(x.is_cuda()) says the binding wants CUDA tensors.
-            if (call->getNumArgs() > 0 && mentions_method(call->getArg(0), "is_cuda") && !negated(bare(call->getArg(0)))) m_out.cuda = true;
+            if (call->getNumArgs() > 0 && mentions_method(call->getArg(0), "is_cuda") && !negated(bare(call->getArg(0)))) {
+                m_out.cuda = true;
+                if (branch == Branch::any && !mentions_method(call->getArg(0), "is_cpu")) m_out.gated = true;
+            }
             return true;
         }
         if (name == "c10::detail::torch_check_fail") return true;  // AT_ERROR: the branch has no implementation
@@ -338,6 +344,10 @@ private:
             b.callees.push_back({fn->getQualifiedNameAsString(), Branch::any});  // defined in another file
         }
         r.devices = devices_of(b);
+        if (b.gated) {  // CUDA tensors only: no CPU path, whatever the helpers it calls do
+            r.devices = {NativeDevice::CUDA};
+            return;
+        }
         if (b.indirect && r.devices.empty()) r.callees.push_back({"", Branch::any});  // an unknown target
         if (b.aten && r.devices.empty() && b.callees.empty()) r.devices.push_back(NativeDevice::Composite);
         r.callees.insert(r.callees.end(), b.callees.begin(), b.callees.end());
