@@ -680,6 +680,38 @@ TEST(ProgramModel, EvaluationScriptsAreTooling) {
     EXPECT_EQ(f->impact, VerdictImpact::stay);
 }
 
+// fundamentalvision/Deformable-DETR's benchmark.py times the model on a GPU: a benchmark, as
+// benchmark_*.py is, not the training run.
+TEST(ProgramModel, ABenchmarkScriptIsTooling) {
+    test::TempDir d;
+    d.write("main.py", "import torch\n\nif __name__ == \"__main__\":\n    torch.ones(2)\n");
+    d.write("benchmark.py", "import torch\n\nif __name__ == \"__main__\":\n    torch.cuda.synchronize()\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* f = find(r, "torch-cuda-synchronize", "benchmark.py");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->reach, Reach::tooling) << f->note;
+}
+
+// sail-sg/poolformer's segmentation/tools/onnx2tensorrt.py converts a trained model to a TensorRT
+// engine: a deployment tool, not the training run, whatever it imports.
+TEST(ProgramModel, ConvertersToADeploymentFormatAreTooling) {
+    test::TempDir d;
+    d.write("train.py", "import torch\n\nif __name__ == \"__main__\":\n    torch.ones(2)\n");
+    for (const char* name : {"tools/onnx2tensorrt.py", "tools/pytorch2onnx.py", "tools/model2trt.py"}) {
+        d.write(name, "import tensorrt as trt\n\nif __name__ == \"__main__\":\n    trt.Builder(None)\n");
+    }
+    const ScanResult r = scan_dir(d);
+    for (const char* name : {"tools/onnx2tensorrt.py", "tools/pytorch2onnx.py", "tools/model2trt.py"}) {
+        const Finding* f = find(r, "cuda-only-package-import", name);
+        ASSERT_NE(f, nullptr) << name;
+        EXPECT_EQ(f->reach, Reach::tooling) << name;
+        EXPECT_EQ(f->impact, VerdictImpact::none) << name << ": " << f->note;
+    }
+    d.write("tools/train_trt.py", "import tensorrt as trt\n\nif __name__ == \"__main__\":\n    trt.Builder(None)\n");
+    const ScanResult named_otherwise = scan_dir(d);
+    EXPECT_NE(find(named_otherwise, "cuda-only-package-import", "tools/train_trt.py")->reach, Reach::tooling) << "a script named as no converter";
+}
+
 // A training script in a sub-folder with its own README is a program of its own beside the main one
 // (litgpt's extensions/thunder/pretrain.py, which runs unsloth's Triton kernels, beside the litgpt
 // command): what only it reaches is optional, one arm of a choice of program, so its blocker makes
