@@ -108,6 +108,24 @@ TEST_F(PythonEngineTest, OptionalImportLowersSeverityAndImpact) {
     EXPECT_NE(apex[0].note.find("loses only speed"), std::string::npos) << apex[0].note;
 }
 
+// Lightning's FSDPStrategy shards the model as FSDP does (lit-llama's pretrain/shakespeare.py builds it
+// with devices=4 and no single-device path); litgpt builds it only under `if devices * num_nodes > 1:`,
+// a distributed gate.
+TEST_F(PythonEngineTest, LightningsFsdpStrategyIsFsdpAndNumNodesIsADistributedGate) {
+    const std::string head = "import lightning as L\nfrom lightning.fabric.strategies import FSDPStrategy\n\n\n";
+    auto fs = of(scan(head + "def main(devices=4):\n    strategy = FSDPStrategy(auto_wrap_policy=None)\n    return L.Fabric(devices=devices, strategy=strategy)\n"),
+                 "fully-sharded-data-parallel");
+    ASSERT_EQ(fs.size(), 1u);
+    EXPECT_EQ(fs[0].severity, Severity::major);
+    EXPECT_EQ(fs[0].impact, VerdictImpact::dual);
+    fs = of(scan(head + "def main(devices=1, num_nodes=1):\n    if devices * num_nodes > 1:\n        strategy = FSDPStrategy()\n"
+                        "    else:\n        strategy = 'auto'\n    return L.Fabric(devices=devices, strategy=strategy)\n"),
+            "fully-sharded-data-parallel");
+    ASSERT_EQ(fs.size(), 1u);
+    EXPECT_EQ(fs[0].impact, VerdictImpact::none) << fs[0].note;
+    EXPECT_EQ(fs[0].guard, GuardKind::distributed_gate) << fs[0].note;
+}
+
 TEST_F(PythonEngineTest, PackageNeededOnlyForScaleIsMajorDual) {
     const auto fs = of(scan("import deepspeed\n"), "cuda-only-package-import");
     ASSERT_EQ(fs.size(), 1u);
