@@ -111,7 +111,8 @@ std::string query_key(const python::PythonEngine::FunctionQuery& q) {
 // and other tooling say nothing about the run; with no call from the run, nothing changes. So too when
 // the function's ImportError handler exits (FastChat's load_exllama_model(), called only under `if
 // exllama_config:`): the handler makes the package required where the function runs, and the function
-// runs only where the option is on.
+// runs only where the option is on. A function chosen, not called, in one branch (FastChat's
+// generate_stream_exllama(), returned only under `elif is_exllama:`) counts as a call there.
 bool Scanner::on_demand_by_callers(Finding& f, const std::string& function, const std::vector<std::pair<std::string, FunctionUses::Call>>& calls,
                                    const program::ProgramModel& model) const {
     const Rule* rule = m_catalogue.find(f.rule_id);
@@ -126,9 +127,9 @@ bool Scanner::on_demand_by_callers(Finding& f, const std::string& function, cons
     f.severity = f.rule_severity = Severity::info;
     f.impact = f.rule_impact = VerdictImpact::none;
     f.guard = GuardKind::alternative_branch;
-    f.guard_note = "every call of " + function + "() from the run sits in one branch, as " + path + ":" + std::to_string(call.line) + " in `" + call.branch + "`";
+    f.guard_note = "every use of " + function + "() from the run sits in one branch, as " + path + ":" + std::to_string(call.line) + " in `" + call.branch + "`";
     f.note = "a package for scale or speed, imported on demand by " + function + "(): an option the run can leave off";
-    for (const auto* c : run) f.related.push_back(related_line(c->first, c->second.line, "calls " + c->second.name + "() in `" + c->second.branch + "`"));
+    for (const auto* c : run) f.related.push_back(related_line(c->first, c->second.line, "uses " + c->second.name + "() in `" + c->second.branch + "`"));
     return true;
 }
 
@@ -189,8 +190,9 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
     };
     const auto own = run(defining, defining_queries);
     struct Calls {
-        std::vector<std::pair<std::string, FunctionUses::Call>> calls;  // path, call
-        bool unknown = false;                                           // a use that is not a call
+        std::vector<std::pair<std::string, FunctionUses::Call>> calls;       // path, call
+        std::vector<std::pair<std::string, FunctionUses::Call>> selections;  // path, a choice of it in a branch
+        bool unknown = false;                                                // a use that is not a call
     };
     std::map<std::pair<std::string, std::string>, Calls> uses;       // (defining file, function) -> its uses
     std::map<std::string, std::set<std::string>> functions_of;       // defining file -> its functions with candidates
@@ -210,6 +212,7 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
         function_at[defining[i]] = u.function_at;
         defaults_of[defining[i]] = u.parameter_defaults;
         for (const auto& c : u.calls) uses[{defining[i], c.name}].calls.emplace_back(defining[i], c);
+        for (const auto& c : u.selections) uses[{defining[i], c.name}].selections.emplace_back(defining[i], c);
         for (const auto& name : u.other_uses) uses[{defining[i], name}].unknown = true;
     }
     // 2. The files that import those modules or their packages, each parsed once for all of them. The
@@ -260,6 +263,7 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
             }
             const FunctionUses& u = (*imported[i])[k];
             for (const auto& c : u.calls) uses[{path, c.name}].calls.emplace_back(importer_paths[i], c);
+            for (const auto& c : u.selections) uses[{path, c.name}].selections.emplace_back(importer_paths[i], c);
             for (const auto& name : u.other_uses) uses[{path, name}].unknown = true;
         }
     }
@@ -312,10 +316,19 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
         const auto it = uses.find({f.location.path, fn->second});
         // only where a script or a command runs the code: without one, every file counts as core, and a
         // library's functions are its API, called by its users
-        if (fn->second[0] != '.' && (it == uses.end() || (!it->second.unknown && it->second.calls.empty())))
+        if (fn->second[0] != '.' && (it == uses.end() || (!it->second.unknown && it->second.calls.empty() && it->second.selections.empty())))
             if (model.has_training_entries() && model.reach_of(f.location.path).level > program::Level::tooling)
                 never_called.push_back(&f);
-        if (it == uses.end() || it->second.unknown || it->second.calls.empty()) continue;
+        if (it == uses.end() || it->second.unknown) continue;
+        // Chosen in a branch (`return generate_stream_exllama`): where it then runs is not known, so
+        // only the on-demand rule for packages reads such a choice, as a call in that branch.
+        if (!it->second.selections.empty()) {
+            auto all = it->second.calls;
+            all.insert(all.end(), it->second.selections.begin(), it->second.selections.end());
+            on_demand_by_callers(f, fn->second, all, model);
+            continue;
+        }
+        if (it->second.calls.empty()) continue;
         const auto& calls = it->second.calls;
         // A parameter's default (`def get_pc_sampler(..., device='cuda')`) that every call passes never
         // applies: by keyword, or by position (a method's calls skip self).

@@ -68,7 +68,7 @@ void remove_old_files(const fs::path& dir, std::uint64_t key) {
 }
 
 constexpr std::uint32_t kMagic = 0x4d505343;  // "MPSC"
-constexpr std::uint32_t kFormat = 27;  // 27: FileFacts::script_end_line; 26: a function's import in one arm of an if is alternative-branch; 25: FileFacts::sys_path_folders; 24: FunctionUses::Call::branch; 23: EntryRef::end_line; 22: fields of dataclasses and attrs classes as constructor parameters (FunctionUses); 21: a function passed to a call is a call of it there (FunctionUses); 20: config and checkpoint references from the syntax tree, with their guards; 19: Finding::origin, FileFacts::cpu_default_functions; 18: a class's __init__ in FunctionUses::function_at under the class's name; 17: what each call passes, FunctionUses::parameter_defaults; 16: FileFacts::attribute_names; 15: FileOutcome::function_uses; 14: FileFacts::hosted_demo; 13: a checksum of the content
+constexpr std::uint32_t kFormat = 30;  // 30: FileFacts::remote_code_line; 29: FunctionUses::selections; 28: EntryRef::documented_import; 27: FileFacts::script_end_line; 26: a function's import in one arm of an if is alternative-branch; 25: FileFacts::sys_path_folders; 24: FunctionUses::Call::branch; 23: EntryRef::end_line; 22: fields of dataclasses and attrs classes as constructor parameters (FunctionUses); 21: a function passed to a call is a call of it there (FunctionUses); 20: config and checkpoint references from the syntax tree, with their guards; 19: Finding::origin, FileFacts::cpu_default_functions; 18: a class's __init__ in FunctionUses::function_at under the class's name; 17: what each call passes, FunctionUses::parameter_defaults; 16: FileFacts::attribute_names; 15: FileOutcome::function_uses; 14: FileFacts::hosted_demo; 13: a checksum of the content
 
 // The content and its checksum, appended; the content back when the checksum holds (a cache file
 // is only ever an optimisation: a damaged one is read as missing).
@@ -300,6 +300,7 @@ void write_facts(Writer& w, const FileFacts& facts) {
         write_strings(w, e.path_args);
         write_strings(w, e.overrides);
         w.i64(e.end_line);
+        w.u64(e.documented_import ? 1 : 0);
     }
     write_strings(w, facts.project_names);
     w.u64(facts.collect_skips.size());
@@ -325,6 +326,7 @@ void write_facts(Writer& w, const FileFacts& facts) {
         w.i64(f.line);
     }
     write_strings(w, facts.sys_path_folders);
+    w.i64(facts.remote_code_line);
 }
 
 FileFacts read_facts(Reader& r) {
@@ -373,6 +375,7 @@ FileFacts read_facts(Reader& r) {
         e.path_args = read_strings(r);
         e.overrides = read_strings(r);
         e.end_line = static_cast<int>(r.i64());
+        e.documented_import = r.u64() != 0;
     }
     facts.project_names = read_strings(r);
     facts.collect_skips.resize(r.count());
@@ -398,6 +401,7 @@ FileFacts read_facts(Reader& r) {
         f.line = static_cast<int>(r.i64());
     }
     facts.sys_path_folders = read_strings(r);
+    facts.remote_code_line = static_cast<int>(r.i64());
     return facts;
 }
 
@@ -446,6 +450,12 @@ void write_function_uses(Writer& w, const FileOutcome& o) {
             w.u64(c.spread ? 1 : 0);
             w.str(c.branch);
         }
+        w.u64(u.selections.size());
+        for (const auto& c : u.selections) {
+            w.str(c.name);
+            w.i64(c.line);
+            w.str(c.branch);
+        }
         w.u64(u.other_uses.size());
         for (const auto& name : u.other_uses) w.str(name);
         w.u64(u.function_at.size());
@@ -475,6 +485,12 @@ void read_function_uses(Reader& r, FileOutcome& o) {
             c.keywords = read_strings(r);
             c.positional = static_cast<int>(r.i64());
             c.spread = r.u64() != 0;
+            c.branch = r.str();
+        }
+        u.selections.resize(r.count());
+        for (auto& c : u.selections) {
+            c.name = r.str();
+            c.line = static_cast<int>(r.i64());
             c.branch = r.str();
         }
         for (std::uint64_t k = r.u64(); k > 0; --k) u.other_uses.insert(r.str());

@@ -303,7 +303,10 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         if (file.kind == FileKind::cuda || file.kind == FileKind::cpp) any_native_to_read = true;
     });
     phase("cache take");
-    if (any_to_read) build_engines();  // here, so a broken rule fails the scan rather than a worker
+    if (any_to_read) {  // here, so a broken rule fails the scan rather than a worker
+        build_engines();
+        m_python->prepare();
+    }
     const bool any_native = std::any_of(walked.files.begin(), walked.files.end(), [](const FileEntry& f) {
         return f.kind == FileKind::cuda || f.kind == FileKind::cpp;
     });
@@ -601,7 +604,9 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     code_findings.reserve(result.findings.size());
     for (auto& f : result.findings) (in_data_file(f) ? data_findings : code_findings).push_back(std::move(f));
     result.findings = std::move(code_findings);
+    read_import_uses(base, result.findings, model);
     program::apply_program_model(model, m_catalogue.program(), result.findings);
+    weigh_twin_definitions(records, model, base, result.findings);
     program::apply_data_reach(model, readers_of, m_catalogue.program(), data_findings);
     result.findings.insert(result.findings.end(), data_findings.begin(), data_findings.end());
     result.program = model.summary();

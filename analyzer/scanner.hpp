@@ -110,6 +110,13 @@ private:
     void weigh_backward_only_by_callers(const std::vector<program::FileRecord>& records, const program::ProgramModel& model,
                                         const std::filesystem::path& base,
                                         std::vector<Finding>& findings) const;
+    // A stay-on-CUDA import reached through an entry's import of names that another module of the
+    // repository also defines, with nothing CUDA-only on load (analyzer/twin_definitions.cpp).
+    void weigh_twin_definitions(const std::vector<program::FileRecord>& records, const program::ProgramModel& model,
+                                const std::filesystem::path& base, std::vector<Finding>& findings) const;
+    // What each file does with its stay-on-CUDA imports on load, for the program model to tell which
+    // programs use them (analyzer/import_uses.cpp); only where the repository has several programs.
+    void read_import_uses(const std::filesystem::path& base, const std::vector<Finding>& findings, program::ProgramModel& model) const;
     // A finding in a module-level function with no guard of its own takes the guard that every call
     // of that function has, in its file and in the files that import it (analyzer/call_guards.cpp).
     void guard_by_callers(const std::vector<program::FileRecord>& records, const program::ProgramModel& model, const std::filesystem::path& base,

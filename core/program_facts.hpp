@@ -79,6 +79,10 @@ struct FunctionUses {
         std::string branch = {};
     };
     std::vector<Call> calls;
+    // The name taken, not called, as the whole value of a `return` or of an assignment in one branch of
+    // its function (FastChat's `elif is_exllama: return generate_stream_exllama`): the function is
+    // chosen there, and runs where the choice is made. Only name, line and branch are kept.
+    std::vector<Call> selections;
     std::set<std::string> other_uses;
     std::map<int, std::string> function_at;
     // The parameter defaults on the lines asked about (`device='cuda'`): the parameter, its position
@@ -103,6 +107,9 @@ struct EntryRef {
     std::vector<std::string> overrides = {};
     // The last line of the command: a shell command continued with `\` spans line..end_line (0: line).
     int end_line = 0;
+    // A module that a Python code block of a README or other document imports (`from pkg.util.inference
+    // import load_model`): the documented API of the project, where `module` is true.
+    bool documented_import = false;
 };
 
 // A place in the code that reads a data file (a run config, a checkpoint): the data file takes the
@@ -150,6 +157,18 @@ struct CpuDefaultFunction {
     int line = 0;
 };
 
+// What a module does with the names one of its module-level imports binds (`import MinkowskiEngine as
+// ME`): which of its top-level definitions use them, and whether its own top-level code does. A program
+// that takes from the module only definitions that do not use them needs the import for nothing but
+// loading: moving the import is its port (ConvNeXt-V2's main_finetune.py takes LayerNorm and GRN
+// from models/utils.py, whose MinkowskiEngine only the sparse layers use). Read on demand, not cached.
+struct ImportUse {
+    bool found = false;              // an import statement, outside any function or class, starts on the line
+    std::set<std::string> bound;     // the names it binds (ME; a and b of `from m import a, b`)
+    std::set<std::string> users;     // top-level def/class names whose code uses one, directly or through another
+    bool at_load = false;            // a top-level statement other than a def or class uses one, or a user
+};
+
 struct FileFacts {
     bool script = false;  // `if __name__ == "__main__":` at module level
     int script_line = 0;
@@ -173,11 +192,14 @@ struct FileFacts {
     // The folders this file puts on sys.path outside any function, relative to its own folder ("core",
     // "..", "../lib"): the program model resolves imports under them too.
     std::vector<std::string> sys_path_folders;
+    // The first line that passes `trust_remote_code=True` (0: none): the file runs model code from the
+    // Hugging Face Hub, which imports packages no file of the repository names.
+    int remote_code_line = 0;
 
     bool empty() const {
         return !script && imports.empty() && extensions.empty() && ops_calls.empty() && entry_refs.empty() && project_names.empty() &&
                file_guard == GuardKind::none && collect_skips.empty() && returns_without_cuda.empty() && hosted_demo.empty() &&
-               attribute_names.empty() && cpu_default_functions.empty() && sys_path_folders.empty();
+               attribute_names.empty() && cpu_default_functions.empty() && sys_path_folders.empty() && remote_code_line == 0;
     }
 };
 

@@ -198,6 +198,15 @@ struct ProgramVocabulary {
     std::optional<WeightRule> cuda_bound_tooling;
     // A package for scale or speed in a module the run imports only on demand, in one arm of an if.
     std::optional<WeightRule> on_demand_package;
+    // An extension of a vendored project that the run can do without: an optional package.
+    std::optional<WeightRule> vendored_fallback;
+    // A stay-on-CUDA import that the run reaches through names another module of the repository
+    // defines too, with nothing CUDA-only on load: importing that twin is the port.
+    std::optional<WeightRule> twin_definition;
+    // A file that one program of the repository needs while another, sharing its code, runs without it;
+    // a program is an entry that a command runs and whose file name has one of program_words.
+    std::optional<WeightRule> other_program;
+    std::vector<std::string> program_words;
     // Continuous integration and release packaging (.github, packaging): run on Linux build hosts only.
     std::vector<std::string> build_host_dirs;
     std::optional<WeightRule> build_host;

@@ -51,6 +51,40 @@ TEST(ProgramModel, OwnPackageNamedLikeACudaPackageIsNotADependency) {
     EXPECT_EQ(own, 0);
 }
 
+// THUDM/ChatGLM-6B declares cpm_kernels (CUDA-only INT4/INT8 kernels) and never imports it: the model
+// code it runs comes from the Hub (`trust_remote_code=True`), and that code's quantize() does. Such a
+// declaration keeps its weight; the same declaration in a repository that runs no remote code is an
+// install line to leave out. A test that loads remote code does not count.
+TEST(ProgramModel, ADeclaredPackageThatOnlyHubCodeCanImportKeepsItsWeight) {
+    test::TempDir d;
+    d.write("requirements.txt", "torch\ntransformers\ncpm_kernels\n");
+    d.write("cli_demo.py", "from transformers import AutoModel\n\nif __name__ == '__main__':\n    model = AutoModel.from_pretrained('x')\n");
+    d.write("tests/test_load.py", "from transformers import AutoModel\n\n\ndef test_load():\n    AutoModel.from_pretrained('x', trust_remote_code=True)\n");
+    const auto cpm = [](const ScanResult& r) { return find(r, "cuda-only-package-dependency", "requirements.txt"); };
+    const ScanResult plain = scan_dir(d);
+    ASSERT_NE(cpm(plain), nullptr);
+    EXPECT_EQ(cpm(plain)->impact, VerdictImpact::none) << cpm(plain)->note;
+    EXPECT_NE(cpm(plain)->note.find("no code of the repository imports cpm_kernels: leave it out"), std::string::npos) << cpm(plain)->note;
+
+    d.write("cli_demo.py",
+            "from transformers import AutoModel\n\nif __name__ == '__main__':\n    model = AutoModel.from_pretrained('x', trust_remote_code=True)\n"
+            "    model = model.quantize(4)\n");
+    const ScanResult remote = scan_dir(d);
+    ASSERT_NE(cpm(remote), nullptr);
+    EXPECT_EQ(cpm(remote)->impact, VerdictImpact::dual) << cpm(remote)->note;
+    EXPECT_NE(cpm(remote)->note.find("cli_demo.py:4 runs model code from the Hub (trust_remote_code=True), which may"), std::string::npos)
+        << cpm(remote)->note;
+    // the fact survives the scan cache: a warm scan that reads no file says the same
+    test::TempDir cache;
+    ScanOptions o;
+    o.cache_dir = cache.path();
+    scan_dir(d, o);
+    d.write("requirements.txt", "torch\ntransformers\ncpm_kernels\n# edited\n");  // re-read; cli_demo.py from the cache
+    const ScanResult warm = scan_dir(d, o);
+    ASSERT_NE(cpm(warm), nullptr);
+    EXPECT_EQ(cpm(warm)->impact, VerdictImpact::dual) << cpm(warm)->note;
+}
+
 // A declared package is as needed as the code's uses of it: MiniGPT-4 declares bitsandbytes and loads
 // it only through `load_in_8bit=True` under an option. A module-level use keeps the declaration's
 // weight, and an import that says only which build is used (mmcv's pure parts) leaves it as it is.
@@ -680,6 +714,34 @@ TEST(ProgramModel, EvaluationScriptsAreTooling) {
     EXPECT_EQ(f->impact, VerdictImpact::stay);
 }
 
+// lucidrains/lightweight-gan's package holds lightweight_gan/lightweight_gan.py, and its cli.py does
+// `from lightweight_gan.diff_augment_test import DiffAugmentTest`: Python 3 resolves that from the
+// package, not from the module beside cli.py that is named like it (the import had resolved to nothing,
+// and the module's CUDA assert read as a test's). A name that does resolve beside the importer, or a
+// namespace package there (safari's src/tasks), still does.
+TEST(ProgramModel, AModuleNamedLikeItsPackageDoesNotShadowThePackage) {
+    test::TempDir d;
+    d.write("setup.py", "from setuptools import setup\nsetup(name='gan', packages=['gan'], entry_points={'console_scripts': ['gan = gan.cli:main']})\n");
+    d.write("gan/__init__.py", "from gan.gan import Trainer\n");
+    d.write("gan/gan.py", "import torch\n\n\nclass Trainer:\n    pass\n");
+    d.write("gan/cli.py", "from gan import Trainer\nfrom gan.augment_test import AugmentTest\n\n\ndef main():\n    Trainer()\n");
+    d.write("gan/augment_test.py", "import torch\nassert torch.cuda.is_available()\n\n\nclass AugmentTest:\n    pass\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* f = find(r, "cuda-required-assert", "gan/augment_test.py");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->reach, Reach::core) << f->note;
+    ASSERT_FALSE(f->chain.empty());
+    EXPECT_EQ(f->chain.front(), "gan/cli.py:2");
+
+    test::TempDir ns;
+    ns.write("train.py", "from src.tasks import tasks\n\nif __name__ == '__main__':\n    tasks.run()\n");
+    ns.write("src/tasks/tasks.py", "import torch\n\n\ndef run():\n    return torch.zeros(1).cuda()\n");
+    const ScanResult rn = scan_dir(ns);
+    const Finding* g = find(rn, "cuda-method-call", "src/tasks/tasks.py");
+    ASSERT_NE(g, nullptr);
+    EXPECT_EQ(g->reach, Reach::core);
+}
+
 // fundamentalvision/Deformable-DETR's benchmark.py times the model on a GPU: a benchmark, as
 // benchmark_*.py is, not the training run.
 TEST(ProgramModel, ABenchmarkScriptIsTooling) {
@@ -737,6 +799,17 @@ TEST(ProgramModel, ASubProjectWithItsOwnReadmeBesideTheMainProgramIsOptional) {
     const auto side = std::find_if(entries.begin(), entries.end(), [](const EntryPoint& e) { return e.path == "extensions/fast/pretrain.py"; });
     ASSERT_NE(side, entries.end());
     EXPECT_NE(side->why.find("a program of its own in extensions/fast/ (with its own README)"), std::string::npos) << side->why;
+    // A package for scale or speed that the side program imports unconditionally is one it needs
+    // (minRF's advanced/main_t2i.py trains through deepspeed.initialize()): dual-track, not the info of
+    // an import in one arm of an if.
+    d.write("extensions/fast/pretrain.py", "import torch\nimport deepspeed\nfrom kernels import swiglu\n\nif __name__ == '__main__':\n    swiglu.run()\n");
+    const ScanResult with_deepspeed = scan_dir(d);
+    const Finding* deepspeed = find(with_deepspeed, "cuda-only-package-import", "extensions/fast/pretrain.py");
+    ASSERT_NE(deepspeed, nullptr);
+    EXPECT_EQ(deepspeed->reach, Reach::optional) << deepspeed->note;
+    EXPECT_EQ(deepspeed->impact, VerdictImpact::dual) << deepspeed->note;
+    EXPECT_EQ(deepspeed->severity, Severity::minor) << deepspeed->note;
+    d.write("extensions/fast/pretrain.py", "import torch\nfrom kernels import swiglu\n\nif __name__ == '__main__':\n    swiglu.run()\n");
 
     // no main program: the package's API and a module's self-test are none
     d.write("pyproject.toml", "[project]\nname = \"pkg\"\n");
@@ -753,6 +826,173 @@ TEST(ProgramModel, ASubProjectWithItsOwnReadmeBesideTheMainProgramIsOptional) {
     triton = find(beside_train, "cuda-only-package-import", "extensions/fast/kernels/swiglu.py");
     ASSERT_NE(triton, nullptr);
     EXPECT_EQ(triton->reach, Reach::optional) << triton->note;
+}
+
+// A module that the README's Python code imports is the project's API (GroundingDINO's `from
+// groundingdino.util.inference import load_model, predict`), though only demo scripts (tooling) and
+// no __init__.py import it: what it reaches is core. Imports in a shell block, a relative import, an
+// outside package and a module in a tests folder name no API; doctest lines and reStructuredText's
+// code-block do.
+TEST(ProgramModel, AModuleTheReadmesPythonCodeImportsIsPackageApi) {
+    test::TempDir d;
+    d.write("setup.py", "from setuptools import setup\nsetup(name='gdet', packages=['gdet'])\n");
+    d.write("gdet/__init__.py", "");
+    d.write("gdet/util/__init__.py", "");
+    d.write("gdet/util/inference.py", "import torch\nfrom gdet.models import net\n\n\ndef load_model(path):\n    return net.Net()\n");
+    d.write("gdet/models/__init__.py", "");
+    d.write("gdet/models/net.py", "import torch\nimport triton\n\n\nclass Net(torch.nn.Module):\n    pass\n");
+    d.write("gdet/tools/__init__.py", "");
+    d.write("gdet/tools/export.py", "import torch\nimport flash_attn\n");
+    d.write("tests/helpers.py", "import torch\nimport apex\n");
+    d.write("demo/run_demo.py", "from gdet.util.inference import load_model\n\nif __name__ == '__main__':\n    load_model('x')\n");
+    const std::string shell_only = "# gdet\n\n```bash\npython demo/run_demo.py\nimport gdet.tools.export\n```\n\n```python\nfrom .tools import export\nimport torch\nfrom tests.helpers import x\n```\n";
+    d.write("README.md", shell_only);
+    const ScanResult before = scan_dir(d);
+    const Finding* triton = find(before, "cuda-only-package-import", "gdet/models/net.py");
+    ASSERT_NE(triton, nullptr);
+    EXPECT_EQ(triton->reach, Reach::tooling) << triton->note;
+    EXPECT_NE(triton->impact, VerdictImpact::stay);
+
+    d.write("README.md", shell_only + "\n```python\nfrom gdet.util.inference import load_model, predict\nmodel = load_model('w.pth')\n```\n");
+    const ScanResult r = scan_dir(d);
+    triton = find(r, "cuda-only-package-import", "gdet/models/net.py");
+    ASSERT_NE(triton, nullptr);
+    EXPECT_EQ(triton->reach, Reach::core) << triton->note;
+    EXPECT_EQ(triton->impact, VerdictImpact::stay) << triton->note;
+    const auto& entries = r.program.entry_points;
+    const auto api = std::find_if(entries.begin(), entries.end(), [](const EntryPoint& e) { return e.path == "gdet/util/inference.py"; });
+    ASSERT_NE(api, entries.end());
+    EXPECT_FALSE(api->tooling) << "a package's API is no sampling script, whatever its name says: " << api->why;
+    EXPECT_EQ(api->why, "package API (README.md:15 imports it)");
+    for (const char* path : {"gdet/tools/export.py", "tests/helpers.py"})
+        EXPECT_TRUE(std::none_of(entries.begin(), entries.end(), [&](const EntryPoint& e) { return e.path == path; })) << path;
+    EXPECT_NE(find(r, "cuda-only-package-import", "gdet/tools/export.py")->reach, Reach::core);
+
+    // a doctest line and a reStructuredText code-block name it too
+    d.write("README.md", shell_only);
+    d.write("docs/usage.rst", "Usage\n=====\n\n.. code-block:: python\n\n    import gdet.tools.export as ex\n\nText again.\n\n>>> from gdet.util.inference import load_model\n");
+    const ScanResult rst = scan_dir(d);
+    EXPECT_EQ(find(rst, "cuda-only-package-import", "gdet/models/net.py")->reach, Reach::core);
+    EXPECT_EQ(find(rst, "cuda-only-package-import", "gdet/tools/export.py")->reach, Reach::core);
+    d.write("docs/usage.rst", "Usage\n=====\n\n.. code-block:: python\n\n    x = 1\n\nimport gdet.tools.export\n");
+    const ScanResult outside_block = scan_dir(d);
+    EXPECT_NE(find(outside_block, "cuda-only-package-import", "gdet/tools/export.py")->reach, Reach::core) << "prose after the block is no code";
+}
+
+// A blocker that one program needs while another program of the same code runs without it is that
+// program's, not the repository's (FastChat: train_mem.py patches attention with flash-attn, the
+// serving CLI needs none of it): dual-track. A program is an entry a command runs whose file name
+// trains, serves or samples; a download script that shares the code is none.
+TEST(ProgramModel, ABlockerThatOnlyOneOfTheProgramsNeedsIsDualTrack) {
+    test::TempDir d;
+    d.write("chat/__init__.py", "");
+    d.write("chat/model.py", "import torch\n\n\ndef load():\n    return torch.nn.Linear(2, 2)\n");
+    d.write("chat/train/__init__.py", "");
+    d.write("chat/train/train.py", "import torch\nfrom chat import model\n\n\ndef train():\n    model.load()\n\n\nif __name__ == '__main__':\n    train()\n");
+    d.write("chat/train/flash_patch.py", "import flash_attn\n\n\ndef patch():\n    return flash_attn.flash_attn_func\n");
+    d.write("chat/train/train_mem.py",
+            "from chat.train.flash_patch import patch\npatch()\nfrom chat.train.train import train\n\nif __name__ == '__main__':\n    train()\n");
+    d.write("chat/serve/__init__.py", "");
+    d.write("chat/serve/cli.py", "from chat import model\n\nif __name__ == '__main__':\n    model.load()\n");
+    d.write("chat/data/__init__.py", "");
+    d.write("chat/data/download_weights.py", "from chat import model\n\nif __name__ == '__main__':\n    pass\n");
+    const std::string train_cmd = "torchrun --nproc_per_node=4 chat/train/train_mem.py\n";
+    d.write("README.md", "```bash\n" + train_cmd + "python3 chat/data/download_weights.py\n```\n");
+    const ScanResult alone = scan_dir(d);
+    const Finding* flash = find(alone, "cuda-only-package-import", "chat/train/flash_patch.py");
+    ASSERT_NE(flash, nullptr);
+    EXPECT_EQ(flash->reach, Reach::core);
+    EXPECT_EQ(flash->impact, VerdictImpact::stay) << "a download script is no program the Mac runs instead: " << flash->note;
+
+    d.write("README.md", "```bash\n" + train_cmd + "python3 -m chat.serve.cli --device mps\n```\n");
+    const ScanResult r = scan_dir(d);
+    flash = find(r, "cuda-only-package-import", "chat/train/flash_patch.py");
+    ASSERT_NE(flash, nullptr);
+    EXPECT_EQ(flash->reach, Reach::core);
+    EXPECT_EQ(flash->severity, Severity::blocker) << flash->note;
+    EXPECT_EQ(flash->impact, VerdictImpact::dual) << flash->note;
+    EXPECT_NE(flash->note.find("chat/serve/cli.py, a program of the repository, runs without chat/train/flash_patch.py"), std::string::npos)
+        << flash->note;
+
+    // a serving program that needs the package too leaves no program without it
+    d.write("chat/serve/cli.py", "from chat import model\nfrom chat.train import flash_patch\n\nif __name__ == '__main__':\n    model.load()\n");
+    const ScanResult both = scan_dir(d);
+    EXPECT_EQ(find(both, "cuda-only-package-import", "chat/train/flash_patch.py")->impact, VerdictImpact::stay);
+}
+
+// facebookresearch/ConvNeXt-V2: models/utils.py imports MinkowskiEngine on load for its sparse layers.
+// The fine-tuning program takes only LayerNorm and GRN from it, which use none of it (directly or
+// through another definition); the pre-training program's sparse model needs it. Fine-tuning runs
+// once the import is moved: the blocker is one program's, dual-track. Taking a definition that uses
+// it, or the whole module, or a module whose own top-level code uses it, keeps stay-on-CUDA.
+TEST(ProgramModel, AProgramThatTakesOnlyDefinitionsThatDoNotUseAStayImportRunsWithoutIt) {
+    test::TempDir d;
+    d.write("models/__init__.py", "");
+    d.write("models/utils.py",
+            "import torch\nimport MinkowskiEngine as ME\n\n\ndef _norm(x):\n    return x\n\n\nclass LayerNorm(torch.nn.Module):\n"
+            "    def forward(self, x):\n        return _norm(x)\n\n\nclass GRN(torch.nn.Module):\n    pass\n\n\n"
+            "def _sparse(x):\n    return ME.SparseTensor(x)\n\n\nclass MinkowskiGRN(torch.nn.Module):\n"
+            "    def forward(self, x):\n        return _sparse(x)\n");
+    d.write("models/dense.py", "from .utils import LayerNorm, GRN\n\n\ndef build():\n    return LayerNorm()\n");
+    d.write("models/sparse.py", "from .utils import MinkowskiGRN, LayerNorm\n\n\ndef build():\n    return MinkowskiGRN()\n");
+    d.write("main_finetune.py", "from models.dense import build\n\nif __name__ == '__main__':\n    build()\n");
+    d.write("main_pretrain.py", "from models.sparse import build\n\nif __name__ == '__main__':\n    build()\n");
+    d.write("README.md", "```bash\npython main_pretrain.py\npython main_finetune.py\n```\n");
+    const auto me = [](const ScanResult& r) { return find(r, "cuda-only-package-import", "models/utils.py"); };
+    const ScanResult r = scan_dir(d);
+    ASSERT_NE(me(r), nullptr);
+    EXPECT_EQ(me(r)->reach, Reach::core);
+    EXPECT_EQ(me(r)->severity, Severity::blocker) << me(r)->note;
+    EXPECT_EQ(me(r)->impact, VerdictImpact::dual) << me(r)->note;
+    EXPECT_NE(me(r)->note.find("main_finetune.py, a program of the repository, runs without what models/utils.py:2 imports"), std::string::npos)
+        << me(r)->note;
+
+    // fine-tuning takes a definition that uses it through another: both programs need it
+    d.write("models/dense.py", "from .utils import LayerNorm, MinkowskiGRN\n\n\ndef build():\n    return LayerNorm()\n");
+    EXPECT_EQ(me(scan_dir(d))->impact, VerdictImpact::stay);
+    // the whole module
+    d.write("models/dense.py", "from . import utils\n\n\ndef build():\n    return utils.LayerNorm()\n");
+    EXPECT_EQ(me(scan_dir(d))->impact, VerdictImpact::stay);
+    // names only, but the module's own top-level code uses the package on load
+    d.write("models/dense.py", "from .utils import LayerNorm, GRN\n\n\ndef build():\n    return LayerNorm()\n");
+    d.write("models/utils.py", read_file(d.path() / "models/utils.py") + "\nSPARSE = {'grn': MinkowskiGRN}\n");
+    EXPECT_EQ(me(scan_dir(d))->impact, VerdictImpact::stay);
+}
+
+// lucidrains/PaLM-pytorch: train.py imports PaLM from the Triton variant, and the package defines a
+// pure-PyTorch PaLM too. Triton is needed only as written: dual-track at most, with the twin named. A
+// twin that itself needs a CUDA-only package to load, or a name with no twin, keeps stay-on-CUDA.
+TEST(ProgramModel, AStayImportReachedThroughNamesWithATwinIsDualTrackAtMost) {
+    test::TempDir d;
+    d.write("palm_pytorch/__init__.py", "from palm_pytorch.palm import PaLM\n");
+    d.write("palm_pytorch/palm.py", "import torch\n\n\nclass PaLM(torch.nn.Module):\n    pass\n");
+    d.write("palm_pytorch/triton/__init__.py", "from palm_pytorch.triton.palm import PaLM\n");
+    d.write("palm_pytorch/triton/palm.py", "import torch\nfrom palm_pytorch.triton.softmax import causal_softmax\n\n\nclass PaLM(torch.nn.Module):\n    pass\n");
+    d.write("palm_pytorch/triton/softmax.py", "import triton\n\n\ndef causal_softmax(x):\n    return x\n");
+    d.write("train.py", "import torch\nfrom palm_pytorch.triton import PaLM\n\nif __name__ == '__main__':\n    PaLM()\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* triton = find(r, "cuda-only-package-import", "palm_pytorch/triton/softmax.py");
+    ASSERT_NE(triton, nullptr);
+    EXPECT_EQ(triton->reach, Reach::core);
+    EXPECT_EQ(triton->impact, VerdictImpact::dual) << triton->note;
+    EXPECT_NE(triton->note.find("train.py:2 imports PaLM from a module that needs the package, and palm_pytorch/palm.py defines it too"), std::string::npos)
+        << triton->note;
+    EXPECT_TRUE(std::any_of(triton->related.begin(), triton->related.end(),
+                            [](const RelatedLocation& rel) { return rel.location.path == "palm_pytorch/palm.py" && rel.location.line == 4; }));
+
+    // the twin needs a CUDA-only package to load too: no way round
+    d.write("palm_pytorch/palm.py", "import torch\nimport flash_attn\n\n\nclass PaLM(torch.nn.Module):\n    pass\n");
+    const ScanResult bound = scan_dir(d);
+    EXPECT_EQ(find(bound, "cuda-only-package-import", "palm_pytorch/triton/softmax.py")->impact, VerdictImpact::stay);
+
+    // a second name with no twin
+    d.write("palm_pytorch/palm.py", "import torch\n\n\nclass PaLM(torch.nn.Module):\n    pass\n");
+    d.write("palm_pytorch/triton/__init__.py", "from palm_pytorch.triton.palm import PaLM, fused_adam\n");
+    d.write("palm_pytorch/triton/palm.py", "import torch\nfrom palm_pytorch.triton.softmax import causal_softmax\n\n\nclass PaLM(torch.nn.Module):\n    pass\n\n\n"
+                                   "def fused_adam(p):\n    return p\n");
+    d.write("train.py", "import torch\nfrom palm_pytorch.triton import PaLM, fused_adam\n\nif __name__ == '__main__':\n    PaLM()\n");
+    const ScanResult partial = scan_dir(d);
+    EXPECT_EQ(find(partial, "cuda-only-package-import", "palm_pytorch/triton/softmax.py")->impact, VerdictImpact::stay);
 }
 
 TEST(ProgramModel, RepositoryConfigSetsEntriesAndTooling) {
@@ -1306,6 +1546,46 @@ TEST(ProgramModel, ExtensionBuiltThroughAVariableIsLinkedAndOptional) {
     ASSERT_NE(core, nullptr);
     EXPECT_EQ(core->reach, Reach::core) << core->note;
     EXPECT_EQ(core->impact, VerdictImpact::stay) << core->note;
+}
+
+// A project copied into the repository with its own setup.py and licence (jukebox's apex/) is no
+// package of the repository's: its API is no entry point. Its extension, which the run imports with a
+// fallback beside it, is an optional package the repository ships: minor, no verdict impact.
+TEST(ProgramModel, AVendoredProjectsExtensionWithAFallbackIsAnOptionalPackage) {
+    test::TempDir d;
+    d.write("LICENSE", "Noncommercial Use License\n\nCopyright (c) the lab.\n");
+    d.write("apex/LICENSE", "BSD 3-Clause License\n\nCopyright (c) the vendor.\n");
+    d.write("apex/setup.py",
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n\n"
+            "setup(name='apex', packages=['apex'], ext_modules=[CUDAExtension('fused_adam_cuda', ['csrc/fused_adam_cuda.cu'])])\n");
+    d.write("apex/apex/__init__.py", "from . import optimizers\n");
+    d.write("apex/apex/optimizers/__init__.py", "from .fused_adam import FusedAdam\n");
+    d.write("apex/apex/optimizers/fused_adam.py", "import fused_adam_cuda\n\n\nclass FusedAdam:\n    pass\n");
+    d.write("lab/__init__.py", "");
+    d.write("lab/fp16.py",
+            "import importlib\n\n\ndef adam_step(p):\n    return p\n\n\n"
+            "try:\n    fused_adam_cuda = importlib.import_module('fused_adam_cuda')\n    step = fused_adam_cuda.adam\n"
+            "except ModuleNotFoundError:\n    step = adam_step\n");
+    d.write("train.py", "import torch\nfrom lab import fp16\n\nif __name__ == '__main__':\n    fp16.step(torch.ones(2))\n");
+    const ScanResult r = scan_dir(d);
+    const auto& entries = r.program.entry_points;
+    EXPECT_TRUE(std::none_of(entries.begin(), entries.end(), [](const EntryPoint& e) { return e.path == "apex/apex/__init__.py"; }));
+    const Finding* build = find(r, "cuda-extension-build", "apex/setup.py");
+    ASSERT_NE(build, nullptr);
+    EXPECT_EQ(build->reach, Reach::optional) << build->note;
+    EXPECT_EQ(build->impact, VerdictImpact::none) << build->note;
+    EXPECT_EQ(build->severity, Severity::minor) << build->note;
+    EXPECT_NE(build->note.find("fused_adam_cuda is built by apex/, a project copied into the repository"), std::string::npos) << build->note;
+
+    // the same folder as the repository's own (one licence for all): its package is API, and that
+    // imports the extension unconditionally
+    d.write("apex/LICENSE", "Noncommercial Use License\n\nCopyright (c) the lab.\n");
+    const ScanResult own = scan_dir(d);
+    EXPECT_TRUE(std::any_of(own.program.entry_points.begin(), own.program.entry_points.end(),
+                            [](const EntryPoint& e) { return e.path == "apex/apex/__init__.py"; }));
+    build = find(own, "cuda-extension-build", "apex/setup.py");
+    ASSERT_NE(build, nullptr);
+    EXPECT_EQ(build->impact, VerdictImpact::stay) << build->note;
 }
 
 // torchsparse's shape: the extension kind is a conditional expression, its sources a glob, and two
@@ -2015,6 +2295,24 @@ TEST(ProgramModel, AScaleOrSpeedPackageImportedByAFunctionCalledOnlyInBranchesIs
     ASSERT_NE(bnb, nullptr);
     EXPECT_EQ(bnb->impact, VerdictImpact::none) << bnb->note;
     EXPECT_EQ(bnb->guard, GuardKind::alternative_branch) << bnb->guard_note;
+    // FastChat's get_generate_stream_function(): the function is chosen, not called, in one branch
+    // (`elif is_exllama: return generate_stream_exllama`); chosen so everywhere, it is on demand too.
+    d.write("train.py", "import torch\nfrom pkg.utils import paged_adam\n\n\ndef pick(kind):\n    if kind == 'exllama':\n"
+                        "        return paged_adam\n    elif kind == 'adam':\n        fn = torch.optim.AdamW\n    else:\n        fn = None\n    return fn\n\n\n"
+                        "if __name__ == '__main__':\n    pick(None)\n");
+    const ScanResult chosen = scan_dir(d);
+    bnb = find(chosen, "cuda-only-package-import", "pkg/utils.py");
+    ASSERT_NE(bnb, nullptr);
+    EXPECT_EQ(bnb->impact, VerdictImpact::none) << bnb->note;
+    EXPECT_EQ(bnb->guard, GuardKind::alternative_branch) << bnb->guard_note;
+    EXPECT_NE(bnb->guard_note.find("train.py:7 in `if kind == 'exllama':`"), std::string::npos) << bnb->guard_note;
+    // chosen outside any branch, the function is the run's: the exiting handler keeps it required
+    d.write("train.py", "import torch\nfrom pkg.utils import paged_adam\n\n\ndef pick(kind):\n    fn = paged_adam\n    return fn\n\n\n"
+                        "if __name__ == '__main__':\n    pick(None)\n");
+    const ScanResult always_chosen = scan_dir(d);
+    bnb = find(always_chosen, "cuda-only-package-import", "pkg/utils.py");
+    ASSERT_NE(bnb, nullptr);
+    EXPECT_EQ(bnb->impact, VerdictImpact::stay) << bnb->note;
 }
 
 // flux's cli.py: `if not trt: <PyTorch models> else: from flux.trt.trt_manager import TRTManager`

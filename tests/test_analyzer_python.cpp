@@ -108,6 +108,31 @@ TEST_F(PythonEngineTest, OptionalImportLowersSeverityAndImpact) {
     EXPECT_NE(apex[0].note.find("loses only speed"), std::string::npos) << apex[0].note;
 }
 
+// Tencent/HunyuanVideo: flash_attn is imported under try/except with None as its fallback, and
+// attention(mode="flash") calls it in its default arm, beside a pure-PyTorch arm. On a Mac the run as
+// written calls None: an edit (pass mode="torch") is needed, and the arm to run already exists:
+// dual-track. Where the default picks the PyTorch arm, the fallback runs with no edit at all.
+TEST_F(PythonEngineTest, AFallbackOfNoneCalledInTheDefaultArmIsDual) {
+    const std::string head =
+        "import torch.nn.functional as F\ntry:\n    from flash_attn import flash_attn_varlen_func\nexcept ImportError:\n"
+        "    flash_attn_varlen_func = None\n\n\n";
+    const std::string body =
+        "    if mode == 'torch':\n        return F.scaled_dot_product_attention(q, k, v)\n"
+        "    elif mode == \"flash\":\n        return flash_attn_varlen_func(q, k, v)\n";
+    auto optional = of(scan(head + "def attention(q, k, v, mode=\"flash\"):\n" + body), "optional-cuda-only-package-import");
+    ASSERT_EQ(optional.size(), 1u);
+    EXPECT_EQ(optional[0].impact, VerdictImpact::dual) << optional[0].note;
+    EXPECT_EQ(optional[0].severity, Severity::major) << optional[0].note;
+    EXPECT_NE(optional[0].note.find("attention() calls it by default (mode=\"flash\", line 12)"), std::string::npos) << optional[0].note;
+
+    optional = of(scan(head + "def attention(q, k, v, mode='torch'):\n" + body), "optional-cuda-only-package-import");
+    ASSERT_EQ(optional.size(), 1u);
+    EXPECT_EQ(optional[0].impact, VerdictImpact::none) << "the default arm is PyTorch's: " << optional[0].note;
+    // a caller must choose: no default, no default path
+    optional = of(scan(head + "def attention(q, k, v, mode):\n" + body), "optional-cuda-only-package-import");
+    EXPECT_EQ(optional[0].impact, VerdictImpact::none) << optional[0].note;
+}
+
 // Lightning's FSDPStrategy shards the model as FSDP does (lit-llama's pretrain/shakespeare.py builds it
 // with devices=4 and no single-device path); litgpt builds it only under `if devices * num_nodes > 1:`,
 // a distributed gate.
@@ -124,6 +149,23 @@ TEST_F(PythonEngineTest, LightningsFsdpStrategyIsFsdpAndNumNodesIsADistributedGa
     ASSERT_EQ(fs.size(), 1u);
     EXPECT_EQ(fs[0].impact, VerdictImpact::none) << fs[0].note;
     EXPECT_EQ(fs[0].guard, GuardKind::distributed_gate) << fs[0].note;
+}
+
+// x-transformers' Attend(flash=False) imports flash_attn only under `if self.flash:`: an option off by
+// default, minor with no verdict impact. Where the flag defaults to True, the default run needs it.
+TEST_F(PythonEngineTest, AStayImportUnderAFlagOffByDefaultIsAnOption) {
+    const auto code = [](const char* dflt) {
+        return std::string("class Attend:\n    def __init__(self, flash=") + dflt +
+               "):\n        self.flash = flash\n        if self.flash:\n            from flash_attn import flash_attn_func\n"
+               "            self.fn = flash_attn_func\n";
+    };
+    auto fs = of(scan(code("False")), "cuda-only-package-import");
+    ASSERT_EQ(fs.size(), 1u);
+    EXPECT_EQ(fs[0].impact, VerdictImpact::none) << fs[0].note;
+    EXPECT_NE(fs[0].note.find("off by default (flash=False)"), std::string::npos) << fs[0].note;
+    fs = of(scan(code("True")), "cuda-only-package-import");
+    ASSERT_EQ(fs.size(), 1u);
+    EXPECT_EQ(fs[0].impact, VerdictImpact::stay) << fs[0].note;
 }
 
 TEST_F(PythonEngineTest, PackageNeededOnlyForScaleIsMajorDual) {

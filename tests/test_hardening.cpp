@@ -11,6 +11,7 @@
 #include <regex>
 #include <set>
 
+#include "analyzer/python/python_engine.hpp"
 #include "analyzer/scan_cache.hpp"
 #include "analyzer/scanner.hpp"
 #include "core/hash.hpp"
@@ -430,6 +431,35 @@ TEST(RuleFiles, UnknownKeysAndEnginesAreErrorsNamingTheFileAndKey) {
     EXPECT_NE(e.find("unknown key 'fixx'"), std::string::npos) << e;
     e = load_error(std::regex_replace(original, std::regex("\\blow: ([0-9.]+)"), "low: lots"));
     EXPECT_NE(e.find("effort.low"), std::string::npos) << e;
+}
+
+// A query that does not compile is an error naming its file and line, when a scan has Python to
+// read; the engine compiles its queries then, not when it is made, so that a warm check (every
+// file from the cache) does not pay for them.
+TEST(RuleFiles, ABrokenQueryFailsTheScanThatReadsPython) {
+    test::TempDir d;
+    fs::copy(test::rules_dir(), d.path() / "rules", fs::copy_options::recursive);
+    const fs::path rule = d.path() / "rules" / "device" / "cuda-method-call.yaml";
+    const std::string original = read_file(rule);
+    std::string broken = original;
+    const std::string closing = "(#eq? @_m \"cuda\"))";
+    ASSERT_NE(broken.find(closing), std::string::npos);
+    broken.replace(broken.find(closing), closing.size(), "(#eq? @_m \"cuda\")");  // one ')' short
+    ASSERT_NE(broken, original);
+    std::ofstream(rule, std::ios::trunc) << broken;
+    const RuleCatalogue catalogue = RuleCatalogue::load(d.path() / "rules");  // loading does not compile
+    python::PythonEngine engine(catalogue, kDefaultTargetTorch);
+    try {
+        engine.prepare();
+        FAIL() << "an unbalanced query must not compile";
+    } catch (const RuleError& e) {
+        EXPECT_NE(std::string(e.what()).find("cuda-method-call.yaml: python.query line"), std::string::npos) << e.what();
+    }
+    test::TempDir repo;
+    ScanOptions o;
+    EXPECT_NO_THROW(Scanner(catalogue).scan(repo.path(), {repo.path()}, o)) << "nothing to read, nothing compiled";
+    repo.write("train.py", "import torch\nx = torch.zeros(1).cuda()\n");
+    EXPECT_THROW(Scanner(catalogue).scan(repo.path(), {repo.path()}, o), RuleError);
 }
 
 TEST(TraceAndBaseline, WrongFieldTypesNameTheFileAndField) {

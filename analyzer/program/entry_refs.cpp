@@ -92,24 +92,31 @@ void commands(std::string_view line, int line_no, FileFacts& out) {
     }
 }
 
-void script_lines(std::string_view text, FileFacts& out) {
-    std::string logical;
-    int start_line = 1, line_no = 0;
-    std::size_t pos = 0;
-    while (pos <= text.size()) {
+// Calls f(line, number) for each line of `text` (numbered from 1), without its '\n' or a '\r' before it.
+template <class F>
+void for_each_line(std::string_view text, F&& f) {
+    int line_no = 0;
+    for (std::size_t pos = 0; pos <= text.size();) {
         std::size_t eol = text.find('\n', pos);
         if (eol == std::string_view::npos) eol = text.size();
         std::string_view line = text.substr(pos, eol - pos);
-        ++line_no;
+        pos = eol + 1;
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        f(line, ++line_no);
+    }
+}
+
+void script_lines(std::string_view text, FileFacts& out) {
+    std::string logical;
+    int start_line = 1;
+    for_each_line(text, [&](std::string_view line, int line_no) {
         if (logical.empty()) start_line = line_no;
         const auto hash = line.find('#');
         const bool comment = hash != std::string_view::npos && line.find_first_not_of(" \t") == hash;
         if (!comment) {
-            if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
             if (!line.empty() && line.back() == '\\') {
                 logical.append(line.substr(0, line.size() - 1)).push_back(' ');
-                pos = eol + 1;
-                continue;
+                return;
             }
             logical.append(line);
         }
@@ -117,8 +124,78 @@ void script_lines(std::string_view text, FileFacts& out) {
         commands(logical, start_line, out);
         for (std::size_t k = before; k < out.entry_refs.size(); ++k) out.entry_refs[k].end_line = line_no;
         logical.clear();
-        pos = eol + 1;
+    });
+}
+
+// The modules one line of Python imports: `from a.b import c` -> a.b; `import a.b as x, d` -> a.b, d.
+// Relative imports name nothing outside their file.
+std::vector<std::string> imported_modules(std::string_view line) {
+    std::vector<std::string> out;
+    const auto tokens = tokens_of(line);
+    if (tokens.size() >= 4 && tokens[0] == "from" && tokens[2] == "import" && tokens[1].front() != '.') {
+        out.push_back(tokens[1]);
+    } else if (tokens.size() >= 2 && tokens[0] == "import") {
+        for (std::size_t k = 1; k < tokens.size(); ++k) {
+            if (tokens[k] == "as") {
+                ++k;
+                continue;
+            }
+            out.push_back(tokens[k]);
+        }
     }
+    std::vector<std::string> valid;
+    for (const auto& m : out)
+        if (!m.empty() && std::all_of(m.begin(), m.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }) &&
+            !std::isdigit(static_cast<unsigned char>(m.front())))
+            valid.push_back(m);
+    return valid;
+}
+
+// The imports in a document's Python code: fenced blocks of Markdown (```python, ``` with no
+// language, ~~~), reStructuredText's `.. code-block:: python` and `::` blocks, and doctest lines
+// (`>>> import pkg`) anywhere. A shell block's lines are commands, read by script_lines.
+void documented_imports(std::string_view text, FileFacts& out) {
+    enum class Block { none, python, other, rst };
+    Block block = Block::none;
+    std::string fence;
+    std::size_t rst_indent = 0;
+    for_each_line(text, [&](std::string_view line, int line_no) {
+        const std::size_t indent = std::min(line.find_first_not_of(" \t"), line.size());
+        std::string_view body = line.substr(indent);
+        if (block == Block::python || block == Block::other) {
+            if (body.compare(0, fence.size(), fence) == 0) {
+                block = Block::none;
+                return;
+            }
+        } else if (body.compare(0, 3, "```") == 0 || body.compare(0, 3, "~~~") == 0) {
+            fence = std::string(body.substr(0, 3));
+            std::string info(body.substr(3));
+            info.erase(0, info.find_first_not_of(" \t{."));
+            info = info.substr(0, info.find_first_of(" \t}"));
+            std::transform(info.begin(), info.end(), info.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+            block = info.empty() || info == "python" || info == "py" || info == "python3" || info == "pycon" || info == "ipython" ? Block::python : Block::other;
+            return;
+        } else if (block == Block::rst) {
+            if (!body.empty() && indent <= rst_indent) block = Block::none;
+        }
+        const auto starts = [&](std::string_view prefix) { return body.substr(0, prefix.size()) == prefix; };
+        if (block == Block::none && (starts(".. code-block:: ") || starts(".. code:: ") || starts(".. sourcecode:: "))) {
+            const std::string_view lang = body.substr(body.find("::") + 3);
+            if (lang.compare(0, 6, "python") == 0 || lang.compare(0, 2, "py") == 0) {
+                block = Block::rst;
+                rst_indent = indent;
+            }
+            return;
+        }
+        const bool doctest = body.compare(0, 4, ">>> ") == 0;
+        if (doctest) body.remove_prefix(4);
+        if (block != Block::python && block != Block::rst && !doctest) return;
+        for (const auto& module : imported_modules(body)) {
+            EntryRef ref{module, true, line_no};
+            ref.documented_import = true;
+            out.entry_refs.push_back(std::move(ref));
+        }
+    });
 }
 
 int line_of(const toml::node& node) { return static_cast<int>(node.source().begin.line); }
@@ -194,8 +271,11 @@ FileFacts entry_facts(FileKind kind, std::string_view text) {
     switch (kind) {
         case FileKind::shell:
         case FileKind::dockerfile:
-        case FileKind::makefile:
-        case FileKind::markdown: script_lines(text, out); break;
+        case FileKind::makefile: script_lines(text, out); break;
+        case FileKind::markdown:
+            script_lines(text, out);
+            documented_imports(text, out);
+            break;
         case FileKind::pyproject: pyproject_facts(text, out); break;
         case FileKind::setup_cfg: setup_cfg_facts(text, out); break;
         default: break;

@@ -1,6 +1,7 @@
 // Entry points and project names named outside Python source: the commands of shell and Slurm
 // scripts, Dockerfiles and Makefiles (`python train.py`, `python -m pkg.train`, `torchrun … train.py`),
-// console scripts in pyproject.toml and setup.cfg, and the project's own names.
+// console scripts in pyproject.toml and setup.cfg, the modules a document's Python code imports (its
+// documented API), and the project's own names.
 #pragma once
 
 #include <string_view>

@@ -40,6 +40,36 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 // A guard's strength is the reach level it leaves (core 3, optional_fallback 2, optional_dead 1).
 int strength(GuardKind g) { return guard_strength(g); }
 
+// The words of a file's name, split at `_`, `-` and `.`, lower-cased. A word with digits inside also
+// gives its parts: knn2img.py (latent-diffusion) is a "knn" script.
+std::vector<std::string> name_words(const std::string& path) {
+    std::vector<std::string> words;
+    std::string word;
+    const std::string name = base_name(path);
+    auto add = [&](const std::string& w) {
+        if (w.empty()) return;
+        words.push_back(w);
+        std::string part;
+        for (char c : w + "0") {
+            if (std::isdigit(static_cast<unsigned char>(c))) {
+                if (!part.empty() && part != w) words.push_back(part);
+                part.clear();
+            } else {
+                part.push_back(c);
+            }
+        }
+    };
+    for (char c : name + ".") {
+        if (c == '_' || c == '-' || c == '.') {
+            add(word);
+            word.clear();
+        } else {
+            word.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+        }
+    }
+    return words;
+}
+
 // The first name below `root` of a Python file under it: the module itself ("x" for root/x.py, `module`
 // true) or the folder the file lies in ("pkg" for root/pkg/a.py).
 std::string top_name_under(const std::string& root, const std::string& path, bool& module) {
@@ -98,6 +128,7 @@ ProgramModel::ProgramModel(const std::vector<FileRecord>& files, const ProgramVo
     find_skip_scopes(files);
     find_entry_points(files, options);
     compute_reach();
+    find_programs();
     // For self_test_block: the first file the run reaches that imports each file (same checkout).
     for (const auto& [from, edges] : m_edges) {
         const auto r = m_reach.find(from);
@@ -230,6 +261,21 @@ std::optional<std::string> ProgramModel::vendored_root(const std::string& path) 
         const bool same = std::any_of(licences.begin(), licences.end(), [&](std::uint64_t l) { return std::count(outer.begin(), outer.end(), l) > 0; });
         if (!same && !m_python_index.count(dir + "/__init__.py")) return dir;
     }
+    return std::nullopt;
+}
+
+std::pair<std::string, int> split_chain_step(const std::string& step) {
+    const auto colon = step.rfind(':');
+    if (colon == std::string::npos || colon + 1 == step.size() ||
+        !std::all_of(step.begin() + static_cast<std::ptrdiff_t>(colon) + 1, step.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+        return {step, 0};
+    return {step.substr(0, colon), std::stoi(step.substr(colon + 1))};
+}
+
+std::optional<std::string> ProgramModel::module_in_project(const std::string& dotted, const std::string& from) const {
+    for (const auto& root : roots_holding(dotted))
+        if (m_projects.empty() || project_of(root + "/") == project_of(from))
+            if (auto m = find_module(root, dotted)) return m;
     return std::nullopt;
 }
 
@@ -384,11 +430,16 @@ bool ProgramModel::binds_name(const std::string& init, const std::string& name) 
 }
 
 void ProgramModel::add_edges(const FileRecord& file) {
+    if (file.facts->remote_code_line > 0 && !is_tooling_path(file.path))
+        m_remote_code.emplace(project_of(file.path), file.path + ":" + std::to_string(file.facts->remote_code_line));
     auto& edges = m_edges[file.path];
     const std::string here = dir_of(file.path);
     for (const auto& imp : file.facts->imports) {
         if (!imp.lazy && imp.guard == GuardKind::none) m_imports_on_load.insert({file.path, imp.line});
-        auto add = [&](const std::string& to) { edges.push_back({to, imp.line, imp.guard, imp.guard_note, imp.lazy}); };
+        using Names = std::optional<std::vector<std::string>>;
+        const bool star = std::find(imp.names.begin(), imp.names.end(), "*") != imp.names.end();
+        const Names taken = imp.names.empty() || star ? Names() : Names(imp.names);  // from the module the statement names
+        auto add = [&](const std::string& to, Names names = Names()) { edges.push_back({to, imp.line, imp.guard, imp.guard_note, imp.lazy, std::move(names)}); };
         std::vector<std::string> dotted_names;  // absolute names, for extensions and outside packages
         if (imp.level > 0) {
             std::string pkg_dir = here;
@@ -396,7 +447,7 @@ void ProgramModel::add_edges(const FileRecord& file) {
             const std::string pkg_name = relative_base(file.path, imp.level);
             const std::string module_abs = imp.module.empty() ? pkg_name : (pkg_name.empty() ? imp.module : pkg_name + "." + imp.module);
             dotted_names.push_back(module_abs);
-            if (auto m = find_module(pkg_dir, imp.module)) add(*m);
+            if (auto m = find_module(pkg_dir, imp.module)) add(*m, taken);
             for (const auto& n : imp.names) {
                 if (auto m = find_module(pkg_dir, imp.module.empty() ? n : imp.module + "." + n)) add(*m);
                 // `from . import _C` in a sibling of the __init__ that already imported _C (under a
@@ -419,13 +470,25 @@ void ProgramModel::add_edges(const FileRecord& file) {
                 // a module, a package, or a namespace package (a folder of modules without __init__.py:
                 // RWKV's `from src.model import GPT`, latent-diffusion's `ldm`)
                 if (!find_module(base, head) && !m_dirs.count(join(base, head))) continue;
+                // A module beside the importer named like the head of a dotted import does not shadow the
+                // package unless the whole name resolves there: lightweight_gan/cli.py's `from
+                // lightweight_gan.diff_augment_test import ...` is the package's module, not one under
+                // lightweight_gan/lightweight_gan.py.
+                if (base == here && imp.module.find('.') != std::string::npos && bases.size() > 1 && !find_module(base, imp.module)) {
+                    std::string folder = imp.module;
+                    std::replace(folder.begin(), folder.end(), '.', '/');
+                    if (!m_dirs.count(join(base, folder))) continue;  // nor a namespace package (safari's src/tasks)
+                }
                 // Importing a.b.c runs a/__init__.py and a/b/__init__.py first.
                 std::string prefix;
                 std::size_t pos = 0;
                 while (pos != std::string::npos) {
                     const std::size_t dot = imp.module.find('.', pos);
                     prefix = imp.module.substr(0, dot);
-                    if (auto m = find_module(base, prefix)) add(*m);
+                    // `from a.b import x` loads a/__init__.py and takes nothing from it; `import a.b`
+                    // reaches a's names through `a.`
+                    const Names names = dot == std::string::npos ? taken : imp.names.empty() ? Names() : Names(std::vector<std::string>());
+                    if (auto m = find_module(base, prefix)) add(*m, names);
                     pos = dot == std::string::npos ? dot : dot + 1;
                 }
                 for (const auto& n : imp.names)
@@ -762,6 +825,7 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
         for (auto& e : m_summary.entry_points) e.tooling = false;
         return;
     }
+    std::vector<std::pair<const EntryRef*, const FileRecord*>> documented;  // imports in documents' code
     for (const auto& f : files) {
         if (f.kind == FileKind::notebook) {
             if (f.facts && !f.facts->hosted_demo.empty())
@@ -778,10 +842,13 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
         }
         for (const auto& ref : f.facts->entry_refs) {
             const std::string where = f.path + ":" + std::to_string(ref.line);
+            if (ref.documented_import) {
+                documented.emplace_back(&ref, &f);
+                continue;
+            }
             std::optional<std::string> target;
             if (ref.module) {
-                for (const auto& root : roots_holding(ref.target))
-                    if ((m_projects.empty() || project_of(root + "/") == project_of(f.path)) && (target = find_module(root, ref.target))) break;
+                target = module_in_project(ref.target, f.path);
                 if (!target) target = find_module(dir_of(f.path), ref.target);
             } else {
                 for (const std::string& candidate : {normalise_relative(ref.target), normalise_relative(join(dir_of(f.path), ref.target))})
@@ -808,10 +875,12 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
             m_commanded.insert(*target);
         }
     }
-    // A library's public packages are entry points too: importing the package is how it is used.
+    // A library's public packages are entry points too: importing the package is how it is used. Not
+    // those of a project copied into the repository (jukebox's apex/, with apex's own setup.py and
+    // licence): the repository uses what it imports of them, no more.
     std::vector<std::string> declared_dirs;  // the project's declared top-level packages
     for (const auto& path : m_python) {
-        if (!ends_with(path, "/__init__.py") || is_tooling_path(path)) continue;
+        if (!ends_with(path, "/__init__.py") || is_tooling_path(path) || vendored_root(path)) continue;
         const std::string dir = dir_of(path);
         const std::string name = base_name(dir);
         const bool top = m_roots.count(dir_of(dir)) > 0;
@@ -829,6 +898,15 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
         if (!top || !declared) continue;
         add(path, std::string(kPackageApi) + " (" + name + " is the project's package)");
         declared_dirs.push_back(dir + "/");
+    }
+    // A module of the repository's own code that a README's Python code imports (GroundingDINO's
+    // `from groundingdino.util.inference import load_model, predict`) is the API its users call, as a
+    // package's __init__.py is, though the package never imports it and only demo scripts (tooling) do.
+    for (const auto& [ref, f] : documented) {
+        if (vendored_root(f->path)) continue;  // a copied project's own documents (Vim's det/docs/ of detectron2)
+        const auto target = module_in_project(ref->target, f->path);
+        if (!target || is_tooling_path(*target)) continue;
+        add(*target, std::string(kPackageApi) + " (" + f->path + ":" + std::to_string(ref->line) + " imports it)");
     }
     mark_sampling_entries(files);
     mark_side_programs(files, declared_dirs);
@@ -894,36 +972,8 @@ std::map<std::string, std::string> ProgramModel::importing_on_load(const std::ma
 void ProgramModel::mark_sampling_entries(const std::vector<FileRecord>& files) {
     std::set<std::uint32_t> training_methods;
     for (const auto& m : m_vocab.guards.training_methods) training_methods.insert(name_hash(m));
-    auto words_of = [](const std::string& path) {
-        std::vector<std::string> words;
-        std::string word;
-        const std::string name = base_name(path);
-        // A word with digits inside also gives its parts: knn2img.py (latent-diffusion) is a "knn" script.
-        auto add = [&](const std::string& w) {
-            if (w.empty()) return;
-            words.push_back(w);
-            std::string part;
-            for (char c : w + "0") {
-                if (std::isdigit(static_cast<unsigned char>(c))) {
-                    if (!part.empty() && part != w) words.push_back(part);
-                    part.clear();
-                } else {
-                    part.push_back(c);
-                }
-            }
-        };
-        for (char c : name + ".") {
-            if (c == '_' || c == '-' || c == '.') {
-                add(word);
-                word.clear();
-            } else {
-                word.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-            }
-        }
-        return words;
-    };
     auto not_training = [&](const EntryPoint& e) {
-        const auto words = words_of(e.path);
+        const auto words = name_words(e.path);
         const auto any_in = [&](const std::vector<std::string>& list) {
             return std::any_of(words.begin(), words.end(), [&](const std::string& w) { return std::find(list.begin(), list.end(), w) != list.end(); });
         };
@@ -940,7 +990,8 @@ void ProgramModel::mark_sampling_entries(const std::vector<FileRecord>& files) {
     for (std::size_t i = 0; i < sampling.size(); ++i) {
         const EntryPoint& e = m_summary.entry_points[i];
         if (e.tooling) continue;
-        sampling[i] = not_training(e);
+        // a package's API is what its users call, whatever its name says (groundingdino/util/inference.py)
+        sampling[i] = e.why.rfind(kPackageApi, 0) != 0 && not_training(e);
         trains = trains || !sampling[i];
     }
     if (!trains) return;
@@ -1015,7 +1066,12 @@ void ProgramModel::compute_reach() {
     // Widest path: a file's level is the strongest over its chains of the weakest edge on each.
     for (int level = static_cast<int>(Level::core); level >= static_cast<int>(Level::optional_dead); --level) {
         std::map<std::string, std::pair<std::string, int>> pred;
-        std::map<std::string, std::pair<GuardKind, std::string>> guard_on_path;
+        struct PathGuard {
+            GuardKind kind = GuardKind::none;
+            std::string note;
+            bool side_program = false;  // the side program's own entry guard, no other on the way
+        };
+        std::map<std::string, PathGuard> guard_on_path;
         std::deque<std::string> queue;
         // a side program's entry is one arm of a choice of program: optional, never core
         for (const auto& e : training) {
@@ -1023,9 +1079,9 @@ void ProgramModel::compute_reach() {
             if (side != m_side_entries.end() && strength(GuardKind::alternative_branch) < level) continue;
             if (pred.emplace(e, std::make_pair(std::string(), 0)).second) queue.push_back(e);
             guard_on_path[e] = side == m_side_entries.end()
-                                   ? std::make_pair(GuardKind::none, std::string())
-                                   : std::make_pair(GuardKind::alternative_branch, "run only as " + e + ", a program of its own in " + side->second +
-                                                                                       "/ beside the repository's main one");
+                                   ? PathGuard{}
+                                   : PathGuard{GuardKind::alternative_branch,
+                                               "run only as " + e + ", a program of its own in " + side->second + "/ beside the repository's main one", true};
         }
         while (!queue.empty()) {
             const std::string cur = queue.front();
@@ -1033,8 +1089,9 @@ void ProgramModel::compute_reach() {
             if (!m_reach.count(cur)) {
                 FileReach r;
                 r.level = static_cast<Level>(level);
-                r.guard = guard_on_path[cur].first;
-                r.guard_note = guard_on_path[cur].second;
+                r.guard = guard_on_path[cur].kind;
+                r.guard_note = guard_on_path[cur].note;
+                r.side_program = guard_on_path[cur].side_program;
                 r.chain = chain_to(cur, pred);
                 m_reach[cur] = std::move(r);
             }
@@ -1044,7 +1101,7 @@ void ProgramModel::compute_reach() {
                 if (strength(edge.guard) < level || pred.count(edge.to)) continue;
                 pred[edge.to] = {cur, edge.line};
                 guard_on_path[edge.to] = edge.guard != GuardKind::none && strength(edge.guard) == level
-                                             ? std::make_pair(edge.guard, edge.guard_note + " (" + cur + ":" + std::to_string(edge.line) + ")")
+                                             ? PathGuard{edge.guard, edge.guard_note + " (" + cur + ":" + std::to_string(edge.line) + ")"}
                                              : guard_on_path[cur];
                 queue.push_back(edge.to);
             }
@@ -1076,6 +1133,74 @@ void ProgramModel::compute_reach() {
         const int i = r.level == Level::core ? 0 : r.level == Level::tooling ? 2 : r.level == Level::unreached ? 3 : 1;
         ++m_summary.files[i];
     }
+}
+
+std::set<std::string> ProgramModel::imported_from(const std::string& path) const {
+    std::set<std::string> reached{path};
+    std::deque<std::string> queue{path};
+    while (!queue.empty()) {
+        const std::string cur = queue.front();
+        queue.pop_front();
+        const auto it = m_edges.find(cur);
+        if (it == m_edges.end()) continue;
+        for (const auto& edge : it->second)
+            if (strength(edge.guard) >= static_cast<int>(Level::core) && reached.insert(edge.to).second) queue.push_back(edge.to);
+    }
+    return reached;
+}
+
+void ProgramModel::find_programs() {
+    for (const auto& e : m_summary.entry_points) {
+        if (e.tooling || !m_commanded.count(e.path) || m_side_entries.count(e.path) || e.why.rfind(kPackageApi, 0) == 0) continue;
+        // one that trains, serves or samples by its name (not a download script or a Slurm launcher)
+        const auto words = name_words(e.path);
+        if (std::none_of(words.begin(), words.end(), [&](const std::string& w) {
+                return std::find(m_vocab.program_words.begin(), m_vocab.program_words.end(), w) != m_vocab.program_words.end();
+            }))
+            continue;
+        m_programs.emplace_back(e.path, imported_from(e.path));
+    }
+}
+
+std::optional<std::string> ProgramModel::program_without(const std::string& path) const { return program_without(path, nullptr); }
+
+std::optional<std::string> ProgramModel::program_without(const std::string& path, int line) const {
+    const auto use = m_import_uses.find({path, line});
+    return program_without(path, use == m_import_uses.end() || !use->second.found ? nullptr : &use->second);
+}
+
+std::optional<std::string> ProgramModel::program_without(const std::string& path, const ImportUse* use) const {
+    // Whether a program needs `path` (or, with `use`, the import of it that `use` describes).
+    const auto needs = [&](const std::string& entry, const std::set<std::string>& files) {
+        if (!files.count(path)) return false;
+        if (!use || entry == path || use->at_load) return true;
+        for (const auto& from : files) {
+            const auto it = m_edges.find(from);
+            if (it == m_edges.end()) continue;
+            for (const auto& e : it->second) {
+                if (e.to != path || strength(e.guard) < static_cast<int>(Level::core)) continue;
+                if (!e.names) return true;
+                for (const auto& n : *e.names)
+                    if (use->users.count(n) || use->bound.count(n)) return true;
+            }
+        }
+        return false;
+    };
+    std::set<std::string> with;  // what the programs that need `path` reach
+    for (const auto& [entry, files] : m_programs)
+        if (needs(entry, files)) with.insert(files.begin(), files.end());
+    // Only when a program needs it: a file that only other entries reach may still be the repository's
+    // run (Pointnet2_PyTorch's pointnet2_ops, reached from its package's __init__.py, no program's import).
+    if (with.empty()) return std::nullopt;
+    for (const auto& program : m_programs) {
+        const std::string& entry = program.first;
+        const std::set<std::string>& files = program.second;
+        if (needs(entry, files) || !same_project(entry, path)) continue;
+        // a program of the same code: it reaches an own module that a program needing `path` reaches
+        if (std::any_of(files.begin(), files.end(), [&](const std::string& f) { return f != entry && m_python_index.count(f) && with.count(f); }))
+            return entry;
+    }
+    return std::nullopt;
 }
 
 FileReach ProgramModel::reach_of(const std::string& path) const {

@@ -4,6 +4,7 @@
 // Built from the FileFacts of every file (fresh or cached) after the per-file pass.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -34,10 +35,18 @@ Reach reach_for(Level level);
 // "tests" for tests/unit/test_x.py and names {test, tests}.
 std::optional<std::string> folder_named(const std::string& path, const std::vector<std::string>& names);
 
+// A step of an import chain as FileReach::chain writes it: "train.py:3" -> ("train.py", 3); line 0
+// when the step names no line ("ops/knn.py", a launch script's config).
+std::pair<std::string, int> split_chain_step(const std::string& step);
+
 struct FileReach {
     Level level = Level::unreached;
     GuardKind guard = GuardKind::none;  // for optional: the guard on the chain
     std::string guard_note;             // that guard as written; for unreached, why (a launch of a missing script)
+    // Optional only because a program of its own beside the main one reaches it (mark_side_programs),
+    // unconditionally from that program's entry: the side program needs it, where an arm of an if
+    // would not.
+    bool side_program = false;
     std::vector<std::string> chain;  // "train.py:3", "models/__init__.py:1", "ops/knn.py"
 };
 
@@ -87,6 +96,12 @@ public:
     const ProgramSummary& summary() const { return m_summary; }
     // Whether a script or a command runs the repository: an entry other than a package's API.
     bool has_training_entries() const { return m_training_entries; }
+    // Where the checkout of `path` first runs model code from the Hugging Face Hub (`trust_remote_code=True`
+    // outside tests and examples), as "file:line"; nullopt if it never does.
+    std::optional<std::string> remote_code_in(const std::string& path) const {
+        const auto it = m_remote_code.find(project_of(path));
+        return it == m_remote_code.end() ? std::nullopt : std::optional<std::string>(it->second);
+    }
     FileReach reach_of(const std::string& path) const;
     bool is_tooling_path(const std::string& path) const;
     bool is_own_package(std::string_view top_level) const;
@@ -158,6 +173,28 @@ public:
     // Why `line` of `path` is a self-test: it lies in the __main__ block of a module that a file the run
     // reaches imports, and no command, console script or --entry runs the module. nullopt otherwise.
     std::optional<std::string> self_test_block(const std::string& path, int line) const;
+    // A program of the repository (rules/program.yaml other_program) that does not reach `path`
+    // unconditionally, while sharing an own module with a program that does; nullopt when every
+    // program reaches it, or none does.
+    std::optional<std::string> program_without(const std::string& path) const;
+    // The same for the module-level import on `line` of `path`, given what `path` does with the names
+    // it binds (set_import_use): a program that reaches `path` but takes from it only definitions that
+    // do not use them (`from .utils import LayerNorm, GRN`) runs without the import, once it is moved.
+    std::optional<std::string> program_without(const std::string& path, int line) const;
+    void set_import_use(const std::string& path, int line, ImportUse use) { m_import_uses[{path, line}] = std::move(use); }
+    bool has_import_use(const std::string& path, int line) const {
+        const auto it = m_import_uses.find({path, line});
+        return it != m_import_uses.end() && it->second.found;
+    }
+    // Whether two or more programs (rules/program.yaml other_program) were found: only then can one
+    // run without what another needs.
+    bool has_programs() const { return m_programs.size() > 1; }
+    // Whether the program whose entry is `entry` reaches `path` by unconditional imports.
+    bool program_reaches(const std::string& entry, const std::string& path) const {
+        return std::any_of(m_programs.begin(), m_programs.end(), [&](const auto& p) { return p.first == entry && p.second.count(path); });
+    }
+    // The files `path` imports unconditionally, directly or through other such imports, itself included.
+    std::set<std::string> imported_from(const std::string& path) const;
     // Whether two paths belong to one checkout (always, unless the scan is of a folder of checkouts).
     bool same_project(const std::string& a, const std::string& b) const { return m_projects.empty() || project_of(a) == project_of(b); }
 
@@ -176,10 +213,16 @@ private:
         GuardKind guard = GuardKind::none;
         std::string guard_note;
         bool lazy = false;  // inside a function: runs when that function does
+        // What the importer takes from the module by name (`from m import a, b`); none taken for a
+        // package that `from pkg.sub import x` only loads; nullopt for the whole module (`import m`,
+        // `from m import *`, a submodule imported by name), whose every name it may use.
+        std::optional<std::vector<std::string>> names;
     };
     void add_sys_path_roots(const std::vector<FileRecord>& files);
     void index_files(const std::vector<FileRecord>& files);
     std::optional<std::string> find_module(const std::string& base, const std::string& dotted) const;
+    // A dotted module of the repository, under the import roots of `from`'s checkout; nullopt if none.
+    std::optional<std::string> module_in_project(const std::string& dotted, const std::string& from) const;
     std::string module_name_of(const std::string& path) const;
     bool binds_name(const std::string& init, const std::string& name) const;
     void add_edges(const FileRecord& file);
@@ -212,6 +255,13 @@ private:
     const std::string& project_of(const std::string& path) const;
     std::map<std::string, std::pair<std::string, int>> m_run_importer;  // file -> (a file the run reaches that imports it, line)
     std::set<std::string> m_commanded;              // entry points a command, a console script or --entry runs
+    // Those of them that are training entries (not tooling, a side program or a package's API), each
+    // with the files it reaches by unconditional imports.
+    std::vector<std::pair<std::string, std::set<std::string>>> m_programs;
+    std::map<std::pair<std::string, int>, ImportUse> m_import_uses;  // set_import_use
+    std::map<std::string, std::string> m_remote_code;                  // checkout -> remote_code_in
+    std::optional<std::string> program_without(const std::string& path, const ImportUse* use) const;
+    void find_programs();
     std::set<std::string> m_python;                 // importable .py files, in order (walks over them are deterministic)
     std::unordered_set<std::string> m_python_index; // the same, for the many lookups of an import's candidates
     std::unordered_set<std::string> m_dirs;         // the folders that hold them, at any depth

@@ -144,6 +144,15 @@ void cap_declarations_by_uses(const ProgramModel& model, std::vector<Finding>& f
             if (!heaviest || std::make_pair(u.rule_impact, u.rule_severity) > std::make_pair(heaviest->rule_impact, heaviest->rule_severity)) heaviest = &u;
         }
         if (!heaviest && !model.is_own_package(d.subject, d.location.path) && d.impact > VerdictImpact::none && model.has_training_entries()) {
+            // ChatGLM-6B declares cpm_kernels for the quantisation code its Hub model runs
+            // (`AutoModel.from_pretrained(..., trust_remote_code=True)`, then `model.quantize(4)`).
+            if (const auto site = model.remote_code_in(d.location.path)) {
+                d.note = (d.note.empty() ? std::string() : d.note + "; ") + "no code of the repository imports " + d.subject + ", but " + *site +
+                         " runs model code from the Hub (trust_remote_code=True), which may: as declared";
+                const auto [site_path, site_line] = split_chain_step(*site);
+                d.related.push_back(related_line(site_path, site_line, "runs model code from the Hub"));
+                continue;
+            }
             // Declared, and imported or loaded by no code of the repository (generative-models pins
             // triton in requirements/pt2.txt and never imports it): leaving it out of the Mac install is
             // the edit, and nothing the run does needs it.
@@ -224,9 +233,11 @@ void weigh(Finding& f, Level level, const FileReach& reach, const ProgramVocabul
     }
     for (const auto& [weight, reason] : context) take(weight, reason);
     // A package for scale or speed (its own weight dual, below the rule's stay) imported in a module
-    // the run imports only on demand in one branch (rules/program.yaml on_demand_package).
+    // the run imports only on demand in one branch (rules/program.yaml on_demand_package). Not in a
+    // program of its own beside the main one, which imports it unconditionally: that program needs it
+    // (minRF's advanced/main_t2i.py, which trains through deepspeed.initialize()).
     if (vocabulary.on_demand_package && f.category == "dependency" && is_python_source(f.location.path) && level == Level::optional_fallback &&
-        reach.guard == GuardKind::alternative_branch && f.guard == GuardKind::none && f.rule_impact == VerdictImpact::dual)
+        reach.guard == GuardKind::alternative_branch && !reach.side_program && f.guard == GuardKind::none && f.rule_impact == VerdictImpact::dual)
         take(&*vocabulary.on_demand_package, "a package for scale or speed in a module imported on demand (" + reach.guard_note + ")");
     Severity severity = static_cast<Severity>(std::max(0, static_cast<int>(f.rule_severity) - drop));
     if (max_severity) severity = std::min(severity, *max_severity);
@@ -258,11 +269,15 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
         seeds.merge(model.cuda_extension_importers());
         cuda_bound = model.importing_on_load(seeds);
     }
+    // (file, import line or 0) -> ProgramModel::program_without
+    std::map<std::pair<std::string, int>, std::optional<std::string>> program_without;
     for (auto& f : findings) {
         // `mamba_ssm` importing `mamba_ssm` is the repository itself, not an outside dependency.
         if (f.category == "dependency" && !f.subject.empty() && model.is_own_package(f.subject, f.location.path)) continue;
         FileReach r;
+        const ExtensionLink* linked = nullptr;  // the extension the finding is of, if any
         if (const ExtensionLink* ext = model.extension_defined_at(f.location.path, f.location.line)) {
+            linked = ext;
             r = ext->reach;
             f.subject = ext->fact.name;
             for (const auto& site : ext->imports) {
@@ -276,6 +291,7 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
             cap_by_guarded_calls(model, *ext, r);
         } else if (is_native_source(f.location.path)) {
             const ExtensionLink* src = model.extension_with_source(f.location.path);
+            linked = src;
             if (src) {
                 r = src->reach;
                 f.subject = src->fact.name;
@@ -329,6 +345,9 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
         f.reach = reach_for(r.level);
         if (f.reach == Reach::core || f.reach == Reach::optional) f.chain = r.chain;
         std::vector<std::pair<const WeightRule*, std::string>> context;
+        if (vocabulary.vendored_fallback && linked && (r.level == Level::optional_fallback || r.level == Level::optional_dead))
+            if (auto root = model.vendored_root(linked->defined_in))
+                context.emplace_back(&*vocabulary.vendored_fallback, linked->fact.name + " is built by " + *root + "/, a project copied into the repository");
         if (vocabulary.vendored && (r.level == Level::tooling || r.level == Level::unreached))
             if (auto root = model.vendored_root(f.location.path)) context.emplace_back(&*vocabulary.vendored, "vendored in " + *root + "/");
         if (r.level == Level::tooling && f.category != "dependency")
@@ -339,6 +358,25 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
         if (FileKind kind; !vocabulary.file_kind_weights.empty() && classify_file(f.location.path, kind))
             if (const auto w = vocabulary.file_kind_weights.find(std::string(to_string(kind))); w != vocabulary.file_kind_weights.end())
                 context.emplace_back(&w->second, "in a " + w->first);
+        // One program's blocker: the Python file it sits in, or the last one of its chain (an extension's import).
+        if (vocabulary.other_program && r.level == Level::core && f.rule_impact == VerdictImpact::stay) {
+            std::string file = is_python_source(f.location.path) ? f.location.path : std::string();
+            if (file.empty() && !r.chain.empty()) file = split_chain_step(r.chain.back()).first;
+            if (!file.empty()) {
+                // By the import's use where the scan read it (an import whose names the program does not
+                // use), else by the file: asked once per file, since many findings share one.
+                const int line = file == f.location.path && model.has_import_use(file, f.location.line) ? f.location.line : 0;
+                auto known = program_without.find({file, line});
+                if (known == program_without.end())
+                    known = program_without.emplace(std::make_pair(file, line), line ? model.program_without(file, line) : model.program_without(file)).first;
+                if (known->second)
+                    context.emplace_back(&*vocabulary.other_program,
+                                         *known->second + ", a program of the repository, runs without " +
+                                             (line && model.program_reaches(*known->second, file)
+                                                  ? "what " + file + ":" + std::to_string(line) + " imports (it uses none of the definitions that need it)"
+                                                  : file));
+            }
+        }
         weigh(f, r.level, r, vocabulary, context);
         kept.push_back(std::move(f));
     }

@@ -62,6 +62,54 @@ std::vector<std::pair<TSNode, const PackageInfo*>> package_uses(TSNode root, con
     return uses;
 }
 
+// A call of one of `names` (`f(...)`, `f.g(...)`) in the arm of `if NAME == "lit":` (or an elif) of a
+// function whose parameter NAME defaults to "lit": the function's default path. HunyuanVideo's
+// attention(q, k, v, mode="flash", ...) calls flash_attn_varlen_func under `elif mode == "flash":`.
+struct DefaultArmCall {
+    TSNode call{};
+    std::string function, parameter, value;
+};
+std::optional<DefaultArmCall> call_in_default_arm(TSNode root, const ModuleFacts& facts, const std::vector<std::string>& names) {
+    std::optional<DefaultArmCall> found;
+    const auto named = [&](TSNode callee) {
+        if (is_type(callee, "attribute")) callee = field(callee, "object");
+        return is_type(callee, "identifier") && listed(names, facts.text(callee));
+    };
+    for_each_node(root, [&](TSNode n) {
+        if (found || !is_type(n, "call") || !named(field(n, "function"))) return;
+        for (TSNode arm = ts_node_parent(n); !ts_node_is_null(arm) && !is_type(arm, "function_definition"); arm = ts_node_parent(arm)) {
+            if (!is_type(arm, "if_statement") && !is_type(arm, "elif_clause")) continue;
+            if (!contains(field(arm, "consequence"), n)) continue;
+            const TSNode cond = field(arm, "condition");
+            if (!is_type(cond, "comparison_operator") || ts_node_named_child_count(cond) != 2) continue;
+            bool equals = false;
+            for (uint32_t i = 0; i < ts_node_child_count(cond); ++i) equals = equals || node_type(ts_node_child(cond, i)) == "==";
+            TSNode name = ts_node_named_child(cond, 0), lit = ts_node_named_child(cond, 1);
+            if (is_type(name, "string")) std::swap(name, lit);
+            const auto value = string_literal(lit, facts.source());
+            if (!equals || !is_type(name, "identifier") || !value) continue;
+            const TSNode def = enclosing(arm, {"function_definition"});
+            if (ts_node_is_null(def)) continue;
+            if (string_literal(parameter_default(def, facts.text(name), facts), facts.source()) == value) {
+                found = DefaultArmCall{n, std::string(facts.text(field(def, "name"))), std::string(facts.text(name)), *value};
+                return;
+            }
+        }
+    });
+    return found;
+}
+
+// The flag of an if-arm around `node`, inside its function, that is off by default (syntax.hpp
+// off_by_default_flag): x-transformers' Attend(flash=False) imports flash_attn only under `if self.flash:`.
+std::optional<std::string> off_by_default_arm(TSNode node, const ModuleFacts& facts) {
+    const TSNode def = enclosing(node, {"function_definition"});
+    if (ts_node_is_null(def)) return std::nullopt;
+    for (TSNode arm = ts_node_parent(node); !ts_node_is_null(arm) && !ts_node_eq(arm, def); arm = ts_node_parent(arm))
+        if (is_type(arm, "if_statement") && contains(field(arm, "consequence"), node))
+            if (auto flag = off_by_default_flag(field(arm, "condition"), facts)) return flag;
+    return std::nullopt;
+}
+
 void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out) {
     const bool want_optional = listed(rule_param(rule, "optional"), "true");
     // One package, one finding per file: `import triton` then `import triton.language as tl` is one
@@ -110,6 +158,16 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
                     m.guard_note = *branch;
                 }
             }
+        // A package with no replacement, imported in a function only under a flag that is off by default:
+        // an option the default run never takes (x-transformers' flash_pack_seq path). Minor, no verdict.
+        if (!optional && guard.kind == GuardKind::none && use.empty() && m.impact.value_or(rule.impact) == VerdictImpact::stay)
+            if (const auto flag = off_by_default_arm(at, in.facts)) {
+                m.impact = VerdictImpact::none;
+                m.severity = Severity::minor;
+                m.note = what + " only under a flag that is off by default (" + *flag + "): an option the default run never takes";
+                m.guard = GuardKind::alternative_branch;
+                m.guard_note = "off by default: " + *flag;
+            }
         // `try: from xformers.ops import fmha` / `except ImportError: raise AssertionError("xFormers is
         // required for training")` (dinov2): a package usually needed only for speed, which this
         // repository declares required. No path of its code runs without it: the rule's own weight.
@@ -127,6 +185,20 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
             m.impact = VerdictImpact::none;
             m.severity = Severity::info;
             m.note = "a package for scale or speed with a fallback beside it: the Mac runs the fallback and loses only speed";
+        }
+        // A fallback that only binds None (`except ImportError: flash_attn_varlen_func = None`) is none
+        // where the function that calls the package takes that arm by default: the run as written fails
+        // on a Mac until a caller picks another arm, which the function already has (dual-track).
+        if (optional && pkg->impact == VerdictImpact::stay && !pure && use.empty()) {
+            const auto bound = names_bound_by(at, in.facts);
+            if (bound && !bound->empty())
+                if (const auto d = call_in_default_arm(in.root, in.facts, *bound)) {
+                    m.impact = VerdictImpact::dual;
+                    m.severity = Severity::major;
+                    m.note = d->function + "() calls it by default (" + d->parameter + "=\"" + d->value + "\", line " +
+                             std::to_string(ts_node_start_point(d->call).row + 1) + "), and the fallback leaves nothing to call there: pass another " +
+                             d->parameter + " on the Mac";
+                }
         }
         if (!pkg->mac_build.empty()) {
             // `import onnxruntime` is as much the plain wheel as the -gpu one: the manifests say which.

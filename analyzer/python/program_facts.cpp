@@ -565,7 +565,8 @@ const std::vector<std::string>& program_fact_literals() {
     // "='cpu'" and the like: a parameter that defaults to the CPU (FileFacts::cpu_default_functions).
     static const std::vector<std::string> literals = {"import",  "__main__", "Extension", "load(",        "load_inline", "setup(",
                                                       "skip",    "environ",  "is_cuda",   "import_module", "    import ", "    from ",
-                                                      "torch.ops.", "collect_ignore", "autouse", "sys.path", "='cpu'", "=\"cpu\"", "= 'cpu'", "= \"cpu\""};
+                                                      "torch.ops.", "collect_ignore", "autouse", "sys.path", "='cpu'", "=\"cpu\"", "= 'cpu'", "= \"cpu\"",
+                                                      "trust_remote_code"};
     return literals;
 }
 
@@ -609,6 +610,12 @@ FileFacts extract_program_facts(TSNode root, const ModuleFacts& facts, const Gua
     add_cpu_default_functions(root, facts, out);
     add_collect_skips(root, facts, guards, out);
     add_sys_path_folders(root, facts, out);
+    if (text.find("trust_remote_code") != std::string_view::npos)
+        for_each_node(root, [&](TSNode n) {
+            if (out.remote_code_line == 0 && is_type(n, "keyword_argument") && facts.text(field(n, "name")) == "trust_remote_code" &&
+                is_type(field(n, "value"), "true"))
+                out.remote_code_line = line_of(n);
+        });
     return out;
 }
 
@@ -739,6 +746,23 @@ void parameter_defaults_at(TSNode def, int line, const ModuleFacts& facts, std::
             out.push_back({std::string(facts.text(field(p, "name"))), position, first, static_cast<int>(start.column) + 1, last,
                            static_cast<int>(end.column) + 1});
     });
+}
+
+}  // namespace
+
+namespace {
+
+// The branch of its function in which `name` (whose parent is `parent`) is the whole value of a
+// `return` or of a plain assignment (`return generate_stream_exllama`, `fn = generate_stream_exllama`):
+// the function is chosen there. nullopt for any other use, or one outside a branch.
+std::optional<std::string> selected_in_branch(TSNode name, TSNode parent, const ModuleFacts& facts) {
+    const bool returned = is_type(parent, "return_statement") && ts_node_named_child_count(parent) == 1;
+    const bool assigned = is_type(parent, "assignment") && ts_node_eq(field(parent, "right"), name) &&
+                          (is_type(field(parent, "left"), "identifier") || is_type(field(parent, "left"), "attribute"));
+    if (!returned && !assigned) return std::nullopt;
+    auto branch = branch_in_function(parent, facts);
+    if (!branch || branch->empty()) return std::nullopt;
+    return branch;
 }
 
 }  // namespace
@@ -941,9 +965,18 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
         if ((is_type(parent, "function_definition") || is_type(parent, "class_definition")) && ts_node_eq(field(parent, "name"), n)) return;
         if (is_type(parent, "keyword_argument") && ts_node_eq(field(parent, "name"), n)) return;
         if (in_import(n)) return;
-        if (called) add_call(parent, it->second);
-        else if (const TSNode outer = passed_to(n); !ts_node_is_null(outer)) add_call(outer, it->second, true);
-        else out.other_uses.insert(it->second);
+        if (called) {
+            add_call(parent, it->second);
+        } else if (const TSNode outer = passed_to(n); !ts_node_is_null(outer)) {
+            add_call(outer, it->second, true);
+        } else if (const auto branch = selected_in_branch(n, parent, facts)) {
+            FunctionUses::Call& c = out.selections.emplace_back();
+            c.name = it->second;
+            c.line = line_of(n);
+            c.branch = *branch;
+        } else {
+            out.other_uses.insert(it->second);
+        }
     });
     return out;
 }
@@ -982,6 +1015,59 @@ FunctionUses uses_of_methods(TSNode root, const ModuleFacts& facts, const GuardF
         out.calls.back().branch = branch_in_function(parent, facts).value_or("");
         record_arguments(parent, facts, out.calls.back());
     });
+    return out;
+}
+
+ImportUse import_use(TSNode root, const ModuleFacts& facts, int line) {
+    ImportUse out;
+    // The import on the line: at module level, or in a module-level try/if/with, never in a def or class.
+    TSNode import{};
+    for (TSNode n : facts.imports())
+        if (line_of(n) == line && ts_node_is_null(enclosing(n, {"function_definition", "class_definition"}))) {
+            import = n;
+            break;
+        }
+    if (ts_node_is_null(import)) return out;
+    const auto bound = names_bound_by(import, facts);
+    if (!bound) return out;  // `from m import *`: binds what the module exports, not known here
+    out.bound.insert(bound->begin(), bound->end());
+    if (out.bound.empty()) return out;
+    out.found = true;
+    // The names each top-level statement uses (every identifier: a local that shadows one only adds a use).
+    struct Statement {
+        std::string defines;  // the def or class name; "" for other statements
+        std::set<std::string> uses;
+    };
+    std::vector<Statement> statements;
+    std::set<std::string> defined;
+    for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
+        const TSNode s = ts_node_named_child(root, i);
+        if (is_type(s, "import_statement") || is_type(s, "import_from_statement") || is_type(s, "comment")) continue;
+        if (is_type(s, "if_statement") && is_main_guard(s, facts)) continue;  // runs when the module is the program, not when imported
+        TSNode def = is_type(s, "decorated_definition") ? field(s, "definition") : s;
+        Statement st;
+        if (is_type(def, "function_definition") || is_type(def, "class_definition")) st.defines = std::string(facts.text(field(def, "name")));
+        for_each_node(s, [&](TSNode n) {
+            if (is_type(n, "identifier")) st.uses.emplace(facts.text(n));
+        });
+        if (!st.defines.empty()) {
+            st.uses.erase(st.defines);
+            defined.insert(st.defines);
+        }
+        statements.push_back(std::move(st));
+    }
+    // Users: the definitions that use a bound name, then those that use a user, to a fixed point.
+    const auto uses_any = [](const Statement& st, const std::set<std::string>& names) {
+        return std::any_of(names.begin(), names.end(), [&](const std::string& n) { return st.uses.count(n) > 0; });
+    };
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (const auto& st : statements)
+            if (!st.defines.empty() && !out.users.count(st.defines) && (uses_any(st, out.bound) || uses_any(st, out.users)))
+                grew = out.users.insert(st.defines).second || grew;
+    }
+    for (const auto& st : statements)
+        if (st.defines.empty() && (uses_any(st, out.bound) || uses_any(st, out.users))) out.at_load = true;
     return out;
 }
 

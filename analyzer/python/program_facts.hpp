@@ -38,4 +38,7 @@ FunctionUses uses_of_methods(TSNode root, const ModuleFacts& facts, const GuardF
 FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const GuardFinder& guards, const std::set<std::string>& names,
                                const std::string& module, const std::string& importer, bool defining, const std::set<int>& lines);
 
+// The ImportUse of the module-level import statement that starts on `line` (a full parse).
+ImportUse import_use(TSNode root, const ModuleFacts& facts, int line);
+
 }  // namespace mpsport::python

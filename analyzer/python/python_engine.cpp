@@ -54,8 +54,8 @@ Out with_file(std::string_view text, const std::vector<TSRange>& ranges, const R
 
 }  // namespace
 
-PythonEngine::PythonEngine(const RuleCatalogue& catalogue, const std::string& target_torch) : m_catalogue(catalogue) {
-    bool op_tables = false;
+PythonEngine::PythonEngine(const RuleCatalogue& catalogue, const std::string& target_torch)
+    : m_catalogue(catalogue), m_target_torch(target_torch) {
     for (const auto& r : catalogue.rules()) {
         if (r.engine != "python") continue;
         if (!r.query.empty()) {
@@ -64,14 +64,20 @@ PythonEngine::PythonEngine(const RuleCatalogue& catalogue, const std::string& ta
             if (!find_analysis(r.analysis))
                 throw RuleError(r.source.generic_string() + ": python.analysis '" + r.analysis + "' is not a registered analysis");
             m_analysis_rules.push_back(&r);
-            op_tables = op_tables || needs_op_tables(r.analysis);
+            m_needs_op_tables = m_needs_op_tables || needs_op_tables(r.analysis);
         }
     }
+}
+
+void PythonEngine::prepare() const { std::call_once(m_prepared, [this] { build(); }); }
+
+void PythonEngine::build() const {
+    const RuleCatalogue& catalogue = m_catalogue;
     // Compiling the queries and reading the op tables are each a third of a small check's start-up
     // and share nothing: they run side by side.
     auto queries = std::async(std::launch::async, [this] { return std::make_unique<QuerySet>(m_query_rules); });
     try {
-        if (op_tables) m_op_tables = load_op_tables(catalogue.root(), target_torch);
+        if (m_needs_op_tables) m_op_tables = load_op_tables(catalogue.root(), m_target_torch);
     } catch (...) {
         queries.wait();
         throw;
@@ -167,6 +173,7 @@ void merge_constant_uses(std::vector<NodeMatch>& matches, const ModuleFacts& fac
 }  // namespace
 
 PythonEngine::Result PythonEngine::analyze(std::string_view text, bool full_parse) const {
+    prepare();
     Result result;
     const auto hits = m_triggers->find_each(text);
     std::vector<bool> found(m_triggers->literals().size(), false);
@@ -257,6 +264,14 @@ std::vector<PythonEngine::CallGrad> PythonEngine::gradients_at_calls(std::string
     for (const auto& [use, ctx] : finder.uses_of(names))
         out.push_back({std::string(facts.text(use)), static_cast<int>(ts_node_start_point(use).row) + 1, static_cast<int>(ctx.grad), ctx.why});
     return out;
+}
+
+ImportUse PythonEngine::import_use(std::string_view text, int line) const {
+    TSParser* parser = thread_parser();
+    std::unique_ptr<TSTree, TreeDeleter> tree(ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size())));
+    if (!tree) return {};
+    const TSNode root = ts_tree_root_node(tree.get());
+    return python::import_use(root, ModuleFacts(root, text), line);
 }
 
 std::vector<FunctionUses> PythonEngine::uses_of_functions(std::string_view text, const std::vector<FunctionQuery>& queries, bool full_parse) const {

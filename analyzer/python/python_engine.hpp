@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <string_view>
@@ -22,10 +23,16 @@ struct OpTables;
 
 class PythonEngine {
 public:
-    // Throws RuleError for a python rule whose query or analysis is invalid.
+    // Throws RuleError for a python rule whose analysis is not registered.
     // `target_torch` picks the MPS op tables (rules/mps/) of the op-support analyses.
     PythonEngine(const RuleCatalogue& catalogue, const std::string& target_torch);
     ~PythonEngine();
+
+    // Compiles the rules' queries, reads the op tables and builds the trigger pre-filter, once;
+    // analyze() calls it first. Throws RuleError for an invalid query. Apart from analyze(), the
+    // engine needs none of it: a warm check, where every file comes from the cache, only asks
+    // about calls, and never pays for the compilation (most of a small check's start-up).
+    void prepare() const;
 
     struct Result {
         std::vector<Match> matches;
@@ -60,19 +67,28 @@ public:
     // `full_parse`: the whole file, not only the statements that can answer (--full-parse).
     std::vector<FunctionUses> uses_of_functions(std::string_view text, const std::vector<FunctionQuery>& queries, bool full_parse = false) const;
 
+    // What the module in `text` does with the names its module-level import on `line` binds (a full parse).
+    ImportUse import_use(std::string_view text, int line) const;
+
 private:
+    void build() const;  // prepare()'s work
+
     const RuleCatalogue& m_catalogue;
+    std::string m_target_torch;
     std::vector<const Rule*> m_query_rules;
     std::vector<const Rule*> m_analysis_rules;
-    std::unique_ptr<QuerySet> m_queries;
-    std::unique_ptr<TriggerSet> m_triggers;
-    std::unique_ptr<OpTables> m_op_tables;  // null when no rule needs them
+    bool m_needs_op_tables = false;
+    // Built by prepare(), once; read-only after.
+    mutable std::once_flag m_prepared;
+    mutable std::unique_ptr<QuerySet> m_queries;
+    mutable std::unique_ptr<TriggerSet> m_triggers;
+    mutable std::unique_ptr<OpTables> m_op_tables;  // null when no rule needs them
     // For each rule (query rules first, then analysis rules): indexes into m_triggers' literals.
-    std::vector<std::vector<std::size_t>> m_rule_triggers;
-    std::vector<std::size_t> m_fact_triggers;  // literals that make a file worth reading for its facts
-    std::set<std::string> m_config_keys;         // the keys the config rules look at
-    std::vector<std::size_t> m_config_triggers;  // literals of the configs and checkpoints a file may name
-    std::uint32_t m_import_literal = UINT32_MAX;
+    mutable std::vector<std::vector<std::size_t>> m_rule_triggers;
+    mutable std::vector<std::size_t> m_fact_triggers;  // literals that make a file worth reading for its facts
+    mutable std::set<std::string> m_config_keys;         // the keys the config rules look at
+    mutable std::vector<std::size_t> m_config_triggers;  // literals of the configs and checkpoints a file may name
+    mutable std::uint32_t m_import_literal = UINT32_MAX;
 };
 
 }  // namespace mpsport::python

@@ -25,6 +25,45 @@ TSNode enclosing(TSNode node, std::initializer_list<std::string_view> types) {
     return TSNode{};
 }
 
+std::optional<std::vector<std::string>> names_bound_by(TSNode import, const ModuleFacts& facts) {
+    std::vector<std::string> out;
+    const bool from = is_type(import, "import_from_statement");
+    const TSNode module_name = from ? field(import, "module_name") : TSNode{};
+    for (uint32_t i = 0; i < ts_node_named_child_count(import); ++i) {
+        const TSNode c = ts_node_named_child(import, i);
+        if (is_type(c, "wildcard_import")) return std::nullopt;
+        if (from && ts_node_eq(c, module_name)) continue;
+        if (is_type(c, "aliased_import")) {
+            out.emplace_back(facts.text(field(c, "alias")));
+        } else if (is_type(c, "dotted_name")) {
+            const std::string_view dotted = facts.text(c);
+            out.emplace_back(from ? dotted.substr(dotted.rfind('.') + 1) : dotted.substr(0, dotted.find('.')));
+        }
+    }
+    return out;
+}
+
+TSNode parameter_default(TSNode function_definition, std::string_view name, const ModuleFacts& facts) {
+    const TSNode params = field(function_definition, "parameters");
+    for (uint32_t i = 0; i < ts_node_named_child_count(params); ++i) {
+        const TSNode p = ts_node_named_child(params, i);
+        if ((is_type(p, "default_parameter") || is_type(p, "typed_default_parameter")) && facts.text(field(p, "name")) == name) return field(p, "value");
+    }
+    return TSNode{};
+}
+
+std::optional<std::string> off_by_default_flag(TSNode condition, const ModuleFacts& facts) {
+    std::string_view flag;
+    if (is_type(condition, "identifier")) flag = facts.text(condition);
+    else if (is_type(condition, "attribute") && facts.text(field(condition, "object")) == "self") flag = facts.text(field(condition, "attribute"));
+    if (flag.empty()) return std::nullopt;
+    const TSNode def = enclosing(condition, {"function_definition"});
+    if (ts_node_is_null(def)) return std::nullopt;
+    const TSNode value = parameter_default(def, flag, facts);
+    if (is_type(value, "false") || is_type(value, "none")) return std::string(flag) + "=" + std::string(facts.text(value));
+    return std::nullopt;
+}
+
 bool contains(TSNode outer, TSNode inner) {
     return ts_node_start_byte(outer) <= ts_node_start_byte(inner) && ts_node_end_byte(inner) <= ts_node_end_byte(outer);
 }

@@ -75,6 +75,17 @@ TSNode keyword_argument(TSNode call, std::string_view name, const ModuleFacts& f
 // A call's `index`-th positional argument (comments skipped), or a null node.
 TSNode positional_argument(TSNode call, uint32_t index);
 
+// The names an import statement binds: `import a.b` binds a, `import a as x` x, `from m import a, b as c`
+// a and c; nullopt for `from m import *`, whose names are the module's.
+std::optional<std::vector<std::string>> names_bound_by(TSNode import, const ModuleFacts& facts);
+
+// The default value of the parameter `name` of a function definition, or a null node when it has none.
+TSNode parameter_default(TSNode function_definition, std::string_view name, const ModuleFacts& facts);
+// A condition that is a flag off by default: `flash` or `self.flash`, where the function around it has
+// a parameter `flash` that defaults to False or None (x-transformers' Attend(flash=False)). The
+// parameter as "flash=False"; nullopt otherwise.
+std::optional<std::string> off_by_default_flag(TSNode condition, const ModuleFacts& facts);
+
 // `detectron2.utils.comm.get_world_size` -> `get_world_size`
 std::string_view last_segment(std::string_view dotted);
 
