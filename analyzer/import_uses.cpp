@@ -4,7 +4,8 @@
 // main_pretrain.py's sparse model needs it. The fine-tuning program runs once the import is moved:
 // the blocker is the pre-training program's (rules/program.yaml other_program), not the repository's.
 // The file is parsed whole here (the scan parsed only the statements that could match), and only
-// where the repository has two or more programs and the import is unguarded on load.
+// where the repository has two or more programs, one of them reaches the file, and the import is
+// unguarded on load.
 #include <algorithm>
 #include <set>
 
@@ -27,6 +28,9 @@ void Scanner::read_import_uses(const fs::path& base, const std::vector<Finding>&
             path.compare(path.size() - 3, 3, ".py") != 0)
             continue;
         if (!model.imports_on_load(path, f.location.line) || (!f.subject.empty() && model.is_own_package(f.subject, path))) continue;
+        // A file no program reaches (a test, a kernel module only a benchmark imports): its use of the
+        // import cannot change which program runs without it, and its whole-file parse is skipped.
+        if (!model.any_program_reaches(path)) continue;
         wanted.emplace(path, f.location.line);
     }
     if (wanted.empty()) return;

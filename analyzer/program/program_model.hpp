@@ -193,6 +193,11 @@ public:
     bool program_reaches(const std::string& entry, const std::string& path) const {
         return std::any_of(m_programs.begin(), m_programs.end(), [&](const auto& p) { return p.first == entry && p.second.count(path); });
     }
+    // Whether some program reaches `path` by unconditional imports: only then can what `path` does
+    // with an import (set_import_use) change program_without's answer.
+    bool any_program_reaches(const std::string& path) const {
+        return std::any_of(m_programs.begin(), m_programs.end(), [&](const auto& p) { return p.second.count(path) > 0; });
+    }
     // The files `path` imports unconditionally, directly or through other such imports, itself included.
     std::set<std::string> imported_from(const std::string& path) const;
     // Whether two paths belong to one checkout (always, unless the scan is of a folder of checkouts).
