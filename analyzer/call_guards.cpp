@@ -320,16 +320,25 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
             if (model.has_training_entries() && model.reach_of(f.location.path).level > program::Level::tooling)
                 never_called.push_back(&f);
         if (it == uses.end() || it->second.unknown) continue;
-        // Chosen in a branch (`return generate_stream_exllama`): where it then runs is not known, so
-        // only the on-demand rule for packages reads such a choice, as a call in that branch.
+        // Chosen in a branch (`return generate_stream_exllama`, `self.attn_fn = flash_attn_fn`): the
+        // on-demand rule for packages reads such a choice as a call in that branch. Otherwise the
+        // function runs only where the arm that chose it was taken, whoever calls what it was bound to
+        // (PixArt-alpha's MPT attention: `if self.attn_impl == 'flash': self.attn_fn = flash_attn_fn`
+        // beside a `torch` arm): one arm of a choice, as a call in that arm is.
+        std::vector<std::pair<std::string, FunctionUses::Call>> chosen;
         if (!it->second.selections.empty()) {
             auto all = it->second.calls;
             all.insert(all.end(), it->second.selections.begin(), it->second.selections.end());
-            on_demand_by_callers(f, fn->second, all, model);
-            continue;
+            if (on_demand_by_callers(f, fn->second, all, model)) continue;
+            chosen = it->second.calls;
+            for (auto [path, s] : it->second.selections) {
+                s.guard = GuardKind::alternative_branch;
+                s.note = "chosen, not called, in `" + s.branch + "`";
+                chosen.emplace_back(path, std::move(s));
+            }
         }
-        if (it->second.calls.empty()) continue;
-        const auto& calls = it->second.calls;
+        const auto& calls = chosen.empty() ? it->second.calls : chosen;
+        if (calls.empty()) continue;
         // A parameter's default (`def get_pc_sampler(..., device='cuda')`) that every call passes never
         // applies: by keyword, or by position (a method's calls skip self).
         if (const auto defaults = defaults_of.find(f.location.path); defaults != defaults_of.end()) {
@@ -355,7 +364,7 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
                 }
             }
         }
-        if (on_demand_by_callers(f, fn->second, calls, model)) continue;
+        if (chosen.empty() && on_demand_by_callers(f, fn->second, calls, model)) continue;
         if (std::any_of(calls.begin(), calls.end(), [](const auto& c) { return c.second.guard == GuardKind::none; })) continue;
         // the weakest: the one that leaves the most of the path (a fallback beside it over a path a Mac never takes)
         const auto weakest = std::max_element(calls.begin(), calls.end(), [](const auto& a, const auto& b) {
@@ -366,7 +375,8 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
         f.guard_note = "every call of " + fn->second + "() is guarded; " + weakest->first + ":" + std::to_string(weakest->second.line) + ": " +
                        weakest->second.note;
         for (const auto& [path, c] : calls)
-            f.related.push_back(related_line(path, c.line, "calls " + c.name + "() (" + std::string(to_string(c.guard)) + " guard)"));
+            f.related.push_back(related_line(path, c.line, c.note.rfind("chosen", 0) == 0 ? c.name + "() " + c.note
+                                                                                         : "calls " + c.name + "() (" + std::string(to_string(c.guard)) + " guard)"));
     }
     mark_never_called(records, model, base, function_at, never_called);
 }

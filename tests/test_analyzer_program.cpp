@@ -2315,6 +2315,50 @@ TEST(ProgramModel, AScaleOrSpeedPackageImportedByAFunctionCalledOnlyInBranchesIs
     EXPECT_EQ(bnb->impact, VerdictImpact::stay) << bnb->note;
 }
 
+// PixArt-alpha's MPT attention: flash_attn_fn() imports flash_attn (its handler raises: required
+// where it runs), and MultiheadAttention only chooses it, `if self.attn_impl == 'flash': self.attn_fn =
+// flash_attn_fn`, beside a `torch` arm. The function runs only where that arm was taken: one arm of a
+// choice, optional, so dual-track at most. Chosen outside any branch, or also called unguarded, the
+// import is the run's again.
+TEST(ProgramModel, AStayImportInAFunctionChosenInOneArmIsOptional) {
+    test::TempDir d;
+    d.write("train.py", "from pkg.attention import Attention\n\nif __name__ == '__main__':\n    Attention('torch')\n");
+    d.write("pkg/__init__.py", "");
+    const std::string fns = "import torch\n\n\ndef flash_attn_fn(q, k, v):\n    try:\n        from flash_attn import flash_attn_interface\n"
+                            "    except ImportError:\n        raise RuntimeError('install flash-attn')\n"
+                            "    return flash_attn_interface.flash_attn_unpadded_func(q, k, v)\n\n\n"
+                            "def torch_attn_fn(q, k, v):\n    return torch.softmax(q @ k.transpose(-1, -2), -1) @ v\n\n\n";
+    d.write("pkg/attention.py", fns + "class Attention(torch.nn.Module):\n    def __init__(self, attn_impl='flash'):\n        super().__init__()\n"
+                                      "        if attn_impl == 'flash':\n            self.attn_fn = flash_attn_fn\n"
+                                      "        elif attn_impl == 'torch':\n            self.attn_fn = torch_attn_fn\n"
+                                      "        else:\n            raise ValueError(attn_impl)\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* f = find(r, "cuda-only-package-import", "pkg/attention.py");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->guard, GuardKind::alternative_branch) << f->guard_note;
+    EXPECT_EQ(f->impact, VerdictImpact::dual) << f->note;
+    EXPECT_NE(f->guard_note.find("chosen, not called, in `if attn_impl == 'flash':`"), std::string::npos) << f->guard_note;
+    EXPECT_TRUE(std::none_of(r.findings.begin(), r.findings.end(), [](const Finding& x) { return x.impact == VerdictImpact::stay; }));
+
+    // also called outside any branch: the run needs it
+    d.write("pkg/attention.py", fns + "class Attention(torch.nn.Module):\n    def __init__(self, attn_impl='flash'):\n        super().__init__()\n"
+                                      "        if attn_impl == 'flash':\n            self.attn_fn = flash_attn_fn\n"
+                                      "        else:\n            self.attn_fn = torch_attn_fn\n\n"
+                                      "    def forward(self, q, k, v):\n        return flash_attn_fn(q, k, v)\n");
+    const ScanResult called = scan_dir(d);
+    f = find(called, "cuda-only-package-import", "pkg/attention.py");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->impact, VerdictImpact::stay) << f->note;
+
+    // chosen with no choice around it
+    d.write("pkg/attention.py", fns + "class Attention(torch.nn.Module):\n    def __init__(self, attn_impl='flash'):\n        super().__init__()\n"
+                                      "        self.attn_fn = flash_attn_fn\n");
+    const ScanResult always = scan_dir(d);
+    f = find(always, "cuda-only-package-import", "pkg/attention.py");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->impact, VerdictImpact::stay) << f->note;
+}
+
 // flux's cli.py: `if not trt: <PyTorch models> else: from flux.trt.trt_manager import TRTManager`
 // ("lazy import to make install optional"). A module a function imports in one arm of an if is
 // optional (alternative-branch), and a package for scale or speed it imports is info, as an import in
