@@ -114,6 +114,9 @@ private:
     // repository also defines, with nothing CUDA-only on load (analyzer/twin_definitions.cpp).
     void weigh_twin_definitions(const std::vector<program::FileRecord>& records, const program::ProgramModel& model,
                                 const std::filesystem::path& base, std::vector<Finding>& findings) const;
+    // A CUDA-only extension op whose Python callers define its PyTorch twin (`*_pytorch`) beside the
+    // call (analyzer/twin_definitions.cpp).
+    void weigh_kernel_twins(const std::filesystem::path& base, std::vector<Finding>& findings) const;
     // What each file does with its stay-on-CUDA imports on load, for the program model to tell which
     // programs use them (analyzer/import_uses.cpp); only where the repository has several programs.
     void read_import_uses(const std::filesystem::path& base, const std::vector<Finding>& findings, program::ProgramModel& model) const;

@@ -8,6 +8,7 @@
 // the module the entry imports, and that module does not load it itself. Only the first step of the
 // chain (the entry's own import) is looked at: that is the edit a lab would make.
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -123,6 +124,94 @@ void Scanner::weigh_twin_definitions(const std::vector<program::FileRecord>& rec
                   " from a module that needs the package, and " + twin + " defines " + (c.names.size() == 1 ? "it" : "them") +
                   " too, with nothing CUDA-only on load";
         f.related.push_back(related_line(twin, twin_line, "defines " + names_list + " too"));
+    }
+}
+
+namespace {
+
+// The words a name starts with that it shares with another, as text ("ms_deform_attn" for
+// ms_deform_attn_core_pytorch and ms_deform_attn_forward); whole words only.
+std::string shared_words(const std::string& a, const std::string& b) {
+    std::size_t n = 0;
+    while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
+    if (n == a.size() && n == b.size()) return a;
+    if (!((n == a.size() || a[n] == '_') && (n == b.size() || b[n] == '_'))) {  // back to the last word boundary
+        const std::size_t cut = a.rfind('_', n == 0 ? 0 : n - 1);
+        n = cut == std::string::npos || cut >= n ? 0 : cut;
+    }
+    return a.substr(0, n);
+}
+
+}  // namespace
+
+// A PyTorch twin of a kernel. fundamentalvision/Deformable-DETR's ms_deform_attn_func.py calls the
+// extension's ms_deform_attn_forward, CUDA alone, and defines ms_deform_attn_core_pytorch at its top,
+// the same op built on F.grid_sample; OpenGVLab/InternImage's dcnv3_func.py and dcnv3_core_pytorch are
+// the same. Calling the twin is the port: a stay-on-CUDA op finding in core whose every Python caller
+// module (the calls the extension's links found, and the last step of its chain) defines, at the start
+// of a line, `def NAME(` or `class NAME` where NAME ends with one of rules/program.yaml kernel_twin's
+// suffixes and starts with the op's first words (four characters at least) weighs kernel_twin, and
+// names the twin.
+void Scanner::weigh_kernel_twins(const fs::path& base, std::vector<Finding>& findings) const {
+    const auto& vocab = m_catalogue.program();
+    if (!vocab.kernel_twin || vocab.kernel_twin_suffixes.empty()) return;
+    const auto is_py = [](const std::string& p) { return p.size() > 3 && p.compare(p.size() - 3, 3, ".py") == 0; };
+    std::vector<std::pair<Finding*, std::set<std::string>>> candidates;  // finding, its Python callers
+    for (auto& f : findings) {
+        if (f.category != "extension" || f.impact != VerdictImpact::stay || f.reach != Reach::core || f.native_op.empty()) continue;
+        std::set<std::string> callers;
+        for (const auto& r : f.related)
+            if (r.label.rfind("calls ", 0) == 0 && is_py(r.location.path)) callers.insert(r.location.path);
+        if (!f.chain.empty())
+            if (const std::string last = program::split_chain_step(f.chain.back()).first; is_py(last)) callers.insert(last);
+        if (!callers.empty()) candidates.emplace_back(&f, std::move(callers));
+    }
+    if (candidates.empty()) return;
+    // The names each caller module defines at its top with a twin's suffix, and their lines.
+    std::map<std::string, std::vector<std::pair<std::string, int>>> twins_in;
+    for (const auto& c : candidates)
+        for (const auto& path : c.second) twins_in.emplace(path, std::vector<std::pair<std::string, int>>());
+    for (auto& [path, twins] : twins_in) {
+        std::string text;
+        try {
+            text = read_file(base / path);
+        } catch (const std::exception&) {
+            continue;  // gone since the scan read it: no twin to show
+        }
+        int line = 0;
+        for (std::size_t at = 0; at < text.size();) {
+            const std::size_t end = std::min(text.find('\n', at), text.size());
+            ++line;
+            const std::string_view l(text.data() + at, end - at);
+            for (const std::string_view kw : {std::string_view("def "), std::string_view("class ")})
+                if (l.substr(0, kw.size()) == kw) {
+                    std::size_t n = kw.size();
+                    while (n < l.size() && (std::isalnum(static_cast<unsigned char>(l[n])) || l[n] == '_')) ++n;
+                    const std::string name(l.substr(kw.size(), n - kw.size()));
+                    for (const auto& suffix : vocab.kernel_twin_suffixes)
+                        if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) twins.emplace_back(name, line);
+                }
+            at = end + 1;
+        }
+    }
+    const WeightRule& weight = *vocab.kernel_twin;
+    for (auto& [fp, callers] : candidates) {
+        Finding& f = *fp;
+        const std::string op = f.native_op.substr(f.native_op.rfind(':') == std::string::npos ? 0 : f.native_op.rfind(':') + 1);
+        std::vector<std::pair<std::string, std::pair<std::string, int>>> found;  // caller, its twin
+        for (const auto& path : callers) {
+            const auto& twins = twins_in.at(path);
+            const auto t = std::find_if(twins.begin(), twins.end(), [&](const auto& tw) { return shared_words(tw.first, op).size() >= 4; });
+            if (t == twins.end()) break;
+            found.emplace_back(path, *t);
+        }
+        if (found.size() != callers.size()) continue;
+        if (weight.impact_cap) f.impact = std::min(f.impact, *weight.impact_cap);
+        if (weight.max_severity) f.severity = std::min(f.severity, *weight.max_severity);
+        const auto& [path, twin] = found.front();
+        f.note += std::string(f.note.empty() ? "" : "; ") + weight.why + ": " + path + ", which calls " + op + ", defines " + twin.first + " (line " +
+                  std::to_string(twin.second) + "): call it instead on a Mac";
+        for (const auto& [p, t] : found) f.related.push_back(related_line(p, t.second, "defines " + t.first + ", " + op + " in PyTorch"));
     }
 }
 

@@ -203,6 +203,11 @@ struct ProgramVocabulary {
     // A stay-on-CUDA import that the run reaches through names another module of the repository
     // defines too, with nothing CUDA-only on load: importing that twin is the port.
     std::optional<WeightRule> twin_definition;
+    // A CUDA-only op of the repository's extension whose every Python caller module also defines, at
+    // its top, a function or class named like the op with one of these suffixes (`_pytorch`): the
+    // PyTorch implementation of the same op, beside the kernel's call.
+    std::vector<std::string> kernel_twin_suffixes;
+    std::optional<WeightRule> kernel_twin;
     // A file that one program of the repository needs while another, sharing its code, runs without it;
     // a program is an entry that a command runs and whose file name has one of program_words.
     std::optional<WeightRule> other_program;

@@ -1287,7 +1287,8 @@ TEST(ProgramModel, AFolderPutOnSysPathIsARootAndAnOpOfAnOptionalModuleIsOptional
 // backward of a torch.autograd.Function, re-exported by its package's __init__; the layer that
 // runs it calls `MSDeformAttnFunction.apply(...)` under a try/except with a pure-PyTorch twin. The
 // import of the extension is required (its handler raises), but every run of its ops has another
-// path beside it: dual-track, not stay-on-CUDA. Without the try, the op is core.
+// path beside it: dual-track, not stay-on-CUDA. Without the try, the op is core, and dual-track still
+// while its caller module defines the twin.
 TEST(ProgramModel, AutogradFunctionCallsTakeTheGuardOfTheirApplySites) {
     if (!cuda::ClangEngine::available()) return;
     test::TempDir d;
@@ -1331,7 +1332,22 @@ TEST(ProgramModel, AutogradFunctionCallsTakeTheGuardOfTheirApplySites) {
     op = op_finding(unguarded);
     ASSERT_NE(op, nullptr);
     EXPECT_EQ(op->reach, Reach::core) << op->note;
-    EXPECT_EQ(op->impact, VerdictImpact::stay) << op->note;
+    // Deformable-DETR's shape: no try, but the module that calls the kernel defines its PyTorch twin,
+    // attn_core_pytorch (rules/program.yaml kernel_twin): calling it is the port, dual-track.
+    EXPECT_EQ(op->impact, VerdictImpact::dual) << op->note;
+    EXPECT_NE(op->note.find("defines attn_core_pytorch (line 17)"), std::string::npos) << op->note;
+    // A test reference (`_ref`), or a PyTorch function of another op, is no twin: stay-on-CUDA.
+    for (const char* other : {"attn_ref", "norm_core_pytorch"}) {
+        d.write("ops/functions/attn_func.py",
+                "import torch\nfrom torch.autograd import Function\n\ntry:\n    import MSDA\nexcept ModuleNotFoundError:\n"
+                "    msg = 'compile the op'\n    raise ModuleNotFoundError(msg)\n\n\n"
+                "class AttnFunction(Function):\n    @staticmethod\n    def forward(ctx, x):\n        return MSDA.attn_forward(x)\n\n\n"
+                "def " + std::string(other) + "(x):\n    return x * 2\n");
+        const ScanResult no_twin = scan_dir(d);
+        op = op_finding(no_twin);
+        ASSERT_NE(op, nullptr);
+        EXPECT_EQ(op->impact, VerdictImpact::stay) << other << ": " << op->note;
+    }
 }
 
 TEST(ProgramModel, ExtensionOpsTakeTheReachOfTheirPythonCalls) {
