@@ -58,7 +58,10 @@ bool imports_module_or_package(const ImportFact& imp, const std::string& importe
 
 bool is_candidate(const Finding& f, const RuleCatalogue& catalogue) {
     // An arm of a choice may yet run only where its callers' guards hold: they decide when stronger.
-    if ((f.guard != GuardKind::none && f.guard != GuardKind::alternative_branch) || !ends_with(f.location.path, ".py")) return false;
+    // So may an option off by default: its callers may be tests that skip, or none at all.
+    if ((f.guard != GuardKind::none && f.guard != GuardKind::alternative_branch && f.guard != GuardKind::off_by_default) ||
+        !ends_with(f.location.path, ".py"))
+        return false;
     // An import in a function (consistency_models' `from flash_attn... import` in QKVFlashAttention's
     // __init__) runs where the function runs, as any statement there does.
     if (f.category == "op-support") return false;

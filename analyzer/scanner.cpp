@@ -604,6 +604,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     code_findings.reserve(result.findings.size());
     for (auto& f : result.findings) (in_data_file(f) ? data_findings : code_findings).push_back(std::move(f));
     result.findings = std::move(code_findings);
+    keep_options_commands_turn_on(base, records, result.findings);
     read_import_uses(base, result.findings, model);
     program::apply_program_model(model, m_catalogue.program(), result.findings);
     weigh_twin_definitions(records, model, base, result.findings);

@@ -117,6 +117,10 @@ private:
     // A CUDA-only extension op whose Python callers define its PyTorch twin (`*_pytorch`) beside the
     // call (analyzer/twin_definitions.cpp).
     void weigh_kernel_twins(const std::filesystem::path& base, std::vector<Finding>& findings) const;
+    // A finding under an option off by default (guard off-by-default, `--benchmark`) loses that guard
+    // when a command of the repository passes the option (analyzer/option_flags.cpp).
+    void keep_options_commands_turn_on(const std::filesystem::path& base, const std::vector<program::FileRecord>& records,
+                                       std::vector<Finding>& findings) const;
     // What each file does with its stay-on-CUDA imports on load, for the program model to tell which
     // programs use them (analyzer/import_uses.cpp); only where the repository has several programs.
     void read_import_uses(const std::filesystem::path& base, const std::vector<Finding>& findings, program::ProgramModel& model) const;

@@ -73,13 +73,14 @@ std::string_view to_string(GuardKind g) {
         case GuardKind::default_unused: return "default-unused";
         case GuardKind::alternative_branch: return "alternative-branch";
         case GuardKind::never_called: return "never-called";
+        case GuardKind::off_by_default: return "off-by-default";
     }
     return "none";
 }
 
 int guard_strength(GuardKind g) {
     if (g == GuardKind::none) return 3;
-    if (g == GuardKind::import_fallback || g == GuardKind::non_cpu_branch || g == GuardKind::alternative_branch) return 2;
+    if (g == GuardKind::import_fallback || g == GuardKind::non_cpu_branch || g == GuardKind::alternative_branch || g == GuardKind::off_by_default) return 2;
     return 1;
 }
 

@@ -20,7 +20,7 @@ enum class Reach { core = 0, optional = 1, tooling = 2, unreached = 3 };
 // no_grad and grad_unknown weigh only a fallback of a backward op (analyzer/python/op_coverage.cpp): the
 // call runs without gradients (torch.no_grad, an inference path), or nothing says whether gradients flow.
 enum class GuardKind { none = 0, import_fallback, device_check, distributed_gate, platform, test_skip, availability_select, no_grad, grad_unknown, non_cpu_branch, default_unused,
-                       alternative_branch, never_called };
+                       alternative_branch, never_called, off_by_default };
 
 // How much of a path a guard leaves: 3 none (always taken), 2 a fallback beside it (import fallback,
 // the non-CPU branch MPS shares with CUDA, another arm of a choice), 1 a path a Mac never takes. The program model's reach

@@ -2375,6 +2375,32 @@ TEST(ProgramModel, AStayImportInAFunctionChosenInOneArmIsOptional) {
     EXPECT_EQ(f->impact, VerdictImpact::stay) << f->note;
 }
 
+// An option off by default that a command of the repository turns on is no option: the README's
+// `python train.py --benchmark` runs that branch as documented, and the finding keeps its weight,
+// with the command as a related location. A flag that only begins the same (`--benchmark_dir`) does not.
+TEST(ProgramModel, AnOptionThatACommandOfTheRepositoryTurnsOnIsNoOption) {
+    test::TempDir d;
+    d.write("train.py", "import argparse\nimport torch\n\n\ndef main():\n    parser = argparse.ArgumentParser()\n"
+                        "    parser.add_argument('--benchmark', action='store_true')\n    args = parser.parse_args()\n"
+                        "    if args.benchmark:\n        torch.cuda.synchronize()\n\n\nif __name__ == '__main__':\n    main()\n");
+    d.write("README.md", "# Training\n\n```\npython train.py --benchmark_dir out\n```\n");
+    const ScanResult off = scan_dir(d);
+    const Finding* f = find(off, "torch-cuda-synchronize", "train.py");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->guard, GuardKind::off_by_default) << f->guard_note;
+    EXPECT_EQ(f->severity, Severity::minor) << f->note;
+
+    d.write("README.md", "# Training\n\n```\npython train.py --benchmark\n```\n");
+    const ScanResult on = scan_dir(d);
+    f = find(on, "torch-cuda-synchronize", "train.py");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->guard, GuardKind::none) << f->guard_note;
+    EXPECT_EQ(f->severity, Severity::major) << f->note;
+    EXPECT_TRUE(std::any_of(f->related.begin(), f->related.end(), [](const RelatedLocation& r) {
+        return r.location.path == "README.md" && r.location.line == 4 && r.label.find("--benchmark") != std::string::npos;
+    }));
+}
+
 // flux's cli.py: `if not trt: <PyTorch models> else: from flux.trt.trt_manager import TRTManager`
 // ("lazy import to make install optional"). A module a function imports in one arm of an if is
 // optional (alternative-branch), and a package for scale or speed it imports is info, as an import in

@@ -168,6 +168,41 @@ TEST_F(PythonEngineTest, AStayImportUnderAFlagOffByDefaultIsAnOption) {
     EXPECT_EQ(fs[0].impact, VerdictImpact::stay) << fs[0].note;
 }
 
+// A judged sample found lines behind options that are off by default at their rule's weight too
+// loud: Deformable-DETR's `if args.benchmark:` timing, a `--profile` CUDA timer. An argparse option
+// declared store_true (or with a default of False or None) guards what it turns on: off-by-default,
+// one level down and no verdict impact. Not an option declared on (default=True), nor a positional.
+TEST_F(PythonEngineTest, CodeUnderAnArgparseOptionOffByDefaultIsAnOption) {
+    const auto code = [](const std::string& declaration) {
+        return "import argparse\nimport torch\n\n\ndef main():\n    parser = argparse.ArgumentParser()\n    " + declaration +
+               "\n    args = parser.parse_args()\n    x = torch.ones(2)\n    if args.use_timer:\n        x = x.cuda()\n    return x\n";
+    };
+    for (const std::string declaration : {"parser.add_argument('--use-timer', action='store_true')",
+                                          "parser.add_argument('-t', '--use_timer', default=None)",
+                                          "parser.add_argument('--timer', dest='use_timer', action='store_true', default=False)"}) {
+        const auto fs = of(scan(code(declaration)), "cuda-method-call");
+        ASSERT_EQ(fs.size(), 1u) << declaration;
+        EXPECT_EQ(fs[0].guard, GuardKind::off_by_default) << declaration;
+        EXPECT_EQ(fs[0].severity, Severity::minor) << declaration << ": " << fs[0].note;
+        EXPECT_EQ(fs[0].impact, VerdictImpact::none) << declaration;
+        EXPECT_EQ(fs[0].guard_note.rfind("off by default: -", 0), 0u) << fs[0].guard_note;
+    }
+    for (const std::string declaration : {"parser.add_argument('--use_timer', action='store_true', default=True)",
+                                          "parser.add_argument('--use_timer', type=int, default=1)", "parser.add_argument('use_timer')"}) {
+        const auto fs = of(scan(code(declaration)), "cuda-method-call");
+        ASSERT_EQ(fs.size(), 1u) << declaration;
+        EXPECT_EQ(fs[0].guard, GuardKind::none) << declaration << ": " << fs[0].guard_note;
+        EXPECT_EQ(fs[0].severity, Severity::major) << declaration;
+    }
+    // inside a branch a Mac never takes, the outer guard says more
+    const auto fs = of(scan("import argparse\nimport torch\n\n\ndef main(x):\n    parser = argparse.ArgumentParser()\n"
+                            "    parser.add_argument('--use_timer', action='store_true')\n    args = parser.parse_args()\n"
+                            "    if torch.cuda.is_available():\n        if args.use_timer:\n            torch.cuda.synchronize()\n    return x\n"),
+                       "torch-cuda-synchronize");
+    ASSERT_EQ(fs.size(), 1u);
+    EXPECT_EQ(fs[0].guard, GuardKind::device_check) << fs[0].guard_note;
+}
+
 TEST_F(PythonEngineTest, PackageNeededOnlyForScaleIsMajorDual) {
     const auto fs = of(scan("import deepspeed\n"), "cuda-only-package-import");
     ASSERT_EQ(fs.size(), 1u);
@@ -245,7 +280,9 @@ TEST_F(PythonEngineTest, APackageLoadedThroughAnotherLibrarysKeywordIsAUse) {
     ASSERT_EQ(branch.size(), 1u);
     EXPECT_EQ(branch[0].impact, VerdictImpact::none);
     EXPECT_EQ(branch[0].severity, Severity::info);
-    EXPECT_EQ(branch[0].guard, GuardKind::alternative_branch);
+    // the guard names the flag: low_resource defaults to False (an option off by default)
+    EXPECT_EQ(branch[0].guard, GuardKind::off_by_default) << branch[0].guard_note;
+    EXPECT_EQ(branch[0].guard_note, "off by default: low_resource=False");
     EXPECT_NE(branch[0].note.find("loaded through `load_in_8bit=True` on demand in one branch (if low_resource:)"), std::string::npos) << branch[0].note;
 
     // the heaviest site reports, whatever its order: a later unconditional use outweighs an option's

@@ -160,7 +160,9 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
             }
         // A package with no replacement, imported in a function only under a flag that is off by default:
         // an option the default run never takes (x-transformers' flash_pack_seq path). Minor, no verdict.
-        if (!optional && guard.kind == GuardKind::none && use.empty() && m.impact.value_or(rule.impact) == VerdictImpact::stay)
+        // (The guard finder names such a flag too, off-by-default: this weight is the import's.)
+        if (!optional && (guard.kind == GuardKind::none || guard.kind == GuardKind::off_by_default) && use.empty() &&
+            m.impact.value_or(rule.impact) == VerdictImpact::stay)
             if (const auto flag = off_by_default_arm(at, in.facts)) {
                 m.impact = VerdictImpact::none;
                 m.severity = Severity::minor;

@@ -34,7 +34,7 @@ bool is_exit(TSNode stmt) {
 }  // namespace
 
 GuardFinder::GuardFinder(const GuardVocabulary& vocabulary, const ModuleFacts& facts, TSNode root)
-    : m_vocab(vocabulary), m_facts(facts) {
+    : m_vocab(vocabulary), m_facts(facts), m_root(root) {
     bind_names(root);
     find_file_guard(root);
     find_cuda_only_classes(root);
@@ -445,7 +445,15 @@ Guard GuardFinder::from_if(TSNode if_statement, TSNode node) const {
         return chain_mps || sibling_checks_mps(if_statement) ? Guard{GuardKind::none, true, ""} : Guard{};
     }
     const Test t = classify(branch_condition);
-    if (t.kind == GuardKind::none) return t.mps ? Guard{} : from_alternative(if_statement, node);
+    if (t.kind == GuardKind::none) {
+        if (t.mps) return Guard{};
+        // One arm of a choice first (`if use_fused: <apex> else: <torch>`); else an option that is off
+        // by default (`if args.benchmark: torch.cuda.synchronize()`), which the default run never takes.
+        const Guard alternative = from_alternative(if_statement, node);
+        if (alternative.kind != GuardKind::none || alternative.mps_aware) return alternative;
+        if (const auto flag = off_by_default(branch_condition)) return {GuardKind::off_by_default, false, "off by default: " + *flag};
+        return alternative;
+    }
     if (t.kind == GuardKind::platform) {
         if (t.names_mac != t.negated) return {};  // the macOS branch
         return {GuardKind::platform, false, one_line(branch_condition)};
@@ -503,6 +511,53 @@ void bound_in(TSNode n, const ModuleFacts& facts, std::set<std::string, std::les
 }
 
 }  // namespace
+
+const std::map<std::string, std::string, std::less<>>& GuardFinder::argparse_off_flags() const {
+    if (m_off_flags) return *m_off_flags;
+    m_off_flags.emplace();
+    for_each_node(m_root, [&](TSNode call) {
+        if (!is_type(call, "call")) return;
+        const TSNode fn = field(call, "function");
+        if (!is_type(fn, "attribute") || m_facts.text(field(fn, "attribute")) != "add_argument") return;
+        std::string flag;  // the first long option ("--use-flash"), else the first option
+        const TSNode args = field(call, "arguments");
+        for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
+            const TSNode a = ts_node_named_child(args, i);
+            if (!is_type(a, "string")) break;
+            const auto v = m_facts.string_value(a);
+            if (!v || v->empty() || (*v)[0] != '-') return;  // a positional argument: always given
+            if (flag.empty() || (v->rfind("--", 0) == 0 && flag.rfind("--", 0) != 0)) flag = *v;
+        }
+        if (flag.empty()) return;
+        const TSNode action = keyword_argument(call, "action", m_facts);
+        const TSNode dflt = keyword_argument(call, "default", m_facts);
+        const auto action_value = ts_node_is_null(action) ? std::optional<std::string>() : m_facts.string_value(action);
+        bool off = false;
+        if (action_value && *action_value == "store_true") off = ts_node_is_null(dflt) || is_type(dflt, "false") || is_type(dflt, "none");
+        else if (ts_node_is_null(action) && !ts_node_is_null(dflt)) off = is_type(dflt, "false") || is_type(dflt, "none");
+        if (!off) return;
+        std::string dest;
+        if (const TSNode d = keyword_argument(call, "dest", m_facts); !ts_node_is_null(d)) {
+            if (const auto v = m_facts.string_value(d)) dest = *v;
+        } else {
+            dest = flag.substr(flag.find_first_not_of('-'));
+            std::replace(dest.begin(), dest.end(), '-', '_');
+        }
+        if (!dest.empty()) m_off_flags->emplace(dest, flag);
+    });
+    return *m_off_flags;
+}
+
+std::optional<std::string> GuardFinder::off_by_default(TSNode condition) const {
+    if (is_type(condition, "parenthesized_expression") && ts_node_named_child_count(condition) == 1) return off_by_default(ts_node_named_child(condition, 0));
+    if (auto flag = off_by_default_flag(condition, m_facts)) return flag;  // a parameter's default
+    if (!is_type(condition, "attribute") || !is_type(field(condition, "object"), "identifier") || m_facts.text(field(condition, "object")) == "self")
+        return std::nullopt;
+    const auto& flags = argparse_off_flags();
+    const auto it = flags.find(m_facts.text(field(condition, "attribute")));
+    if (it == flags.end()) return std::nullopt;
+    return it->second;
+}
 
 bool GuardFinder::is_option_test(TSNode condition) const {
     // `attention_type == "flash"`, `opt.backbone in ("grid", "grid_tcnn")`, `not use_fused`, `opt.ff`:
@@ -856,8 +911,11 @@ Guard GuardFinder::guard_of(TSNode node) const {
         if (g.mps_aware) return found.kind == GuardKind::none ? g : found;
         if (g.kind == GuardKind::none) continue;
         if (found.kind == GuardKind::none) found = g;
-        else if (found.kind == GuardKind::import_fallback || found.kind == GuardKind::alternative_branch) found = g;
-        if (found.kind != GuardKind::import_fallback && found.kind != GuardKind::alternative_branch) return found;
+        else if ((found.kind == GuardKind::import_fallback || found.kind == GuardKind::alternative_branch) && g.kind != GuardKind::off_by_default) found = g;
+        // an option off by default inside a branch a Mac never takes (`if x.is_cuda:` around `if
+        // args.profile:`): the outer guard says more
+        else if (found.kind == GuardKind::off_by_default && guard_strength(g.kind) < guard_strength(found.kind)) found = g;
+        if (found.kind != GuardKind::import_fallback && found.kind != GuardKind::alternative_branch && found.kind != GuardKind::off_by_default) return found;
     }
     return found.kind != GuardKind::none ? found : m_file_guard;
 }

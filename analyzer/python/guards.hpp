@@ -59,6 +59,12 @@ private:
     Guard from_exiting_else(TSNode if_statement) const;
     Guard from_alternative(TSNode if_statement, TSNode node) const;
     bool is_option_test(TSNode condition) const;
+    // `if args.X:` where the file declares `add_argument("--X", action="store_true")` (or a default of
+    // False or None), `if X:` / `if self.X:` where the function's parameter X defaults to False or None:
+    // the flag as a command line or a call spells it ("--X", "X=False"); nullopt otherwise.
+    std::optional<std::string> off_by_default(TSNode condition) const;
+    // The argparse destinations of this file that are off by default, and how the command line spells each.
+    const std::map<std::string, std::string, std::less<>>& argparse_off_flags() const;
     Guard from_try(TSNode try_statement, TSNode node) const;
     std::vector<TSNode> import_error_handlers(TSNode try_statement) const;
     bool rebuilds_import(TSNode try_statement, TSNode handler) const;
@@ -77,6 +83,8 @@ private:
     std::map<std::string, std::string, std::less<>> m_cuda_only_classes;  // test class -> the instantiating call
     void find_cuda_only_classes(TSNode root);
     Guard m_file_guard;
+    TSNode m_root;
+    mutable std::optional<std::map<std::string, std::string, std::less<>>> m_off_flags;  // argparse_off_flags(), once
 };
 
 }  // namespace mpsport::python

@@ -202,6 +202,12 @@ PythonEngine::Result PythonEngine::analyze(std::string_view text, bool full_pars
     region_hits.reserve(hits.size());
     for (const auto& hit : hits)
         if (hit.second != m_import_literal) region_hits.push_back(hit);
+    // The argparse declarations too: an option off by default guards what it turns on (guards.cpp
+    // off_by_default), wherever the parser is built.
+    if (!region_hits.empty())
+        for (std::size_t at = text.find("add_argument("); at != std::string_view::npos; at = text.find("add_argument(", at + 1))
+            region_hits.emplace_back(at, UINT32_MAX);
+    std::sort(region_hits.begin(), region_hits.end());
     const std::vector<TSRange> ranges = full_parse ? std::vector<TSRange>() : regions_to_parse(text, region_hits);
     if (!ranges.empty()) ts_parser_set_included_ranges(parser, ranges.data(), static_cast<uint32_t>(ranges.size()));
     std::unique_ptr<TSTree, TreeDeleter> tree(ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size())));
