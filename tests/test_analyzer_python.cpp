@@ -372,6 +372,17 @@ TEST_F(PythonEngineTest, ImportOfAPackagesPurePythonPartsIsInfo) {
         EXPECT_NE(fs[0].severity, Severity::info) << text;
         EXPECT_EQ(fs[0].impact, VerdictImpact::dual) << text;
     }
+    // pytorch3d's transforms are plain PyTorch (alphafold2's quaternion helpers); its ops and renderer
+    // are the compiled ones
+    const auto transforms = of(scan("from pytorch3d.transforms import quaternion_multiply, quaternion_to_matrix\n"), "cuda-only-package-import");
+    ASSERT_EQ(transforms.size(), 1u);
+    EXPECT_EQ(transforms[0].severity, Severity::info) << transforms[0].note;
+    EXPECT_EQ(transforms[0].impact, VerdictImpact::none);
+    for (const char* text : {"from pytorch3d.ops import knn_points\n", "from pytorch3d.renderer import MeshRasterizer\n", "import pytorch3d.structures\n"}) {
+        const auto fs = of(scan(text), "cuda-only-package-import");
+        ASSERT_EQ(fs.size(), 1u) << text;
+        EXPECT_EQ(fs[0].impact, VerdictImpact::dual) << text;
+    }
     // both in one file: the ops import is its own finding, not folded into the pure one
     const auto both = of(scan("from mmcv.utils import Registry\nfrom mmcv.ops import nms\n"), "cuda-only-package-import");
     ASSERT_EQ(both.size(), 2u);
