@@ -20,11 +20,11 @@ namespace mpsport {
 
 void Scanner::keep_options_commands_turn_on(const fs::path& base, const std::vector<program::FileRecord>& records,
                                             std::vector<Finding>& findings) const {
-    static const std::string kPrefix = "off by default: --";
+    static const std::string kPrefix = "off by default: -";  // an argparse option, not a parameter's default
     std::vector<std::string> flags;
     for (const auto& f : findings)
         if (f.guard == GuardKind::off_by_default && f.guard_note.rfind(kPrefix, 0) == 0) {
-            const std::string flag = f.guard_note.substr(kPrefix.size() - 2);
+            const std::string flag = f.guard_note.substr(kPrefix.size() - 1);
             if (std::find(flags.begin(), flags.end(), flag) == flags.end()) flags.push_back(flag);
         }
     if (flags.empty()) return;
@@ -44,8 +44,9 @@ void Scanner::keep_options_commands_turn_on(const fs::path& base, const std::vec
         }
         for (const auto& [at, k] : words.find_each(text)) {
             const std::size_t end = at + flags[k].size();
-            // `--amp` is not `--amp_level`; `--amp=1` and `--amp 1` are
+            // `--amp` is not `--amp_level`; `--amp=1` and `--amp 1` are; `-t` is not the end of `--no-t`
             if (end < text.size() && (is_word_char(text[end]) || text[end] == '-')) continue;
+            if (at > 0 && (is_word_char(text[at - 1]) || text[at - 1] == '-')) continue;
             passed[i].emplace(k, 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n')));
         }
     });
@@ -54,7 +55,7 @@ void Scanner::keep_options_commands_turn_on(const fs::path& base, const std::vec
         for (const auto& [k, line] : passed[i]) turned_on.emplace(flags[k], std::make_pair(commands[i]->path, line));
     for (auto& f : findings) {
         if (f.guard != GuardKind::off_by_default || f.guard_note.rfind(kPrefix, 0) != 0) continue;
-        const auto on = turned_on.find(f.guard_note.substr(kPrefix.size() - 2));
+        const auto on = turned_on.find(f.guard_note.substr(kPrefix.size() - 1));
         if (on == turned_on.end()) continue;
         f.guard = GuardKind::none;
         f.guard_note.clear();

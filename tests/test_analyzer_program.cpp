@@ -2390,6 +2390,12 @@ TEST(ProgramModel, AnOptionThatACommandOfTheRepositoryTurnsOnIsNoOption) {
     EXPECT_EQ(f->guard, GuardKind::off_by_default) << f->guard_note;
     EXPECT_EQ(f->severity, Severity::minor) << f->note;
 
+    d.write("README.md", "# Training\n\n```\npython train.py --no-benchmark\n```\n");  // another flag
+    const ScanResult other_flag = scan_dir(d);
+    f = find(other_flag, "torch-cuda-synchronize", "train.py");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->guard, GuardKind::off_by_default) << f->guard_note;
+
     d.write("README.md", "# Training\n\n```\npython train.py --benchmark\n```\n");
     const ScanResult on = scan_dir(d);
     f = find(on, "torch-cuda-synchronize", "train.py");

@@ -188,7 +188,11 @@ TEST_F(PythonEngineTest, CodeUnderAnArgparseOptionOffByDefaultIsAnOption) {
         EXPECT_EQ(fs[0].guard_note.rfind("off by default: -", 0), 0u) << fs[0].guard_note;
     }
     for (const std::string declaration : {"parser.add_argument('--use_timer', action='store_true', default=True)",
-                                          "parser.add_argument('--use_timer', type=int, default=1)", "parser.add_argument('use_timer')"}) {
+                                          "parser.add_argument('--use_timer', type=int, default=1)", "parser.add_argument('use_timer')",
+                                          // declared twice (two parsers), once on by default: not an option off by default
+                                          "parser.add_argument('--use_timer', action='store_true')\n    other.add_argument('--use_timer', default=True)",
+                                          // no name after the dashes: nothing to follow (and no exception)
+                                          "parser.add_argument('--', action='store_true')"}) {
         const auto fs = of(scan(code(declaration)), "cuda-method-call");
         ASSERT_EQ(fs.size(), 1u) << declaration;
         EXPECT_EQ(fs[0].guard, GuardKind::none) << declaration << ": " << fs[0].guard_note;

@@ -515,6 +515,7 @@ void bound_in(TSNode n, const ModuleFacts& facts, std::set<std::string, std::les
 const std::map<std::string, std::string, std::less<>>& GuardFinder::argparse_off_flags() const {
     if (m_off_flags) return *m_off_flags;
     m_off_flags.emplace();
+    std::set<std::string> on;  // destinations some declaration turns on by default: not off, whatever others say
     for_each_node(m_root, [&](TSNode call) {
         if (!is_type(call, "call")) return;
         const TSNode fn = field(call, "function");
@@ -535,16 +536,18 @@ const std::map<std::string, std::string, std::less<>>& GuardFinder::argparse_off
         bool off = false;
         if (action_value && *action_value == "store_true") off = ts_node_is_null(dflt) || is_type(dflt, "false") || is_type(dflt, "none");
         else if (ts_node_is_null(action) && !ts_node_is_null(dflt)) off = is_type(dflt, "false") || is_type(dflt, "none");
-        if (!off) return;
         std::string dest;
         if (const TSNode d = keyword_argument(call, "dest", m_facts); !ts_node_is_null(d)) {
             if (const auto v = m_facts.string_value(d)) dest = *v;
-        } else {
-            dest = flag.substr(flag.find_first_not_of('-'));
+        } else if (const std::size_t name = flag.find_first_not_of('-'); name != std::string::npos) {
+            dest = flag.substr(name);
             std::replace(dest.begin(), dest.end(), '-', '_');
         }
-        if (!dest.empty()) m_off_flags->emplace(dest, flag);
+        if (dest.empty()) return;
+        if (off) m_off_flags->emplace(dest, flag);
+        else on.insert(dest);
     });
+    for (const auto& d : on) m_off_flags->erase(d);
     return *m_off_flags;
 }
 
