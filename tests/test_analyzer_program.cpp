@@ -2405,6 +2405,21 @@ TEST(ProgramModel, AnOptionThatACommandOfTheRepositoryTurnsOnIsNoOption) {
     EXPECT_TRUE(std::any_of(f->related.begin(), f->related.end(), [](const RelatedLocation& r) {
         return r.location.path == "README.md" && r.location.line == 4 && r.label.find("--benchmark") != std::string::npos;
     }));
+
+    // a short option alone: `-p` passed, not `--no-p`'s tail
+    d.write("train.py", "import argparse\nimport torch\n\n\ndef main():\n    parser = argparse.ArgumentParser()\n"
+                        "    parser.add_argument('-p', action='store_true')\n    args = parser.parse_args()\n"
+                        "    if args.p:\n        torch.cuda.synchronize()\n\n\nif __name__ == '__main__':\n    main()\n");
+    d.write("README.md", "# Training\n\n```\npython train.py --no-p\n```\n");
+    const ScanResult short_off = scan_dir(d);
+    f = find(short_off, "torch-cuda-synchronize", "train.py");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->guard, GuardKind::off_by_default) << f->guard_note;
+    d.write("scripts/run.sh", "#!/bin/sh\npython train.py -p\n");
+    const ScanResult short_on = scan_dir(d);
+    f = find(short_on, "torch-cuda-synchronize", "train.py");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->guard, GuardKind::none) << f->guard_note;
 }
 
 // flux's cli.py: `if not trt: <PyTorch models> else: from flux.trt.trt_manager import TRTManager`
