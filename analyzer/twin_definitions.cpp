@@ -8,11 +8,11 @@
 // the module the entry imports, and that module does not load it itself. Only the first step of the
 // chain (the entry's own import) is looked at: that is the edit a lab would make.
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <set>
 
 #include "analyzer/program/program_model.hpp"
+#include "analyzer/python/regions.hpp"
 #include "analyzer/scanner.hpp"
 #include "core/parallel.hpp"
 #include "core/paths.hpp"
@@ -178,20 +178,18 @@ void Scanner::weigh_kernel_twins(const fs::path& base, std::vector<Finding>& fin
         } catch (const std::exception&) {
             continue;  // gone since the scan read it: no twin to show
         }
-        int line = 0;
-        for (std::size_t at = 0; at < text.size();) {
-            const std::size_t end = std::min(text.find('\n', at), text.size());
-            ++line;
-            const std::string_view l(text.data() + at, end - at);
-            for (const std::string_view kw : {std::string_view("def "), std::string_view("class ")})
-                if (l.substr(0, kw.size()) == kw) {
-                    std::size_t n = kw.size();
-                    while (n < l.size() && (std::isalnum(static_cast<unsigned char>(l[n])) || l[n] == '_')) ++n;
-                    const std::string name(l.substr(kw.size(), n - kw.size()));
-                    for (const auto& suffix : vocab.kernel_twin_suffixes)
-                        if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) twins.emplace_back(name, line);
-                }
-            at = end + 1;
+        // the file's top-level statements (regions.cpp's splitter): a def or class at the start of one
+        for (const python::Chunk& c : python::top_level_chunks(text)) {
+            const std::string_view statement(text.data() + c.begin, c.end - c.begin);
+            for (const std::string_view kw : {std::string_view("def "), std::string_view("class ")}) {
+                if (statement.substr(0, kw.size()) != kw) continue;
+                std::size_t n = kw.size();
+                while (n < statement.size() && is_word_char(statement[n])) ++n;
+                const std::string name(statement.substr(kw.size(), n - kw.size()));
+                for (const auto& suffix : vocab.kernel_twin_suffixes)
+                    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+                        twins.emplace_back(name, static_cast<int>(c.row) + 1);
+            }
         }
     }
     const WeightRule& weight = *vocab.kernel_twin;
