@@ -254,10 +254,39 @@ bool receiver_made_on_cpu(TSNode receiver, const ModuleFacts& facts, int depth =
 // A dtype among others in a tuple, list or set that is only compared with: a membership test
 // (`x.dtype in (torch.float64, torch.float32)`), or what a comprehension's variable runs over when
 // the comprehension only compares it (DALLE2's `any([dtype == d for d in (torch.float64, ...)])`).
+// Also a collection of several dtypes bound to a name or attribute that the module only compares with
+// (stable-audio-tools' `self.allowed_dtypes = (torch.float32, torch.float64)`, then `if z.dtype not in
+// self.allowed_dtypes:`), or passed as a keyword argument naming allowed dtypes (`FSQ(...,
+// allowed_dtypes=[torch.float16, torch.float32, torch.float64])`): a list of what is accepted, no tensor.
 bool only_compared(TSNode collection, const ModuleFacts& facts) {
     if (!is_type(collection, "tuple") && !is_type(collection, "list") && !is_type(collection, "set")) return false;
     const TSNode parent = ts_node_parent(collection);
     if (is_type(parent, "comparison_operator")) return true;
+    auto several_dtypes = [&] {
+        if (ts_node_named_child_count(collection) < 2) return false;
+        for (uint32_t i = 0; i < ts_node_named_child_count(collection); ++i)
+            if (facts.qualname(ts_node_named_child(collection, i)).compare(0, 6, "torch.") != 0) return false;
+        return true;
+    };
+    if (is_type(parent, "keyword_argument") && ts_node_eq(field(parent, "value"), collection)) {
+        const std::string_view k = facts.text(field(parent, "name"));
+        return (k.find("allowed") != std::string_view::npos || k.find("supported") != std::string_view::npos) && several_dtypes();
+    }
+    if (is_type(parent, "assignment") && ts_node_eq(field(parent, "right"), collection) && several_dtypes()) {
+        const TSNode left = field(parent, "left");
+        if (!is_type(left, "identifier") && !is_type(left, "attribute")) return false;
+        const std::string_view name = facts.text(left);
+        TSNode root = parent;
+        while (!ts_node_is_null(ts_node_parent(root))) root = ts_node_parent(root);
+        bool compared_only = true, used = false;
+        for_each_node(root, [&](TSNode n) {
+            if (!compared_only || node_type(n) != node_type(left) || ts_node_eq(n, left) || facts.text(n) != name) return;
+            if (is_type(n, "identifier") && is_type(ts_node_parent(n), "attribute") && !ts_node_eq(field(ts_node_parent(n), "object"), n)) return;
+            used = true;
+            compared_only = is_type(ts_node_parent(n), "comparison_operator");
+        });
+        return used && compared_only;
+    }
     if (!is_type(parent, "for_in_clause") || !ts_node_eq(field(parent, "right"), collection)) return false;
     const TSNode variable = field(parent, "left");
     const TSNode comprehension = ts_node_parent(parent);

@@ -90,6 +90,27 @@ def is_double(x):
     return x.dtype in (torch.float64, torch.double)
 
 
+class Quantizer(torch.nn.Module):
+    # stable-audio-tools' FSQ: the dtypes it accepts, only compared with
+    def __init__(self):
+        super().__init__()
+        # ok: float64-dtype
+        self.allowed_dtypes = (torch.float32, torch.float64)
+        # ruleid: float64-dtype
+        self.work_dtypes = (torch.float32, torch.float64)
+
+    def forward(self, z):
+        if z.dtype not in self.allowed_dtypes:
+            # ruleid: float64-dtype
+            z = z.to(torch.float64)
+        return torch.zeros(3, dtype=self.work_dtypes[1], device=z.device)
+
+
+def make_quantizer(levels):
+    # ok: float64-dtype
+    return FSQ(levels=levels, allowed_dtypes=[torch.float16, torch.float32, torch.float64])
+
+
 def every_dtype(device):
     # ruleid: float64-dtype
     return [torch.zeros(2, dtype=d, device=device) for d in (torch.float32, torch.float64)]
