@@ -126,6 +126,21 @@ TEST(ProgramModel, ADeclaredPackageIsAsNeededAsItsUsesInTheCode) {
     ASSERT_NE(use, nullptr);
     EXPECT_EQ(use->guard, GuardKind::import_fallback) << use->guard_note;
     EXPECT_EQ(use->severity, Severity::info) << use->note;
+
+    // alphafold2 declares pytorch3d and imports only its pure part (quaternion helpers): the package
+    // as declared installs on macOS and that part runs there, so the declaration weighs what the use
+    // does. mmcv-full declared beside mmcv's pure parts stays a build choice (above).
+    d.write("requirements.txt", "torch\npytorch3d\n");
+    d.write("model.py", "from pytorch3d.transforms import quaternion_multiply\n\n\ndef init_llm(path):\n    return path\n");
+    const ScanResult pure = scan_dir(d);
+    const Finding* p3d = find(pure, "cuda-only-package-dependency", "requirements.txt");
+    ASSERT_NE(p3d, nullptr);
+    EXPECT_EQ(p3d->impact, VerdictImpact::none) << p3d->note;
+    d.write("model.py", "from pytorch3d.ops import knn_points\n\n\ndef init_llm(path):\n    return path\n");
+    const ScanResult ops = scan_dir(d);
+    p3d = find(ops, "cuda-only-package-dependency", "requirements.txt");
+    ASSERT_NE(p3d, nullptr);
+    EXPECT_EQ(p3d->impact, VerdictImpact::dual) << p3d->note;
 }
 
 // What runs only on Linux hosts is info, wherever the model reaches it from: a Dockerfile (Docker on

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cctype>
 
 #include "analyzer/program/program_model.hpp"
 #include "core/walker.hpp"
@@ -125,13 +126,28 @@ bool is_declaration(const Finding& f) {
     return f.category == "dependency" && !f.subject.empty() && (!is_python_source(f.location.path) || is_setup_py(f.location.path));
 }
 
+// Whether a declaration names the distribution by the import name itself (`pytorch3d`, `'mmcv>=2'`),
+// not another build of it (`mmcv-full`).
+bool declares_import_name(const Finding& d) {
+    std::string name;
+    for (char c : d.matched) {
+        if (c == '"' || c == '\'' || (name.empty() && std::isspace(static_cast<unsigned char>(c)))) continue;
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') break;
+        name.push_back(c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    }
+    std::string subject = d.subject;
+    std::replace(subject.begin(), subject.end(), '-', '_');
+    std::transform(subject.begin(), subject.end(), subject.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return !name.empty() && name == subject;
+}
+
 // A declared package is as needed as the code's uses of it. When the code imports or loads it, and
 // every such use weighs less where it stands (its guard, the branch it sits in: the weight its
 // analysis gave it, before reach), the declaration takes the heaviest of them: MiniGPT-4's
 // bitsandbytes, loaded only through `load_in_8bit=True` under `if low_resource:`. The declaration's
 // own reach (that of its importers) still weighs on top. Uses at info with no guard say which build of
-// the package the code needs (onnxruntime, mmcv's pure parts), not whether the run needs it: they
-// leave the declaration as it is. A package the code never uses keeps the declaration's own weight.
+// the package the code needs (onnxruntime), not whether the run needs it: they leave the declaration
+// as it is. Imports of pure-Python parts only (pytorch3d.transforms, mmcv.utils) are uses like others. A package the code never uses keeps the declaration's own weight.
 void cap_declarations_by_uses(const ProgramModel& model, std::vector<Finding>& findings) {
     for (auto& d : findings) {
         if (!is_declaration(d)) continue;
@@ -140,7 +156,12 @@ void cap_declarations_by_uses(const ProgramModel& model, std::vector<Finding>& f
         for (const auto& u : findings) {
             if (u.category != "dependency" || u.subject != d.subject || is_declaration(u) || !is_python_source(u.location.path)) continue;
             if (!model.same_project(u.location.path, d.location.path)) continue;
-            if (u.rule_severity == Severity::info && u.guard == GuardKind::none) build_only = true;
+            // Not an import of pure-Python parts only (pytorch3d.transforms) where the declaration names the
+            // package itself: that installs on macOS as declared, and what the code takes from it runs
+            // there. A declared CUDA build (mmcv-full) is still a build choice.
+            if (u.rule_severity == Severity::info && u.guard == GuardKind::none &&
+                !(u.note.rfind("imports only pure-Python parts", 0) == 0 && declares_import_name(d)))
+                build_only = true;
             if (!heaviest || std::make_pair(u.rule_impact, u.rule_severity) > std::make_pair(heaviest->rule_impact, heaviest->rule_severity)) heaviest = &u;
         }
         if (!heaviest && !model.is_own_package(d.subject, d.location.path) && d.impact > VerdictImpact::none && model.has_training_entries()) {
