@@ -3,9 +3,14 @@
 // (python/guards.cpp off_by_default): the default run never takes it. Unless the repository's own
 // commands turn it on: a README, shell or Slurm script, Makefile, Dockerfile, notebook or config that
 // writes `--benchmark` as a word runs that branch as documented, and the finding keeps its rule's
-// weight. The files are read again here, only when some finding has such a guard.
+// weight. The same goes for a setup script's own switch around its extensions (`if '--cuda_ext' in
+// sys.argv:`): whether the documented install passes it decides whether the extension is built.
+// The files are read again here, only when some finding or extension has such an option.
 #include <algorithm>
+#include <cctype>
 #include <map>
+#include <set>
+#include <sstream>
 
 #include "analyzer/program/program_model.hpp"
 #include "analyzer/scanner.hpp"
@@ -17,24 +22,49 @@
 namespace fs = std::filesystem;
 
 namespace mpsport {
+namespace {
 
-void Scanner::keep_options_commands_turn_on(const fs::path& base, const std::vector<program::FileRecord>& records,
-                                            std::vector<Finding>& findings) const {
-    static const std::string kPrefix = "off by default: -";  // an argparse option, not a parameter's default
-    std::vector<std::string> flags;
-    for (const auto& f : findings)
-        if (f.guard == GuardKind::off_by_default && f.guard_note.rfind(kPrefix, 0) == 0) {
-            const std::string flag = f.guard_note.substr(kPrefix.size() - 1);
-            if (std::find(flags.begin(), flags.end(), flag) == flags.end()) flags.push_back(flag);
-        }
-    if (flags.empty()) return;
+using Where = std::pair<std::string, int>;
+
+struct FlagUses {
+    std::map<std::string, Where> passed;           // flag -> the first command that writes it as a word
+    std::map<std::string, Where> install_without;  // flag -> the first install command that does not
+};
+
+// Whether a line installs the project from its checkout: `python setup.py develop|install|build_ext`,
+// `pip install .`, `pip install -e .`, `pip install -v -e ".[dev]"`.
+bool installs_checkout(const std::string& line) {
+    std::istringstream in(line);
+    std::vector<std::string> words;
+    for (std::string w; in >> w;) {
+        w.erase(std::remove(w.begin(), w.end(), '"'), w.end());
+        w.erase(std::remove(w.begin(), w.end(), '\''), w.end());
+        words.push_back(std::move(w));
+    }
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        if (words[i].size() >= 8 && words[i].compare(words[i].size() - 8, 8, "setup.py") == 0)
+            for (std::size_t j = i + 1; j < words.size(); ++j)
+                if (words[j] == "develop" || words[j] == "install" || words[j] == "build_ext" || words[j] == "bdist_wheel") return true;
+        if ((words[i] == "pip" || words[i] == "pip3") && i + 1 < words.size() && words[i + 1] == "install")
+            for (std::size_t j = i + 2; j < words.size(); ++j)
+                if (words[j] == "." || words[j] == "./" || words[j] == "-e." || words[j].rfind(".[", 0) == 0) return true;
+    }
+    return false;
+}
+
+// Where the repository's commands and documents write each of `flags` as a word; with `installs`,
+// also the first command installing the checkout that does not write it.
+FlagUses find_flags(const fs::path& base, const std::vector<program::FileRecord>& records, const std::vector<std::string>& flags, bool installs) {
+    FlagUses out;
+    if (flags.empty()) return out;
     std::vector<const program::FileRecord*> commands;
     for (const auto& r : records)
         if (r.kind == FileKind::shell || r.kind == FileKind::makefile || r.kind == FileKind::markdown || r.kind == FileKind::dockerfile ||
             r.kind == FileKind::notebook || r.kind == FileKind::config)
             commands.push_back(&r);
     const TriggerSet words(flags);
-    std::vector<std::map<std::uint32_t, int>> passed(commands.size());  // per file: flag -> the line of its first use
+    std::vector<std::map<std::uint32_t, int>> passed(commands.size());   // per file: flag -> the line of its first use
+    std::vector<std::map<std::uint32_t, int>> without(commands.size());  // per file: flag -> an install line without it
     parallel_for(commands.size(), [&](std::size_t i) {
         std::string text;
         try {
@@ -42,25 +72,93 @@ void Scanner::keep_options_commands_turn_on(const fs::path& base, const std::vec
         } catch (const std::exception&) {
             return;  // unreadable now: it turns nothing on that we can show
         }
+        std::set<int> lines_with;  // (line << 8 | flag): which line passes which flag
         for (const auto& [at, k] : words.find_each(text)) {
             const std::size_t end = at + flags[k].size();
             // `--amp` is not `--amp_level`; `--amp=1` and `--amp 1` are; `-t` is not the end of `--no-t`
-            if (end < text.size() && (is_word_char(text[end]) || text[end] == '-')) continue;
+            if (flags[k].back() != '=' && end < text.size() && (is_word_char(text[end]) || text[end] == '-')) continue;
+            // `USE_JIT=1` sets an environment switch; `USE_JIT=0` leaves it off
+            if (flags[k].back() == '=' && (end >= text.size() || text[end] == '0' || text.compare(end, 5, "False") == 0 ||
+                                           text.compare(end, 5, "false") == 0 || std::isspace(static_cast<unsigned char>(text[end]))))
+                continue;
             if (at > 0 && (is_word_char(text[at - 1]) || text[at - 1] == '-')) continue;
-            passed[i].emplace(k, 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n')));
+            const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+            passed[i].emplace(k, line);
+            lines_with.insert(line * 256 + static_cast<int>(k % 256));
+        }
+        if (!installs) return;
+        std::istringstream in(text);
+        int number = 0;
+        for (std::string line; std::getline(in, line);) {
+            ++number;
+            if (!installs_checkout(line)) continue;
+            for (std::uint32_t k = 0; k < flags.size(); ++k)
+                if (!lines_with.count(number * 256 + static_cast<int>(k % 256))) without[i].emplace(k, number);
         }
     });
-    std::map<std::string, std::pair<std::string, int>> turned_on;  // flag -> a file that passes it, and where
-    for (std::size_t i = 0; i < commands.size(); ++i)
-        for (const auto& [k, line] : passed[i]) turned_on.emplace(flags[k], std::make_pair(commands[i]->path, line));
+    for (std::size_t i = 0; i < commands.size(); ++i) {
+        for (const auto& [k, line] : passed[i]) out.passed.emplace(flags[k], Where(commands[i]->path, line));
+        for (const auto& [k, line] : without[i]) out.install_without.emplace(flags[k], Where(commands[i]->path, line));
+    }
+    return out;
+}
+
+// The word a command writes to turn on what an off-by-default guard note names: an argparse option
+// (`off by default: --benchmark`), or an environment switch (`off by default: $USE_JIT`, set as
+// `USE_JIT=1`); empty for a parameter's default, which no command sets.
+std::string commanded_flag(const std::string& guard_note) {
+    static const std::string kPrefix = "off by default: ";
+    if (guard_note.rfind(kPrefix, 0) != 0 || guard_note.size() < kPrefix.size() + 2) return {};
+    const std::string rest = guard_note.substr(kPrefix.size());
+    if (rest[0] == '-') return rest;
+    if (rest[0] == '$') return rest.substr(1) + "=";
+    return {};
+}
+
+}  // namespace
+
+void Scanner::keep_options_commands_turn_on(const fs::path& base, const std::vector<program::FileRecord>& records,
+                                            std::vector<Finding>& findings) const {
+    auto flag_of = [](const Finding& f) { return f.guard == GuardKind::off_by_default ? commanded_flag(f.guard_note) : std::string(); };
+    std::vector<std::string> flags;
+    for (const auto& f : findings)
+        if (const std::string flag = flag_of(f); !flag.empty() && std::find(flags.begin(), flags.end(), flag) == flags.end()) flags.push_back(flag);
+    const FlagUses uses = find_flags(base, records, flags, false);
     for (auto& f : findings) {
-        if (f.guard != GuardKind::off_by_default || f.guard_note.rfind(kPrefix, 0) != 0) continue;
-        const auto on = turned_on.find(f.guard_note.substr(kPrefix.size() - 1));
-        if (on == turned_on.end()) continue;
+        const std::string flag = flag_of(f);
+        if (flag.empty()) continue;
+        const auto on = uses.passed.find(flag);
+        if (on == uses.passed.end()) continue;
         f.guard = GuardKind::none;
         f.guard_note.clear();
         f.related.push_back(related_line(on->second.first, on->second.second, "passes " + on->first + ", which turns this branch on"));
     }
+}
+
+void Scanner::options_commands_pass(const fs::path& base, const std::vector<program::FileRecord>& records, program::ModelOptions& out) const {
+    std::vector<std::string> flags;        // build switches, then import options, each once
+    std::vector<std::string> build_flags;  // the first of them
+    std::map<std::string, std::string> import_options;  // guard note -> its flag as a command writes it
+    auto add = [&](const std::string& flag) {
+        if (std::find(flags.begin(), flags.end(), flag) == flags.end()) flags.push_back(flag);
+    };
+    for (const auto& r : records) {
+        if (!r.facts) continue;
+        for (const auto& e : r.facts->extensions)
+            if (!e.build_flag.empty() && std::find(build_flags.begin(), build_flags.end(), e.build_flag) == build_flags.end())
+                build_flags.push_back(e.build_flag), add(e.build_flag);
+        for (const auto& i : r.facts->imports)
+            if (i.guard == GuardKind::off_by_default && !import_options.count(i.guard_note))
+                if (const std::string flag = commanded_flag(i.guard_note); !flag.empty()) import_options[i.guard_note] = flag, add(flag);
+    }
+    const FlagUses uses = find_flags(base, records, flags, !build_flags.empty());
+    for (const auto& flag : build_flags) {
+        program::BuildFlagUse& u = out.build_flags[flag];
+        if (auto it = uses.passed.find(flag); it != uses.passed.end()) u.passed = it->second;
+        if (auto it = uses.install_without.find(flag); it != uses.install_without.end()) u.install_without = it->second;
+    }
+    for (const auto& [note, flag] : import_options)
+        if (uses.passed.count(flag)) out.options_turned_on.insert(note);
 }
 
 }  // namespace mpsport

@@ -68,7 +68,7 @@ void remove_old_files(const fs::path& dir, std::uint64_t key) {
 }
 
 constexpr std::uint32_t kMagic = 0x4d505343;  // "MPSC"
-constexpr std::uint32_t kFormat = 30;  // 30: FileFacts::remote_code_line; 29: FunctionUses::selections; 28: EntryRef::documented_import; 27: FileFacts::script_end_line; 26: a function's import in one arm of an if is alternative-branch; 25: FileFacts::sys_path_folders; 24: FunctionUses::Call::branch; 23: EntryRef::end_line; 22: fields of dataclasses and attrs classes as constructor parameters (FunctionUses); 21: a function passed to a call is a call of it there (FunctionUses); 20: config and checkpoint references from the syntax tree, with their guards; 19: Finding::origin, FileFacts::cpu_default_functions; 18: a class's __init__ in FunctionUses::function_at under the class's name; 17: what each call passes, FunctionUses::parameter_defaults; 16: FileFacts::attribute_names; 15: FileOutcome::function_uses; 14: FileFacts::hosted_demo; 13: a checksum of the content
+constexpr std::uint32_t kFormat = 31;  // 31: ExtensionFact::build_flag; 30: FileFacts::remote_code_line; 29: FunctionUses::selections; 28: EntryRef::documented_import; 27: FileFacts::script_end_line; 26: a function's import in one arm of an if is alternative-branch; 25: FileFacts::sys_path_folders; 24: FunctionUses::Call::branch; 23: EntryRef::end_line; 22: fields of dataclasses and attrs classes as constructor parameters (FunctionUses); 21: a function passed to a call is a call of it there (FunctionUses); 20: config and checkpoint references from the syntax tree, with their guards; 19: Finding::origin, FileFacts::cpu_default_functions; 18: a class's __init__ in FunctionUses::function_at under the class's name; 17: what each call passes, FunctionUses::parameter_defaults; 16: FileFacts::attribute_names; 15: FileOutcome::function_uses; 14: FileFacts::hosted_demo; 13: a checksum of the content
 
 // The content and its checksum, appended; the content back when the checksum holds (a cache file
 // is only ever an optimisation: a damaged one is read as missing).
@@ -282,6 +282,9 @@ void write_facts(Writer& w, const FileFacts& facts) {
         write_strings(w, e.sources);
         w.u64(e.conditional ? 1 : 0);
         w.u64(e.cuda_optional ? 1 : 0);
+        w.str(e.build_flag);
+        w.u64(e.built_when_passed ? 1 : 0);
+        w.i64(e.build_flag_line);
         w.i64(e.line);
     }
     w.u64(facts.ops_calls.size());
@@ -357,6 +360,9 @@ FileFacts read_facts(Reader& r) {
         e.sources = read_strings(r);
         e.conditional = r.u64() != 0;
         e.cuda_optional = r.u64() != 0;
+        e.build_flag = r.str();
+        e.built_when_passed = r.u64() != 0;
+        e.build_flag_line = static_cast<int>(r.i64());
         e.line = static_cast<int>(r.i64());
     }
     facts.ops_calls.resize(r.count());

@@ -505,12 +505,15 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     program::ModelOptions model_options;
     if (options.project_config) {
         program::ProjectConfig config = program::load_project_config(base);
-        model_options = {std::move(config.entries), std::move(config.tooling_dirs), std::move(config.tooling_files),
-                         std::move(config.not_tooling_dirs)};
+        model_options.entries = std::move(config.entries);
+        model_options.tooling_dirs = std::move(config.tooling_dirs);
+        model_options.tooling_files = std::move(config.tooling_files);
+        model_options.not_tooling_dirs = std::move(config.not_tooling_dirs);
     }
     if (!options.entries.empty()) model_options.entries = options.entries;  // the command line wins
     model_options.data_readers = &readers_of;
     model_options.licensed_dirs = walked.licensed_dirs;
+    options_commands_pass(base, records, model_options);
     phase("native links");
     program::ProgramModel model(records, m_catalogue.program(), model_options);
     phase("program model");

@@ -26,6 +26,7 @@ namespace mpsport {
 namespace program {
 struct FileRecord;
 class ProgramModel;
+struct ModelOptions;
 }  // namespace program
 
 namespace python { class PythonEngine; }
@@ -110,6 +111,10 @@ private:
     void weigh_backward_only_by_callers(const std::vector<program::FileRecord>& records, const program::ProgramModel& model,
                                         const std::filesystem::path& base,
                                         std::vector<Finding>& findings) const;
+    // What the repository's commands turn on before the model is built: where they pass each setup
+    // script's build switch, and which off-by-default import options (option_flags.cpp).
+    void options_commands_pass(const std::filesystem::path& base, const std::vector<program::FileRecord>& records,
+                               program::ModelOptions& out) const;
     // A stay-on-CUDA import reached through an entry's import of names that another module of the
     // repository also defines, with nothing CUDA-only on load (analyzer/twin_definitions.cpp).
     void weigh_twin_definitions(const std::vector<program::FileRecord>& records, const program::ProgramModel& model,

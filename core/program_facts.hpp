@@ -33,6 +33,12 @@ struct ExtensionFact {
     // CUDA only under a condition, a C++ (CPU) build otherwise: detectron2's `extension = CppExtension`,
     // then `if torch.cuda.is_available() ...: extension = CUDAExtension`.
     bool cuda_optional = false;
+    // A setup script's own command-line switch around the build: `if '--cuda_ext' in sys.argv:`
+    // (built only when passed: `built_when_passed`) or the else arm of `if '--no_cuda_ext' in
+    // sys.argv: ext_modules = []` (built unless passed). Empty when there is none.
+    std::string build_flag;
+    bool built_when_passed = true;
+    int build_flag_line = 0;
     int line = 0;
 };
 

@@ -2437,6 +2437,33 @@ TEST(ProgramModel, AnOptionThatACommandOfTheRepositoryTurnsOnIsNoOption) {
     EXPECT_EQ(f->guard, GuardKind::none) << f->guard_note;
 }
 
+// An environment switch that is off unless set (`if os.getenv("PROFILE") == "1":`, or a name bound
+// from one) guards like an option off by default; a command that sets `PROFILE=1` turns it on, one
+// that sets `PROFILE=0` does not. A switch whose default is its value (`getenv("X", "1") == "1"`) is on.
+TEST(ProgramModel, AnEnvironmentSwitchThatIsOffUnlessSetIsOffByDefault) {
+    test::TempDir d;
+    auto guard_with = [&](const std::string& condition, const std::string& readme) {
+        d.write("train.py", "import os\nimport torch\n\nPROFILE = os.getenv('PROFILE')\n\n\ndef main():\n    if " + condition +
+                                ":\n        torch.cuda.synchronize()\n\n\nif __name__ == '__main__':\n    main()\n");
+        d.write("README.md", "# Training\n\n```\n" + readme + "\n```\n");
+        const ScanResult r = scan_dir(d);
+        const Finding* f = find(r, "torch-cuda-synchronize", "train.py");
+        EXPECT_NE(f, nullptr) << condition;
+        return f ? std::make_pair(f->guard, f->guard_note) : std::make_pair(GuardKind::none, std::string());
+    };
+    auto [guard, note] = guard_with("os.getenv('PROFILE') == '1'", "python train.py");
+    EXPECT_EQ(guard, GuardKind::off_by_default) << note;
+    EXPECT_EQ(note, "off by default: $PROFILE");
+    std::tie(guard, note) = guard_with("PROFILE", "python train.py");
+    EXPECT_EQ(guard, GuardKind::off_by_default) << note;
+    std::tie(guard, note) = guard_with("os.environ.get('PROFILE')", "PROFILE=0 python train.py");
+    EXPECT_EQ(guard, GuardKind::off_by_default) << note;
+    std::tie(guard, note) = guard_with("os.environ.get('PROFILE')", "PROFILE=1 python train.py");
+    EXPECT_EQ(guard, GuardKind::none) << note;
+    std::tie(guard, note) = guard_with("os.getenv('PROFILE', '1') == '1'", "python train.py");
+    EXPECT_EQ(guard, GuardKind::none) << note;
+}
+
 // flux's cli.py: `if not trt: <PyTorch models> else: from flux.trt.trt_manager import TRTManager`
 // ("lazy import to make install optional"). A module a function imports in one arm of an if is
 // optional (alternative-branch), and a package for scale or speed it imports is info, as an import in
@@ -2657,4 +2684,102 @@ TEST(ProgramModel, ASamplingScriptBesideATrainingOneIsTooling) {
 }
 
 }  // namespace
+
+// BasicSR and the repositories built on it: setup.py builds its CUDA extensions only under a switch of
+// its own command line. CodeFormer's `if '--cuda_ext' in sys.argv:` builds them only on request, and
+// no command of the repository asks; Restormer's INSTALL.md runs `setup.py develop --no_cuda_ext`.
+// Either way the documented install has no extension, and the code runs without it (impact none).
+// A README that passes `--cuda_ext`, or that also shows the install without `--no_cuda_ext`
+// (BasicSR's own README: "if you use EDVR and StyleGAN2 ... python setup.py develop"), builds it.
+TEST(ProgramModel, AnExtensionTheDocumentedInstallDoesNotBuildMovesNoVerdict) {
+    test::TempDir d;
+    d.write("pkg/__init__.py", "try:\n    from . import ops_ext\nexcept ImportError:\n    ops_ext = None\n");
+    d.write("train.py", "import torch\nimport pkg\n\n\nif __name__ == '__main__':\n    torch.nn.Linear(2, 2)\n");
+    const std::string helper = "import sys\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n\n\n"
+                               "def make_cuda_ext(name, module, sources):\n"
+                               "    return CUDAExtension(name=f'{module}.{name}', sources=sources)\n\n\n";
+    const std::string build = "make_cuda_ext(name='ops_ext', module='pkg', sources=['pkg/src/ops.cpp', 'pkg/src/ops_kernel.cu'])";
+    const std::string tail = "    setup(name='pkg', packages=['pkg'], ext_modules=ext_modules, cmdclass={'build_ext': BuildExtension})\n";
+    auto build_impact = [&](const std::string& what) {
+        const ScanResult r = scan_dir(d);
+        const Finding* f = find(r, "cuda-extension-build", "setup.py");
+        EXPECT_NE(f, nullptr) << what;
+        return f ? std::make_pair(f->impact, f->note) : std::make_pair(VerdictImpact::stay, std::string());
+    };
+
+    // on request only
+    d.write("setup.py", helper + "if __name__ == '__main__':\n    if '--cuda_ext' in sys.argv:\n        ext_modules = [" + build +
+                            "]\n        sys.argv.remove('--cuda_ext')\n    else:\n        ext_modules = []\n" + tail);
+    d.write("README.md", "# pkg\n\n```\npython setup.py develop\n```\n");
+    auto [impact, note] = build_impact("opt-in, not passed");
+    EXPECT_EQ(impact, VerdictImpact::none) << note;
+    EXPECT_NE(note.find("built only when setup.py is run with --cuda_ext (setup.py:11)"), std::string::npos) << note;
+    d.write("README.md", "# pkg\n\n```\npython setup.py develop --cuda_ext\n```\n");
+    std::tie(impact, note) = build_impact("opt-in, passed");
+    EXPECT_GT(impact, VerdictImpact::none) << note;
+
+    // by default, unless the install says not to
+    d.write("setup.py", helper + "if __name__ == '__main__':\n    if '--no_cuda_ext' in sys.argv:\n        ext_modules = []\n"
+                                 "        sys.argv.remove('--no_cuda_ext')\n    else:\n        ext_modules = [" + build + "]\n" + tail);
+    d.write("README.md", "# pkg\n\n```\npython setup.py develop\n```\n");
+    std::tie(impact, note) = build_impact("opt-out, not passed");
+    EXPECT_GT(impact, VerdictImpact::none) << note;
+    d.write("README.md", "# pkg\n");
+    d.write("INSTALL.md", "# Install\n\n```\npython setup.py develop --no_cuda_ext\n```\n");
+    std::tie(impact, note) = build_impact("opt-out, passed");
+    EXPECT_EQ(impact, VerdictImpact::none) << note;
+    EXPECT_NE(note.find("the documented install passes --no_cuda_ext (INSTALL.md:4)"), std::string::npos) << note;
+    d.write("README.md", "# pkg\n\nFor the CUDA ops:\n\n    pip install -e .\n");
+    std::tie(impact, note) = build_impact("opt-out, passed and not passed");
+    EXPECT_GT(impact, VerdictImpact::none) << note;
+}
+
+// An extension loaded just in time only under an environment switch that is off unless set (BasicSR's
+// `if os.getenv('BASICSR_JIT') == 'True': ext = load(...)`, in the handler of the failed import of
+// the prebuilt one) is off by default; a command that sets `BASICSR_JIT=True` turns it on.
+TEST(ProgramModel, AnExtensionLoadedOnlyUnderAnEnvironmentSwitchIsOffByDefault) {
+    test::TempDir d;
+    d.write("pkg/__init__.py", "from .fused import fused_act\n");
+    d.write("pkg/fused.py", "import torch\n\ntry:\n    from . import fused_ext\nexcept ImportError:\n    import os\n"
+                            "    JIT = os.getenv('BASICSR_JIT')\n    if JIT == 'True':\n"
+                            "        from torch.utils.cpp_extension import load\n"
+                            "        fused_ext = load('fused', sources=['src/fused.cpp', 'src/fused_kernel.cu'])\n\n\n"
+                            "def fused_act(x):\n    return torch.relu(x)\n");
+    d.write("train.py", "import torch\nfrom pkg import fused_act\n\n\nif __name__ == '__main__':\n    fused_act(torch.ones(2))\n");
+    const ScanResult off = scan_dir(d);
+    const Finding* f = find(off, "cuda-extension-build", "pkg/fused.py");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->impact, VerdictImpact::none) << f->note;
+    EXPECT_NE(f->note.find("off by default: $BASICSR_JIT"), std::string::npos) << f->note;
+
+    // `== '1'` with a default of '1' is on by default
+    d.write("pkg/fused.py", "import os\nimport torch\nfrom torch.utils.cpp_extension import load\n\n"
+                            "if os.environ.get('BASICSR_JIT', '1') == '1':\n"
+                            "    fused_ext = load('fused', sources=['src/fused.cpp', 'src/fused_kernel.cu'])\n\n\n"
+                            "def fused_act(x):\n    return torch.relu(x)\n");
+    const ScanResult on_by_default = scan_dir(d);
+    f = find(on_by_default, "cuda-extension-build", "pkg/fused.py");
+    ASSERT_NE(f, nullptr);
+    EXPECT_GT(f->impact, VerdictImpact::none) << f->note;
+
+    d.write("pkg/fused.py", "import os\nimport torch\nfrom torch.utils.cpp_extension import load\n\n"
+                            "if os.environ.get('BASICSR_JIT', '0') == '1':\n"
+                            "    fused_ext = load('fused', sources=['src/fused.cpp', 'src/fused_kernel.cu'])\n\n\n"
+                            "def fused_act(x):\n    return torch.relu(x)\n");
+    const ScanResult off_again = scan_dir(d);
+    f = find(off_again, "cuda-extension-build", "pkg/fused.py");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->impact, VerdictImpact::none) << f->note;
+    d.write("README.md", "# pkg\n\n```\nBASICSR_JIT=0 python train.py\n```\n");  // set, to off
+    const ScanResult set_off = scan_dir(d);
+    f = find(set_off, "cuda-extension-build", "pkg/fused.py");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->impact, VerdictImpact::none) << f->note;
+    d.write("README.md", "# pkg\n\n```\nBASICSR_JIT=1 python train.py\n```\n");
+    const ScanResult set_on = scan_dir(d);
+    f = find(set_on, "cuda-extension-build", "pkg/fused.py");
+    ASSERT_NE(f, nullptr);
+    EXPECT_GT(f->impact, VerdictImpact::none) << f->note;
+}
+
 }  // namespace mpsport

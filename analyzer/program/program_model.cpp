@@ -98,7 +98,7 @@ Reach reach_for(Level level) {
 }
 
 ProgramModel::ProgramModel(const std::vector<FileRecord>& files, const ProgramVocabulary& vocabulary, const ModelOptions& options)
-    : m_vocab(vocabulary) {
+    : m_vocab(vocabulary), m_options_turned_on(options.options_turned_on) {
     m_tooling_dirs = vocabulary.tooling_dirs;
     m_tooling_dirs.insert(m_tooling_dirs.end(), options.tooling_dirs.begin(), options.tooling_dirs.end());
     for (const auto& d : options.not_tooling_dirs) m_tooling_dirs.erase(std::remove(m_tooling_dirs.begin(), m_tooling_dirs.end(), d), m_tooling_dirs.end());
@@ -149,6 +149,13 @@ ProgramModel::ProgramModel(const std::vector<FileRecord>& files, const ProgramVo
                                            : reach_at(site.path, site.line, site.guard, site.guard_note);
             if (r.level > best.level) best = r;
         }
+        // In a file no entry reaches, an extension imported or loaded only under an option that is off by
+        // default (`if os.getenv('BASICSR_JIT') == 'True': load(...)`) keeps that guard: nobody runs it as is.
+        if (best.level == Level::unreached && !ext.imports.empty() &&
+            std::all_of(ext.imports.begin(), ext.imports.end(), [](const ImportSite& s) { return s.guard == GuardKind::off_by_default; })) {
+            best.guard = GuardKind::off_by_default;
+            best.guard_note = ext.imports.front().guard_note + " (" + ext.imports.front().path + ":" + std::to_string(ext.imports.front().line) + ")";
+        }
         // A build under a condition makes the extension optional only where nothing requires it:
         // flash-attn's `if not SKIP_CUDA_BUILD:` changes nothing when its package imports it anyway.
         if (ext.imports.empty() && ext.fact.conditional) {
@@ -166,6 +173,27 @@ ProgramModel::ProgramModel(const std::vector<FileRecord>& files, const ProgramVo
             best.level = Level::optional_fallback;
             best.guard = GuardKind::import_fallback;
             best.guard_note = "CUDAExtension only under a condition in " + ext.defined_in + ", a CppExtension otherwise";
+        }
+        // A setup script's own switch (`if '--cuda_ext' in sys.argv:`, or the else arm of `if '--no_cuda_ext'
+        // in sys.argv: ext_modules = []`) that the documented install leaves in the off position: the
+        // extension is not built, and the code runs without it (CodeFormer's and Restormer's basicsr).
+        if (!ext.fact.build_flag.empty() && best.level >= Level::optional_dead) {
+            const auto use = options.build_flags.find(ext.fact.build_flag);
+            const BuildFlagUse none;
+            const BuildFlagUse& u = use == options.build_flags.end() ? none : use->second;
+            const std::string where = ext.defined_in + ":" + std::to_string(ext.fact.build_flag_line);
+            std::string why;
+            if (ext.fact.built_when_passed && !u.passed)
+                why = "built only when " + ext.defined_in + " is run with " + ext.fact.build_flag + " (" + where +
+                      "), which no command or document of the repository passes";
+            else if (!ext.fact.built_when_passed && u.passed && !u.install_without)
+                why = "the documented install passes " + ext.fact.build_flag + " (" + u.passed->first + ":" + std::to_string(u.passed->second) +
+                      "), with which " + ext.defined_in + " builds no extension (" + where + ")";
+            if (!why.empty()) {
+                best.level = Level::optional_dead;
+                best.guard = GuardKind::off_by_default;
+                best.guard_note = why;
+            }
         }
         ext.reach = best;
     }
@@ -434,7 +462,8 @@ void ProgramModel::add_edges(const FileRecord& file) {
         m_remote_code.emplace(project_of(file.path), file.path + ":" + std::to_string(file.facts->remote_code_line));
     auto& edges = m_edges[file.path];
     const std::string here = dir_of(file.path);
-    for (const auto& imp : file.facts->imports) {
+    for (const auto& written : file.facts->imports) {
+        const ImportFact imp = as_commanded(written);
         if (!imp.lazy && imp.guard == GuardKind::none) m_imports_on_load.insert({file.path, imp.line});
         using Names = std::optional<std::vector<std::string>>;
         const bool star = std::find(imp.names.begin(), imp.names.end(), "*") != imp.names.end();
@@ -651,11 +680,21 @@ std::vector<CallSite> ProgramModel::ops_calls(const std::string& ns, const std::
     return out;
 }
 
+ImportFact ProgramModel::as_commanded(const ImportFact& imp) const {
+    ImportFact out = imp;
+    if (out.guard == GuardKind::off_by_default && m_options_turned_on.count(out.guard_note)) {
+        out.guard = GuardKind::none;
+        out.guard_note.clear();
+    }
+    return out;
+}
+
 const std::map<std::string, std::vector<ImportSite>>& ProgramModel::name_imports() const {
     if (m_name_imports) return *m_name_imports;
     m_name_imports.emplace();
     for (const auto& [path, facts] : m_facts)
-        for (const auto& imp : facts->imports) {
+        for (const auto& written : facts->imports) {
+            const ImportFact imp = as_commanded(written);
             std::string from = imp.module;
             if (imp.level > 0) {
                 const std::string base = relative_base(path, imp.level);
@@ -756,9 +795,26 @@ void ProgramModel::link_extensions(const std::vector<FileRecord>& files) {
             // or ends with it when the extension names a bare module (`knn_cuda`).
             std::set<std::string> matching;  // in name order, as the import sites have always been listed
             if (m_external.count(e.name)) matching.insert(e.name);
+            // Not a package of the repository's own that ends with the same word: CodeFormer's `from . import
+            // upfirdn2d_ext` in basicsr/ops/upfirdn2d/ names the package basicsr.ops.upfirdn2d, not the JIT
+            // module 'upfirdn2d' that the same file loads.
+            // Nor a name imported from a module file of its own (`from .upfirdn2d import upfirdn2d`: a function).
+            auto own_module = [&](const std::string& dotted) {
+                const auto dot = dotted.rfind('.');
+                const std::string parent = dot == std::string::npos ? std::string() : dotted.substr(0, dot);
+                std::vector<std::string> bases{""};
+                const auto& holding = roots_holding(dotted);
+                bases.insert(bases.end(), holding.begin(), holding.end());
+                for (const auto& base : bases) {
+                    if (find_module(base, dotted)) return true;
+                    if (const auto m = parent.empty() ? std::nullopt : find_module(base, parent); m && !ends_with(*m, "__init__.py")) return true;
+                }
+                return false;
+            };
             if (e.name.find('.') == std::string::npos)
                 if (auto it = by_last.find(e.name); it != by_last.end())
-                    for (const std::string* dotted : it->second) matching.insert(*dotted);
+                    for (const std::string* dotted : it->second)
+                        if (!own_module(*dotted)) matching.insert(*dotted);
             for (const auto& dotted : matching) {
                 for (const auto& site : m_external.at(dotted))
                     if ((m_projects.empty() || project_of(site.path) == project_of(f.path)) && std::none_of(link.imports.begin(), link.imports.end(), [&](const ImportSite& s2) { return s2.path == site.path && s2.line == site.line; }))

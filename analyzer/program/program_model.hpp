@@ -77,6 +77,13 @@ struct ExtensionLink {
     FileReach reach;
 };
 
+// Where the repository's commands and documents write a setup script's build switch (`--cuda_ext`),
+// and an install of the checkout that does not (analyzer/option_flags.cpp).
+struct BuildFlagUse {
+    std::optional<std::pair<std::string, int>> passed;
+    std::optional<std::pair<std::string, int>> install_without;
+};
+
 struct ModelOptions {
     std::vector<std::string> entries;  // --entry or .mpsport.toml: replaces discovery
     std::vector<std::string> tooling_dirs;      // .mpsport.toml: added to the vocabulary's
@@ -87,6 +94,11 @@ struct ModelOptions {
     const std::map<std::string, std::vector<DataReader>>* data_readers = nullptr;
     // Folders that hold a licence file (WalkResult::licensed_dirs): where vendored projects start.
     std::vector<LicensedDir> licensed_dirs;
+    // ExtensionFact::build_flag -> its uses in commands: whether the documented install builds it.
+    std::map<std::string, BuildFlagUse> build_flags;
+    // The guard notes of imports under an option off by default (`off by default: $USE_JIT`) that a
+    // command of the repository turns on: those imports are unguarded.
+    std::set<std::string> options_turned_on;
 };
 
 class ProgramModel {
@@ -226,6 +238,9 @@ private:
     void add_sys_path_roots(const std::vector<FileRecord>& files);
     void index_files(const std::vector<FileRecord>& files);
     std::optional<std::string> find_module(const std::string& base, const std::string& dotted) const;
+    // An import as the repository's commands run it: under an option they turn on, unguarded.
+    ImportFact as_commanded(const ImportFact& imp) const;
+    std::set<std::string> m_options_turned_on;
     // A dotted module of the repository, under the import roots of `from`'s checkout; nullopt if none.
     std::optional<std::string> module_in_project(const std::string& dotted, const std::string& from) const;
     std::string module_name_of(const std::string& path) const;

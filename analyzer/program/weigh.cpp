@@ -52,7 +52,9 @@ void weigh_by_op_calls(const ProgramModel& model, const ExtensionLink* ext, Find
         // no more needed than the module is, however unguarded the calls read. Not a module that a
         // CPU build provides too (torchsparse's CppExtension without CUDA): its CUDA-only ops are
         // missing from that build, and calling one fails.
-        if (ext && !ext->fact.cuda_optional && ext->reach.level == Level::optional_fallback && ext->reach.guard == GuardKind::import_fallback &&
+        // Nor, however its calls read, an op of a module the documented install does not build.
+        const bool not_built = ext && ext->reach.guard == GuardKind::off_by_default;
+        if (ext && (not_built || (!ext->fact.cuda_optional && ext->reach.level == Level::optional_fallback && ext->reach.guard == GuardKind::import_fallback)) &&
             r.level > ext->reach.level) {
             r.level = ext->reach.level;
             r.guard = ext->reach.guard;
@@ -240,6 +242,10 @@ void weigh(Finding& f, Level level, const FileReach& reach, const ProgramVocabul
         case Level::unreached: take(reach_weight(Reach::unreached), reach.guard_note.empty() ? "unreached" : "unreached: " + reach.guard_note); break;
         case Level::core: break;
     }
+    // An option the default run leaves off, on the way to the code (`if args.jit: from .ops import x`,
+    // an extension built only on request): its weight too, wherever the file is reached from.
+    if (reach.guard == GuardKind::off_by_default && level != Level::optional_dead && level != Level::core)
+        take(guard_weight(reach.guard), std::string(to_string(reach.guard)) + " on the import chain `" + reach.guard_note + "`");
     // What the rule's category adds for its reach (rules/program.yaml reach_weights_for).
     // Optional for a reason the model sees (a guard on the chain or around the calls), not only
     // because which ops the run calls is not known; and not the non-CPU branch, which MPS takes too

@@ -551,9 +551,70 @@ const std::map<std::string, std::string, std::less<>>& GuardFinder::argparse_off
     return *m_off_flags;
 }
 
+namespace {
+
+// `os.getenv("NAME")`, `os.environ.get("NAME", "0")`: the variable's name, and the default as written
+// (empty when none is given).
+std::optional<std::pair<std::string, std::string>> env_read(TSNode call, const ModuleFacts& facts) {
+    if (!is_type(call, "call")) return std::nullopt;
+    const std::string q = facts.qualname(field(call, "function"));
+    if (q != "os.getenv" && q != "os.environ.get") return std::nullopt;
+    const auto name = facts.string_value(positional_argument(call, 0));
+    if (!name || name->empty()) return std::nullopt;
+    const TSNode fallback = positional_argument(call, 1);
+    if (ts_node_is_null(fallback)) return std::make_pair(*name, std::string());
+    const auto value = facts.string_value(fallback);
+    if (!value) return std::nullopt;  // a default that is no string literal: not known to be off
+    return std::make_pair(*name, *value);
+}
+
+// `X` bound once in the module from an environment read (BasicSR's `BASICSR_JIT = os.getenv('BASICSR_JIT')`,
+// at module level or in the handler of a failed import).
+std::optional<std::pair<std::string, std::string>> env_constant(TSNode identifier, const ModuleFacts& facts) {
+    TSNode root = identifier;
+    while (!ts_node_is_null(ts_node_parent(root))) root = ts_node_parent(root);
+    std::optional<std::pair<std::string, std::string>> found;
+    bool once = true;
+    for_each_node(root, [&](TSNode a) {
+        if (!once || !is_type(a, "assignment") || facts.text(field(a, "left")) != facts.text(identifier)) return;
+        if (found) once = false;  // bound twice
+        else found = env_read(field(a, "right"), facts);
+        if (!found) once = false;
+    });
+    return once ? found : std::nullopt;
+}
+
+bool truthy_word(std::string_view v) {
+    for (std::string_view w : {"1", "True", "true", "TRUE", "yes", "on", "ON"})
+        if (v == w) return true;
+    return false;
+}
+
+}  // namespace
+
+// `if os.getenv("USE_JIT") == "True":`, `if os.environ.get("FLAG"):`, or through a module constant
+// bound from such a read: an environment switch that is off unless the run sets it. The note names it
+// as `$NAME`, which analyzer/option_flags.cpp looks for as `NAME=` in the repository's commands.
+std::optional<std::string> GuardFinder::env_off_by_default(TSNode condition) const {
+    auto read = [&](TSNode n) { return is_type(n, "identifier") ? env_constant(n, m_facts) : env_read(n, m_facts); };
+    if (auto r = read(condition); r && (r->second.empty() || r->second == "0" || r->second == "False" || r->second == "false"))
+        return "$" + r->first;
+    if (!is_type(condition, "comparison_operator") || ts_node_named_child_count(condition) != 2) return std::nullopt;
+    const TSNode left = ts_node_named_child(condition, 0), right = ts_node_named_child(condition, 1);
+    const std::string op(m_facts.text(condition).substr(ts_node_end_byte(left) - ts_node_start_byte(condition),
+                                                        ts_node_start_byte(right) - ts_node_end_byte(left)));
+    if (op.find("==") == std::string::npos) return std::nullopt;
+    const bool string_left = is_type(left, "string");
+    const auto value = m_facts.string_value(string_left ? left : right);
+    const auto r = read(string_left ? right : left);
+    if (!value || !r || !truthy_word(*value) || r->second == *value) return std::nullopt;
+    return "$" + r->first;
+}
+
 std::optional<std::string> GuardFinder::off_by_default(TSNode condition) const {
     if (is_type(condition, "parenthesized_expression") && ts_node_named_child_count(condition) == 1) return off_by_default(ts_node_named_child(condition, 0));
     if (auto flag = off_by_default_flag(condition, m_facts)) return flag;  // a parameter's default
+    if (auto env = env_off_by_default(condition)) return env;
     if (!is_type(condition, "attribute") || !is_type(field(condition, "object"), "identifier") || m_facts.text(field(condition, "object")) == "self")
         return std::nullopt;
     const auto& flags = argparse_off_flags();

@@ -63,6 +63,7 @@ private:
     // False or None), `if X:` / `if self.X:` where the function's parameter X defaults to False or None:
     // the flag as a command line or a call spells it ("--X", "X=False"); nullopt otherwise.
     std::optional<std::string> off_by_default(TSNode condition) const;
+    std::optional<std::string> env_off_by_default(TSNode condition) const;
     // The argparse destinations of this file that are off by default, and how the command line spells each.
     const std::map<std::string, std::string, std::less<>>& argparse_off_flags() const;
     Guard from_try(TSNode try_statement, TSNode node) const;

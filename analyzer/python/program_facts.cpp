@@ -237,6 +237,64 @@ std::optional<std::string> extension_name(TSNode call, const ModuleFacts& facts)
     return value;
 }
 
+// `'--cuda_ext' in sys.argv`, `'--no_cuda_ext' not in sys.argv`: an option a setup script reads from
+// its own command line, and whether the condition holds when the option is passed.
+std::optional<std::pair<std::string, bool>> argv_flag(TSNode condition, const ModuleFacts& facts) {
+    while (is_type(condition, "parenthesized_expression") && ts_node_named_child_count(condition) == 1) condition = ts_node_named_child(condition, 0);
+    if (!is_type(condition, "comparison_operator") || ts_node_named_child_count(condition) != 2) return std::nullopt;
+    const TSNode left = ts_node_named_child(condition, 0), right = ts_node_named_child(condition, 1);
+    if (facts.qualname(right) != "sys.argv") return std::nullopt;
+    const auto flag = facts.string_value(left);
+    if (!flag || flag->size() < 2 || (*flag)[0] != '-') return std::nullopt;
+    std::string op(facts.text(condition).substr(ts_node_end_byte(left) - ts_node_start_byte(condition),
+                                                 ts_node_start_byte(right) - ts_node_end_byte(left)));
+    op.erase(std::remove_if(op.begin(), op.end(), [](char c) { return c == ' ' || c == '\t' || c == '\\' || c == '\n'; }), op.end());
+    if (op != "in" && op != "notin") return std::nullopt;
+    return std::make_pair(*flag, op == "in");
+}
+
+// The command-line switch of the if arm `node` sits in, within its function or module.
+std::optional<ExtensionFact> switch_above(TSNode node, const ModuleFacts& facts) {
+    for (TSNode cur = node, parent = ts_node_parent(node); !ts_node_is_null(parent); cur = parent, parent = ts_node_parent(parent)) {
+        if (is_type(parent, "function_definition") || is_type(parent, "class_definition")) return std::nullopt;
+        if (!is_type(parent, "if_statement")) continue;
+        const auto flag = argv_flag(field(parent, "condition"), facts);
+        if (!flag) continue;
+        const bool in_body = ts_node_eq(cur, field(parent, "consequence"));
+        if (!in_body && !is_type(cur, "else_clause")) continue;  // an elif arm: its own condition decides
+        ExtensionFact e;
+        e.build_flag = flag->first;
+        e.built_when_passed = in_body == flag->second;
+        e.build_flag_line = line_of(parent);
+        return e;
+    }
+    return std::nullopt;
+}
+
+// The switch a setup script's build sits under: around the extension call itself, or, in a module-level
+// helper (BasicSR's `make_cuda_ext(...)`), around every call of that helper in the file.
+void find_build_switch(TSNode call, const ModuleFacts& facts, ExtensionFact& e) {
+    if (auto s = switch_above(call, facts)) {
+        e.build_flag = s->build_flag, e.built_when_passed = s->built_when_passed, e.build_flag_line = s->build_flag_line;
+        return;
+    }
+    const TSNode def = enclosing(call, {"function_definition"});
+    if (ts_node_is_null(def) || !is_type(ts_node_parent(def), "module")) return;
+    const std::string_view name = facts.text(field(def, "name"));
+    std::optional<ExtensionFact> common;
+    bool agree = true, any = false;
+    for_each_node(ts_node_parent(def), [&](TSNode n) {
+        if (!agree || !is_type(n, "call") || !is_type(field(n, "function"), "identifier") || facts.text(field(n, "function")) != name) return;
+        if (!ts_node_is_null(enclosing(n, {"function_definition"})) && ts_node_eq(enclosing(n, {"function_definition"}), def)) return;  // recursion
+        any = true;
+        const auto s = switch_above(n, facts);
+        if (!s || (common && (common->build_flag != s->build_flag || common->built_when_passed != s->built_when_passed))) agree = false;
+        else if (!common) common = s;
+    });
+    if (!any || !agree || !common) return;
+    e.build_flag = common->build_flag, e.built_when_passed = common->built_when_passed, e.build_flag_line = common->build_flag_line;
+}
+
 void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, const CallSites& calls, bool names_extensions, FileFacts& out) {
     std::string q = facts.qualname(field(call, "function"));
     bool cuda_optional = false;
@@ -285,6 +343,7 @@ void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, 
         e.conditional = guards.guard_of(call).kind != GuardKind::none ||
                         !ts_node_is_null(enclosing(call, {"if_statement", "try_statement", "conditional_expression"}));
         e.cuda_optional = cuda_optional;
+        if (kind == "CUDAExtension" || kind == "CppExtension") find_build_switch(call, facts, e);
         e.line = line_of(call);
         out.extensions.push_back(std::move(e));
         if (kind == "load" || kind == "load_inline") {
