@@ -85,6 +85,9 @@ struct GuardVocabulary {
     // Functions, by their own name wherever they are defined (a repository's comm.get_world_size()),
     // whose result says the run is multi-process: get_world_size() > 1, is_dist_avail_and_initialized()
     std::vector<std::string> distributed_functions;
+    // Collective calls (torch.distributed.all_reduce, barrier): a function that makes one synchronises
+    // processes, which a single device has none of; a float64 tensor made for it is no port of the run.
+    std::vector<std::string> collective_calls;
     // Functions, by their own name (globs allowed), that test whether a package is installed:
     // `if is_apex_available(): from apex import amp` is an import with a fallback beside it.
     std::vector<std::string> package_checks;

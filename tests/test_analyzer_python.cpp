@@ -85,6 +85,30 @@ TEST_F(PythonEngineTest, NoHitsInCommentsDocstringsOrUnrelatedStrings) {
     EXPECT_TRUE(fs.empty()) << fs.size() << " findings, first: " << (fs.empty() ? "" : fs[0].rule_id);
 }
 
+// VAR's SmoothedValue.synchronize_between_processes makes `torch.tensor([count, total],
+// dtype=torch.float64, device='cuda')` for tdist.all_reduce: the function exists to synchronise
+// processes, which one device has none of. Reported (the tensor is float64 on a device), with no
+// verdict impact; the same tensor in a function that reduces nothing keeps it.
+TEST_F(PythonEngineTest, AFloat64TensorMadeForACollectiveMovesNoVerdict) {
+    const std::string head = "import torch\nimport torch.distributed as tdist\n\n\nclass SmoothedValue:\n";
+    const std::string make = "    def sync(self):\n        t = torch.tensor([self.count, self.total], dtype=torch.float64, device='cuda')\n";
+    const auto reduced = of(scan(head + make + "        tdist.barrier()\n        tdist.all_reduce(t)\n        return t.tolist()\n"), "float64-dtype");
+    ASSERT_EQ(reduced.size(), 1u);
+    EXPECT_EQ(reduced[0].impact, VerdictImpact::none);
+    EXPECT_NE(reduced[0].note.find("made for torch.distributed.all_reduce (line 9)"), std::string::npos) << reduced[0].note;
+    const auto kept = of(scan(head + make + "        return t * 2\n"), "float64-dtype");
+    ASSERT_EQ(kept.size(), 1u);
+    EXPECT_EQ(kept[0].impact, VerdictImpact::dual) << kept[0].note;
+    // a collective of something else
+    const auto other = of(scan(head + make + "        tdist.all_reduce(self.other)\n        return t\n"), "float64-dtype");
+    ASSERT_EQ(other.size(), 1u);
+    EXPECT_EQ(other[0].impact, VerdictImpact::dual) << other[0].note;
+    // reduced only with several processes: the float64 tensor serves one device too (stylegan3's metrics)
+    const auto sometimes = of(scan(head + make + "        if self.num_gpus > 1:\n            tdist.all_reduce(t)\n        return t\n"), "float64-dtype");
+    ASSERT_EQ(sometimes.size(), 1u);
+    EXPECT_EQ(sometimes[0].impact, VerdictImpact::dual) << sometimes[0].note;
+}
+
 TEST_F(PythonEngineTest, OptionalImportLowersSeverityAndImpact) {
     const auto fs = scan("try:\n    import flash_attn\nexcept ImportError:\n    flash_attn = None\nimport cupy\n");
     const auto optional = of(fs, "optional-cuda-only-package-import");

@@ -357,4 +357,36 @@ Float64Flow float64_flow(TSNode node, const ModuleFacts& facts, CallOrigin* orig
     return flow;
 }
 
+std::optional<std::pair<std::string, int>> collective_in_function(TSNode node, const ModuleFacts& facts, const std::vector<std::string>& collectives) {
+    const TSNode def = enclosing(node, {"function_definition"});
+    if (ts_node_is_null(def) || collectives.empty()) return std::nullopt;
+    // the name the tensor is bound to (`t = torch.tensor(..., dtype=torch.float64)`), which the
+    // collective must be passed
+    const TSNode assignment = enclosing(node, {"assignment"});
+    if (ts_node_is_null(assignment) || !is_type(field(assignment, "left"), "identifier")) return std::nullopt;
+    const std::string_view name = facts.text(field(assignment, "left"));
+    std::optional<std::pair<std::string, int>> found;
+    for_each_node(field(def, "body"), [&](TSNode n) {
+        if (found || !is_type(n, "call")) return;
+        const std::string q = facts.qualname(field(n, "function"));
+        if (std::find(collectives.begin(), collectives.end(), q) == collectives.end()) return;
+        const TSNode args = field(n, "arguments");
+        bool passed = false;
+        for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
+            TSNode a = ts_node_named_child(args, i);
+            if (is_type(a, "keyword_argument")) a = field(a, "value");
+            passed = passed || (is_type(a, "identifier") && facts.text(a) == name);
+        }
+        if (!passed) return;
+        // unconditional in the function: under `if opts.num_gpus > 1:` the tensor serves one device too
+        // (stylegan3's metrics accumulate float64 sums and reduce them only with several processes)
+        for (TSNode up = ts_node_parent(n); !ts_node_eq(up, def); up = ts_node_parent(up))
+            if (is_type(up, "if_statement") || is_type(up, "conditional_expression") || is_type(up, "boolean_operator") ||
+                is_type(up, "try_statement") || is_type(up, "for_statement") || is_type(up, "while_statement"))
+                return;
+        found = std::make_pair(q, static_cast<int>(ts_node_start_point(n).row) + 1);
+    });
+    return found;
+}
+
 }  // namespace mpsport::python

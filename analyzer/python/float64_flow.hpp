@@ -15,7 +15,9 @@
 
 #include <tree_sitter/api.h>
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analyzer/python/syntax.hpp"
@@ -29,5 +31,10 @@ enum class Float64Flow { device, host, device_then_cpu };
 // `origin`, when given, receives the call of a function of the lab's own that a `device` result's tensor
 // came from, where one is known (`new_state_dict = load_state_dict(c, args.use_ema)`).
 Float64Flow float64_flow(TSNode node, const ModuleFacts& facts, CallOrigin* origin = nullptr);
+
+// The first call of one of `collectives` (qualified names: torch.distributed.all_reduce) that the function
+// around `node` makes unconditionally, passing it the name `node`'s tensor is bound to, and its line;
+// nullopt at module level or with none.
+std::optional<std::pair<std::string, int>> collective_in_function(TSNode node, const ModuleFacts& facts, const std::vector<std::string>& collectives);
 
 }  // namespace mpsport::python

@@ -243,6 +243,10 @@ PythonEngine::Result PythonEngine::analyze(std::string_view text, bool full_pars
             if (flow == Float64Flow::device_then_cpu) {
                 m.impact = VerdictImpact::none;
                 m.note = "made float64 on the device, then moved to the CPU: call .cpu() first, then .double()";
+            } else if (const auto collective = collective_in_function(nm.node, facts, m_catalogue.program().guards.collective_calls)) {
+                m.impact = VerdictImpact::none;
+                m.note = "made for " + collective->first + " (line " + std::to_string(collective->second) +
+                         "), which synchronises processes: a single device does not need this function to run";
             }
         }
         unguarded.push_back(std::move(nm));
