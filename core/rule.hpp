@@ -203,6 +203,8 @@ struct ProgramVocabulary {
     std::optional<WeightRule> on_demand_package;
     // An extension of a vendored project that the run can do without: an optional package.
     std::optional<WeightRule> vendored_fallback;
+    // an extension build with nvcc flags and sources the scan cannot read, in a repository with no .cu/.cuh file
+    std::optional<WeightRule> no_cuda_sources;
     // A stay-on-CUDA import that the run reaches through names another module of the repository
     // defines too, with nothing CUDA-only on load: importing that twin is the port.
     std::optional<WeightRule> twin_definition;

@@ -2782,4 +2782,29 @@ TEST(ProgramModel, AnExtensionLoadedOnlyUnderAnEnvironmentSwitchIsOffByDefault) 
     EXPECT_GT(f->impact, VerdictImpact::none) << f->note;
 }
 
+// YOLOX's JitOp base class passes nvcc flags to every op it builds just in time (`load(name=self.name,
+// sources=self.sources(), extra_cuda_cflags=self.nvcc_args())`); its one op globs cocoeval/*.cpp and the
+// repository has no .cu file: nvcc has nothing to compile (rules/program.yaml no_cuda_sources). With a
+// .cu file in the repository the build may well compile it, and keeps its weight.
+TEST(ProgramModel, AJitBuildWithNvccFlagsAndNoCudaSourceInTheRepositoryIsInfo) {
+    test::TempDir d;
+    d.write("pkg/__init__.py", "");
+    d.write("pkg/jit_ops.py", "import glob\nfrom torch.utils.cpp_extension import load\n\n\nclass JitOp:\n"
+                              "    def sources(self):\n        return glob.glob('pkg/csrc/*.cpp')\n\n"
+                              "    def jit_load(self):\n        return load(name='fast_eval', sources=self.sources(), extra_cuda_cflags=['-O3'])\n");
+    d.write("pkg/csrc/eval.cpp", "int add(int a, int b) { return a + b; }\n");
+    d.write("train.py", "import torch\nfrom pkg.jit_ops import JitOp\n\n\nif __name__ == '__main__':\n    JitOp().jit_load()\n");
+    const ScanResult cpp_only = scan_dir(d);
+    const Finding* f = find(cpp_only, "cuda-extension-build", "pkg/jit_ops.py");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->impact, VerdictImpact::none) << f->note;
+    EXPECT_EQ(f->severity, Severity::info) << f->note;
+    EXPECT_NE(f->note.find("no .cu/.cuh source for nvcc to compile"), std::string::npos) << f->note;
+    d.write("pkg/csrc/eval_kernel.cu", "__global__ void k(float* x) { x[0] = 1.0f; }\n");
+    const ScanResult with_cuda = scan_dir(d);
+    f = find(with_cuda, "cuda-extension-build", "pkg/jit_ops.py");
+    ASSERT_NE(f, nullptr);
+    EXPECT_GT(f->impact, VerdictImpact::none) << f->note;
+}
+
 }  // namespace mpsport

@@ -426,6 +426,13 @@ bool ProgramModel::is_own_package(std::string_view top_level, const std::string&
     return it != m_own_in.end() && it->second.count(normalise_package(std::string(top_level))) > 0;
 }
 
+bool ProgramModel::has_cuda_sources(const std::string& path) const {
+    const std::string& project = project_of(path);
+    return std::any_of(m_native.begin(), m_native.end(), [&](const std::string& f) {
+        return (ends_with(f, ".cu") || ends_with(f, ".cuh")) && (m_projects.empty() || project_of(f) == project);
+    });
+}
+
 std::optional<std::string> ProgramModel::find_module(const std::string& base, const std::string& dotted) const {
     if (dotted.empty()) {
         const std::string init = join(base, "__init__.py");

@@ -120,6 +120,8 @@ public:
     // ... of the repository `path` lies in, in a folder of checkouts (m_projects)
     bool is_own_package(std::string_view top_level, const std::string& path) const;
     const ExtensionLink* extension_defined_at(const std::string& path, int line) const;
+    // Whether the checkout of `path` holds any .cu or .cuh file.
+    bool has_cuda_sources(const std::string& path) const;
     const ExtensionLink* extension_with_source(const std::string& path) const;
     // The strongest reach among the files that import this top-level package; nullopt if none does.
     // Only importers in the repository of `declared_in`, in a folder of checkouts.

@@ -372,6 +372,12 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
         f.reach = reach_for(r.level);
         if (f.reach == Reach::core || f.reach == Reach::optional) f.chain = r.chain;
         std::vector<std::pair<const WeightRule*, std::string>> context;
+        // An extension build in Python whose sources are not written out (`sources=self.sources()`), in a
+        // checkout with no .cu/.cuh file: whatever flags it passes, nvcc has nothing to compile.
+        if (vocabulary.no_cuda_sources && f.category == "extension" && is_python_source(f.location.path) &&
+            f.matched.find(".cu") == std::string::npos && (!linked || (!linked->fact.cuda && linked->sources.empty())) &&
+            !model.has_cuda_sources(f.location.path))
+            context.emplace_back(&*vocabulary.no_cuda_sources, "its sources are not written out");
         if (vocabulary.vendored_fallback && linked && (r.level == Level::optional_fallback || r.level == Level::optional_dead))
             if (auto root = model.vendored_root(linked->defined_in))
                 context.emplace_back(&*vocabulary.vendored_fallback, linked->fact.name + " is built by " + *root + "/, a project copied into the repository");
