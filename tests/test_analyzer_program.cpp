@@ -2668,12 +2668,20 @@ TEST(ProgramModel, ASamplingScriptBesideATrainingOneIsTooling) {
     // scripts/gradio/depth2img.py
     d.write("calc_metrics.py", "import torch\n\nif __name__ == \"__main__\":\n    model = torch.nn.Linear(2, 2).cuda()\n");
     d.write("scripts/gradio/depth2img.py", "import torch\n\nif __name__ == \"__main__\":\n    model = torch.nn.Linear(2, 2).cuda()\n");
+    // converters to a deployment format and metric scripts: YOLOX's tools/trt.py, EDVR's
+    // scripts/metrics/calculate_lpips.py
+    d.write("tools/trt.py", "import torch\nimport tensorrt as trt\n\nif __name__ == \"__main__\":\n    model = torch.nn.Linear(2, 2).cuda()\n");
+    d.write("scripts/metrics/calculate_lpips.py", "import torch\n\nif __name__ == \"__main__\":\n    model = torch.nn.Linear(2, 2).cuda()\n");
     const ScanResult with_tools = scan_dir(d);
-    for (const char* path : {"calc_metrics.py", "scripts/gradio/depth2img.py"}) {
+    for (const char* path : {"calc_metrics.py", "scripts/gradio/depth2img.py", "scripts/metrics/calculate_lpips.py"}) {
         const Finding* tool = find(with_tools, "cuda-method-call", path);
         ASSERT_NE(tool, nullptr) << path;
         EXPECT_EQ(tool->reach, Reach::tooling) << path << ": " << tool->note;
     }
+    const Finding* tensorrt = find(with_tools, "cuda-only-package-import", "tools/trt.py");
+    ASSERT_NE(tensorrt, nullptr);
+    EXPECT_EQ(tensorrt->reach, Reach::tooling) << tensorrt->note;
+    EXPECT_EQ(tensorrt->impact, VerdictImpact::none) << tensorrt->note;
 
     test::TempDir inference_only;
     inference_only.write("sample.py", "import torch\n\nif __name__ == \"__main__\":\n    model = torch.nn.Linear(2, 2).cuda()\n");
