@@ -72,7 +72,7 @@ FlagUses find_flags(const fs::path& base, const std::vector<program::FileRecord>
         } catch (const std::exception&) {
             return;  // unreadable now: it turns nothing on that we can show
         }
-        std::set<int> lines_with;  // (line << 8 | flag): which line passes which flag
+        std::set<std::pair<int, std::uint32_t>> lines_with;  // which line passes which flag
         for (const auto& [at, k] : words.find_each(text)) {
             const std::size_t end = at + flags[k].size();
             // `--amp` is not `--amp_level`; `--amp=1` and `--amp 1` are; `-t` is not the end of `--no-t`
@@ -84,7 +84,7 @@ FlagUses find_flags(const fs::path& base, const std::vector<program::FileRecord>
             if (at > 0 && (is_word_char(text[at - 1]) || text[at - 1] == '-')) continue;
             const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
             passed[i].emplace(k, line);
-            lines_with.insert(line * 256 + static_cast<int>(k % 256));
+            lines_with.emplace(line, k);
         }
         if (!installs) return;
         std::istringstream in(text);
@@ -93,7 +93,7 @@ FlagUses find_flags(const fs::path& base, const std::vector<program::FileRecord>
             ++number;
             if (!installs_checkout(line)) continue;
             for (std::uint32_t k = 0; k < flags.size(); ++k)
-                if (!lines_with.count(number * 256 + static_cast<int>(k % 256))) without[i].emplace(k, number);
+                if (!lines_with.count({number, k})) without[i].emplace(k, number);
         }
     });
     for (std::size_t i = 0; i < commands.size(); ++i) {

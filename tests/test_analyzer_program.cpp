@@ -2748,46 +2748,34 @@ TEST(ProgramModel, AnExtensionTheDocumentedInstallDoesNotBuildMovesNoVerdict) {
 TEST(ProgramModel, AnExtensionLoadedOnlyUnderAnEnvironmentSwitchIsOffByDefault) {
     test::TempDir d;
     d.write("pkg/__init__.py", "from .fused import fused_act\n");
-    d.write("pkg/fused.py", "import torch\n\ntry:\n    from . import fused_ext\nexcept ImportError:\n    import os\n"
-                            "    JIT = os.getenv('BASICSR_JIT')\n    if JIT == 'True':\n"
-                            "        from torch.utils.cpp_extension import load\n"
-                            "        fused_ext = load('fused', sources=['src/fused.cpp', 'src/fused_kernel.cu'])\n\n\n"
-                            "def fused_act(x):\n    return torch.relu(x)\n");
     d.write("train.py", "import torch\nfrom pkg import fused_act\n\n\nif __name__ == '__main__':\n    fused_act(torch.ones(2))\n");
-    const ScanResult off = scan_dir(d);
-    const Finding* f = find(off, "cuda-extension-build", "pkg/fused.py");
-    ASSERT_NE(f, nullptr);
-    EXPECT_EQ(f->impact, VerdictImpact::none) << f->note;
-    EXPECT_NE(f->note.find("off by default: $BASICSR_JIT"), std::string::npos) << f->note;
-
+    const std::string load = "fused_ext = load('fused', sources=['src/fused.cpp', 'src/fused_kernel.cu'])\n";
+    const std::string act = "\n\ndef fused_act(x):\n    return torch.relu(x)\n";
+    const std::string head = "import os\nimport torch\nfrom torch.utils.cpp_extension import load\n\n";
+    auto build = [&](const std::string& fused, const std::string& readme) {
+        d.write("pkg/fused.py", fused);
+        d.write("README.md", readme);
+        const ScanResult r = scan_dir(d);
+        const Finding* f = find(r, "cuda-extension-build", "pkg/fused.py");
+        EXPECT_NE(f, nullptr) << fused;
+        return f ? std::make_pair(f->impact, f->note) : std::make_pair(VerdictImpact::stay, std::string());
+    };
+    // in the handler of the prebuilt module's import, through a name bound from the read
+    auto [impact, note] = build("import torch\n\ntry:\n    from . import fused_ext\nexcept ImportError:\n    import os\n"
+                                "    JIT = os.getenv('BASICSR_JIT')\n    if JIT == 'True':\n"
+                                "        from torch.utils.cpp_extension import load\n        " + load + act, "# pkg\n");
+    EXPECT_EQ(impact, VerdictImpact::none) << note;
+    EXPECT_NE(note.find("off by default: $BASICSR_JIT"), std::string::npos) << note;
     // `== '1'` with a default of '1' is on by default
-    d.write("pkg/fused.py", "import os\nimport torch\nfrom torch.utils.cpp_extension import load\n\n"
-                            "if os.environ.get('BASICSR_JIT', '1') == '1':\n"
-                            "    fused_ext = load('fused', sources=['src/fused.cpp', 'src/fused_kernel.cu'])\n\n\n"
-                            "def fused_act(x):\n    return torch.relu(x)\n");
-    const ScanResult on_by_default = scan_dir(d);
-    f = find(on_by_default, "cuda-extension-build", "pkg/fused.py");
-    ASSERT_NE(f, nullptr);
-    EXPECT_GT(f->impact, VerdictImpact::none) << f->note;
-
-    d.write("pkg/fused.py", "import os\nimport torch\nfrom torch.utils.cpp_extension import load\n\n"
-                            "if os.environ.get('BASICSR_JIT', '0') == '1':\n"
-                            "    fused_ext = load('fused', sources=['src/fused.cpp', 'src/fused_kernel.cu'])\n\n\n"
-                            "def fused_act(x):\n    return torch.relu(x)\n");
-    const ScanResult off_again = scan_dir(d);
-    f = find(off_again, "cuda-extension-build", "pkg/fused.py");
-    ASSERT_NE(f, nullptr);
-    EXPECT_EQ(f->impact, VerdictImpact::none) << f->note;
-    d.write("README.md", "# pkg\n\n```\nBASICSR_JIT=0 python train.py\n```\n");  // set, to off
-    const ScanResult set_off = scan_dir(d);
-    f = find(set_off, "cuda-extension-build", "pkg/fused.py");
-    ASSERT_NE(f, nullptr);
-    EXPECT_EQ(f->impact, VerdictImpact::none) << f->note;
-    d.write("README.md", "# pkg\n\n```\nBASICSR_JIT=1 python train.py\n```\n");
-    const ScanResult set_on = scan_dir(d);
-    f = find(set_on, "cuda-extension-build", "pkg/fused.py");
-    ASSERT_NE(f, nullptr);
-    EXPECT_GT(f->impact, VerdictImpact::none) << f->note;
+    std::tie(impact, note) = build(head + "if os.environ.get('BASICSR_JIT', '1') == '1':\n    " + load + act, "# pkg\n");
+    EXPECT_GT(impact, VerdictImpact::none) << note;
+    const std::string off = head + "if os.environ.get('BASICSR_JIT', '0') == '1':\n    " + load + act;
+    std::tie(impact, note) = build(off, "# pkg\n");
+    EXPECT_EQ(impact, VerdictImpact::none) << note;
+    std::tie(impact, note) = build(off, "# pkg\n\n```\nBASICSR_JIT=0 python train.py\n```\n");  // set, to off
+    EXPECT_EQ(impact, VerdictImpact::none) << note;
+    std::tie(impact, note) = build(off, "# pkg\n\n```\nBASICSR_JIT=1 python train.py\n```\n");
+    EXPECT_GT(impact, VerdictImpact::none) << note;
 }
 
 // YOLOX's JitOp base class passes nvcc flags to every op it builds just in time (`load(name=self.name,

@@ -469,13 +469,15 @@ void ProgramModel::add_edges(const FileRecord& file) {
         m_remote_code.emplace(project_of(file.path), file.path + ":" + std::to_string(file.facts->remote_code_line));
     auto& edges = m_edges[file.path];
     const std::string here = dir_of(file.path);
-    for (const auto& written : file.facts->imports) {
-        const ImportFact imp = as_commanded(written);
-        if (!imp.lazy && imp.guard == GuardKind::none) m_imports_on_load.insert({file.path, imp.line});
+    for (const auto& imp : file.facts->imports) {
+        const auto [guard, guard_note] = guard_as_commanded(imp);
+        if (!imp.lazy && guard == GuardKind::none) m_imports_on_load.insert({file.path, imp.line});
         using Names = std::optional<std::vector<std::string>>;
         const bool star = std::find(imp.names.begin(), imp.names.end(), "*") != imp.names.end();
         const Names taken = imp.names.empty() || star ? Names() : Names(imp.names);  // from the module the statement names
-        auto add = [&](const std::string& to, Names names = Names()) { edges.push_back({to, imp.line, imp.guard, imp.guard_note, imp.lazy, std::move(names)}); };
+        auto add = [&, guard = guard, guard_note = guard_note](const std::string& to, Names names = Names()) {
+            edges.push_back({to, imp.line, guard, *guard_note, imp.lazy, std::move(names)});
+        };
         std::vector<std::string> dotted_names;  // absolute names, for extensions and outside packages
         if (imp.level > 0) {
             std::string pkg_dir = here;
@@ -534,7 +536,7 @@ void ProgramModel::add_edges(const FileRecord& file) {
         }
         if (file.kind != FileKind::python) continue;  // a config's names are no imports of outside packages
         for (const auto& name : dotted_names)
-            if (!name.empty()) m_external[name].push_back({file.path, imp.line, imp.guard, imp.guard_note});
+            if (!name.empty()) m_external[name].push_back({file.path, imp.line, guard, *guard_note});
         if (!imp.module.empty() && imp.level == 0)
             m_package_importers[imp.module.substr(0, imp.module.find('.'))].push_back({file.path, imp.line});
     }
@@ -687,27 +689,24 @@ std::vector<CallSite> ProgramModel::ops_calls(const std::string& ns, const std::
     return out;
 }
 
-ImportFact ProgramModel::as_commanded(const ImportFact& imp) const {
-    ImportFact out = imp;
-    if (out.guard == GuardKind::off_by_default && m_options_turned_on.count(out.guard_note)) {
-        out.guard = GuardKind::none;
-        out.guard_note.clear();
-    }
-    return out;
+std::pair<GuardKind, const std::string*> ProgramModel::guard_as_commanded(const ImportFact& imp) const {
+    static const std::string kNone;
+    if (imp.guard == GuardKind::off_by_default && m_options_turned_on.count(imp.guard_note)) return {GuardKind::none, &kNone};
+    return {imp.guard, &imp.guard_note};
 }
 
 const std::map<std::string, std::vector<ImportSite>>& ProgramModel::name_imports() const {
     if (m_name_imports) return *m_name_imports;
     m_name_imports.emplace();
     for (const auto& [path, facts] : m_facts)
-        for (const auto& written : facts->imports) {
-            const ImportFact imp = as_commanded(written);
+        for (const auto& imp : facts->imports) {
+            const auto [guard, guard_note] = guard_as_commanded(imp);
             std::string from = imp.module;
             if (imp.level > 0) {
                 const std::string base = relative_base(path, imp.level);
                 from = imp.module.empty() ? base : (base.empty() ? imp.module : base + "." + imp.module);
             }
-            const ImportSite site{path, imp.line, imp.guard, imp.guard_note};
+            const ImportSite site{path, imp.line, guard, *guard_note};
             if (imp.names.empty()) (*m_name_imports)[from + '\0'].push_back(site);
             for (const auto& n : imp.names) (*m_name_imports)[from + '\0' + n].push_back(site);
         }
