@@ -53,6 +53,10 @@ struct RelatedLocation {
     std::string label;  // "used here", "imported here", ...
 };
 // A related location that is a whole line: a call or an import elsewhere.
+// How a dependency finding's note starts when the import takes only pure-Python parts of a package
+// (python/analyses.cpp); the declarations of that package read it (program/weigh.cpp).
+inline constexpr std::string_view kPurePartsNote = "imports only pure-Python parts of ";
+
 inline RelatedLocation related_line(const std::string& path, int line, std::string label) {
     RelatedLocation rel;
     rel.location.path = path;

@@ -1,6 +1,6 @@
 #include <algorithm>
-#include <cctype>
 
+#include "analyzer/manifests/pep508.hpp"
 #include "analyzer/program/program_model.hpp"
 #include "core/walker.hpp"
 
@@ -129,18 +129,16 @@ bool is_declaration(const Finding& f) {
 }
 
 // Whether a declaration names the distribution by the import name itself (`pytorch3d`, `'mmcv>=2'`),
-// not another build of it (`mmcv-full`).
+// not another build of it (`mmcv-full`): PEP 508's name, normalised on both sides.
 bool declares_import_name(const Finding& d) {
-    std::string name;
-    for (char c : d.matched) {
-        if (c == '"' || c == '\'' || (name.empty() && std::isspace(static_cast<unsigned char>(c)))) continue;
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') break;
-        name.push_back(c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    std::string text = d.matched;
+    text.erase(std::remove_if(text.begin(), text.end(), [](char c) { return c == '"' || c == '\''; }), text.end());
+    try {
+        const auto requirement = manifests::parse_requirement(text);
+        return requirement && manifests::normalise_name(requirement->name) == manifests::normalise_name(d.subject);
+    } catch (const std::exception&) {
+        return false;  // not a requirement string (an environment.yml line pip would reject)
     }
-    std::string subject = d.subject;
-    std::replace(subject.begin(), subject.end(), '-', '_');
-    std::transform(subject.begin(), subject.end(), subject.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return !name.empty() && name == subject;
 }
 
 // A declared package is as needed as the code's uses of it. When the code imports or loads it, and
@@ -162,7 +160,7 @@ void cap_declarations_by_uses(const ProgramModel& model, std::vector<Finding>& f
             // package itself: that installs on macOS as declared, and what the code takes from it runs
             // there. A declared CUDA build (mmcv-full) is still a build choice.
             if (u.rule_severity == Severity::info && u.guard == GuardKind::none &&
-                !(u.note.rfind("imports only pure-Python parts", 0) == 0 && declares_import_name(d)))
+                !(u.note.rfind(kPurePartsNote, 0) == 0 && declares_import_name(d)))
                 build_only = true;
             if (!heaviest || std::make_pair(u.rule_impact, u.rule_severity) > std::make_pair(heaviest->rule_impact, heaviest->rule_severity)) heaviest = &u;
         }

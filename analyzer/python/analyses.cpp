@@ -214,7 +214,7 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
             for (const auto& s : pkg->cuda_submodules) where += (where.empty() ? "" : ", ") + pkg->import_name + "." + s;
             m.severity = Severity::info;
             m.impact = VerdictImpact::none;
-            m.note = "imports only pure-Python parts of " + pkg->import_name + ", which install on macOS: its CUDA code is in " + where;
+            m.note = std::string(kPurePartsNote) + pkg->import_name + ", which install on macOS: its CUDA code is in " + where;
         }
         if (!use.empty())
             m.note = "no import of " + pkg->import_name + " here: " + use + " makes the library it is passed to load it" + (m.note.empty() ? "" : "; " + m.note);

@@ -568,22 +568,6 @@ std::optional<std::pair<std::string, std::string>> env_read(TSNode call, const M
     return std::make_pair(*name, *value);
 }
 
-// `X` bound once in the module from an environment read (BasicSR's `BASICSR_JIT = os.getenv('BASICSR_JIT')`,
-// at module level or in the handler of a failed import).
-std::optional<std::pair<std::string, std::string>> env_constant(TSNode identifier, const ModuleFacts& facts) {
-    TSNode root = identifier;
-    while (!ts_node_is_null(ts_node_parent(root))) root = ts_node_parent(root);
-    std::optional<std::pair<std::string, std::string>> found;
-    bool once = true;
-    for_each_node(root, [&](TSNode a) {
-        if (!once || !is_type(a, "assignment") || facts.text(field(a, "left")) != facts.text(identifier)) return;
-        if (found) once = false;  // bound twice
-        else found = env_read(field(a, "right"), facts);
-        if (!found) once = false;
-    });
-    return once ? found : std::nullopt;
-}
-
 bool truthy_word(std::string_view v) {
     for (std::string_view w : {"1", "True", "true", "TRUE", "yes", "on", "ON"})
         if (v == w) return true;
@@ -595,8 +579,28 @@ bool truthy_word(std::string_view v) {
 // `if os.getenv("USE_JIT") == "True":`, `if os.environ.get("FLAG"):`, or through a module constant
 // bound from such a read: an environment switch that is off unless the run sets it. The note names it
 // as `$NAME`, which analyzer/option_flags.cpp looks for as `NAME=` in the repository's commands.
+const std::map<std::string, std::pair<std::string, std::string>, std::less<>>& GuardFinder::env_constants() const {
+    if (m_env_constants) return *m_env_constants;
+    m_env_constants.emplace();
+    std::set<std::string, std::less<>> rebound;  // bound twice, or once from something else
+    for_each_node(m_root, [&](TSNode a) {
+        if (!is_type(a, "assignment") || !is_type(field(a, "left"), "identifier")) return;
+        const std::string_view name = m_facts.text(field(a, "left"));
+        const auto read = env_read(field(a, "right"), m_facts);
+        if (!read || m_env_constants->count(name)) rebound.emplace(name);
+        else m_env_constants->emplace(std::string(name), *read);
+    });
+    for (const auto& name : rebound) m_env_constants->erase(name);
+    return *m_env_constants;
+}
+
 std::optional<std::string> GuardFinder::env_off_by_default(TSNode condition) const {
-    auto read = [&](TSNode n) { return is_type(n, "identifier") ? env_constant(n, m_facts) : env_read(n, m_facts); };
+    auto read = [&](TSNode n) -> std::optional<std::pair<std::string, std::string>> {
+        if (!is_type(n, "identifier")) return env_read(n, m_facts);
+        const auto& constants = env_constants();
+        const auto it = constants.find(m_facts.text(n));
+        return it == constants.end() ? std::nullopt : std::optional<std::pair<std::string, std::string>>(it->second);
+    };
     if (auto r = read(condition); r && (r->second.empty() || r->second == "0" || r->second == "False" || r->second == "false"))
         return "$" + r->first;
     if (!is_type(condition, "comparison_operator") || ts_node_named_child_count(condition) != 2) return std::nullopt;
