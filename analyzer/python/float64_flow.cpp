@@ -256,8 +256,9 @@ bool receiver_made_on_cpu(TSNode receiver, const ModuleFacts& facts, int depth =
 // the comprehension only compares it (DALLE2's `any([dtype == d for d in (torch.float64, ...)])`).
 // Also a collection of several dtypes bound to a name or attribute that the module only compares with
 // (stable-audio-tools' `self.allowed_dtypes = (torch.float32, torch.float64)`, then `if z.dtype not in
-// self.allowed_dtypes:`), or passed as a keyword argument naming allowed dtypes (`FSQ(...,
-// allowed_dtypes=[torch.float16, torch.float32, torch.float64])`): a list of what is accepted, no tensor.
+// self.allowed_dtypes:`), or passed as a keyword argument or a parameter's default naming allowed dtypes
+// (`FSQ(..., allowed_dtypes=[torch.float16, torch.float32, torch.float64])`): a list of what is
+// accepted, no tensor.
 bool only_compared(TSNode collection, const ModuleFacts& facts) {
     if (!is_type(collection, "tuple") && !is_type(collection, "list") && !is_type(collection, "set")) return false;
     const TSNode parent = ts_node_parent(collection);
@@ -268,7 +269,10 @@ bool only_compared(TSNode collection, const ModuleFacts& facts) {
             if (facts.qualname(ts_node_named_child(collection, i)).compare(0, 6, "torch.") != 0) return false;
         return true;
     };
-    if (is_type(parent, "keyword_argument") && ts_node_eq(field(parent, "value"), collection)) {
+    // a keyword argument, or a parameter's default (vector-quantize-pytorch's `def __init__(...,
+    // allowed_dtypes = (torch.float32, torch.float64))`)
+    if ((is_type(parent, "keyword_argument") || is_type(parent, "default_parameter") || is_type(parent, "typed_default_parameter")) &&
+        ts_node_eq(field(parent, "value"), collection)) {
         const std::string_view k = facts.text(field(parent, "name"));
         return (k.find("allowed") != std::string_view::npos || k.find("supported") != std::string_view::npos) && several_dtypes();
     }
@@ -300,12 +304,37 @@ bool only_compared(TSNode collection, const ModuleFacts& facts) {
     return compared_only;
 }
 
+// The name a conversion is bound to is later turned into a NumPy array as it is, `x.numpy()` or
+// `x.detach().numpy()` with no `.cpu()` between (demucs' eval_track: `references =
+// references.transpose(1, 2).double()`, then `references.numpy()`): `.numpy()` raises on any device
+// tensor, CUDA's too, so the code holds a CPU tensor there.
+bool numpy_as_is_later(TSNode assigned, const ModuleFacts& facts) {
+    if (!is_type(assigned, "identifier")) return false;
+    std::vector<TSNode> uses;
+    identifiers_named(scope_of(assigned), facts.text(assigned), facts, ts_node_end_byte(assigned), uses);
+    for (TSNode u : uses) {
+        for (TSNode cur = u;;) {
+            const TSNode attr = ts_node_parent(cur);
+            if (!is_type(attr, "attribute") || !ts_node_eq(field(attr, "object"), cur)) break;
+            const TSNode call = ts_node_parent(attr);
+            if (!is_type(call, "call") || !ts_node_eq(field(call, "function"), attr)) break;
+            const std::string m = method_of(call, facts);
+            if (m == "numpy") return true;
+            if (!one_of(m, {"detach", "contiguous", "clone", "squeeze", "flatten", "reshape", "view", "transpose", "permute"})) break;
+            cur = call;
+        }
+    }
+    return false;
+}
+
 Float64Flow converted(TSNode conversion, TSNode receiver, const ModuleFacts& facts, CallOrigin* origin) {
     std::set<std::string> followed;
     if (receiver_made_on_cpu(receiver, facts, 0, origin))
         return reaches_device(conversion, facts, followed, 0) ? Float64Flow::device : Float64Flow::host;
     TSNode assigned{};
-    if (outer_use(conversion, facts, assigned) == Use::cpu) return Float64Flow::device_then_cpu;
+    const Use use = outer_use(conversion, facts, assigned);
+    if (use == Use::cpu) return Float64Flow::device_then_cpu;
+    if (use == Use::assigned && numpy_as_is_later(assigned, facts)) return Float64Flow::host;
     return Float64Flow::device;
 }
 

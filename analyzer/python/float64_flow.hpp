@@ -8,7 +8,10 @@
 //     a device float64 (its device is unknown, so the analysis assumes the worst);
 //   - made on the CPU, then cast (`.float()`, `.half()`, `.to(torch.float32)`), turned into Python
 //     or NumPy values (`.item()`, `.tolist()`, `.numpy()`), returned, or never sent to a device:
-//     a host float64, not reported.
+//     a host float64, not reported;
+//   - `.double()` of a tensor of unknown device, bound to a name that the function later turns into a
+//     NumPy array as it is (`x.numpy()`, no `.cpu()` first): `.numpy()` raises on any device tensor,
+//     so the code holds a CPU tensor there: a host float64.
 // A conversion straight back to the CPU (`x.double().cpu()`) is a device float64 whose fix is to
 // swap the two calls: reported, with no verdict impact.
 #pragma once

@@ -111,6 +111,28 @@ def make_quantizer(levels):
     return FSQ(levels=levels, allowed_dtypes=[torch.float16, torch.float32, torch.float64])
 
 
+# vector-quantize-pytorch's FSQ: the accepted dtypes as a parameter's default
+# ok: float64-dtype
+def make_fsq(levels, allowed_dtypes=(torch.float32, torch.float64)):
+    return FSQ(levels=levels, allowed_dtypes=allowed_dtypes)
+
+
+# ruleid: float64-dtype
+def make_work(levels, work_dtypes=(torch.float32, torch.float64)):
+    return torch.zeros(levels, dtype=work_dtypes[1], device="cuda")
+
+
+def eval_track(references, estimates, compute_sdr=True):
+    # demucs: turned into NumPy arrays as they are later, so CPU tensors (.numpy() raises on a device)
+    # ok: float64-dtype
+    references = references.transpose(1, 2).double()
+    # ruleid: float64-dtype
+    estimates = estimates.transpose(1, 2).double()
+    if not compute_sdr:
+        return references.cpu(), estimates.cpu().numpy()
+    return references.numpy(), estimates.cpu().numpy()
+
+
 def every_dtype(device):
     # ruleid: float64-dtype
     return [torch.zeros(2, dtype=d, device=device) for d in (torch.float32, torch.float64)]
