@@ -12,6 +12,8 @@ import deepspeed
 import numpy as np
 # ruleid: cuda-only-package-import
 import onnxruntime
+# ruleid: cuda-only-package-import
+from torch_int.nn.linear import W8A8B8O8Linear
 
 try:
     # ok: cuda-only-package-import
