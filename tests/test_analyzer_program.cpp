@@ -2346,6 +2346,49 @@ TEST(ProgramModel, AScaleOrSpeedPackageImportedByAFunctionCalledOnlyInBranchesIs
     EXPECT_EQ(bnb->impact, VerdictImpact::stay) << bnb->note;
 }
 
+// yolov5's DetectMultiBackend: `pt, jit, engine = self._model_type(w)` unpacks the kinds of weights
+// from one call, and `if pt: ... elif engine: <TensorRT, torch.device("cuda:0")>` picks one arm per
+// kind. The TensorRT arm is one way of loading the model; the PyTorch arm binds the same `model`
+// without CUDA (a comment that names `.cuda()` writes no CUDA), and both calling `torch.<something>`
+// does not make them the same job: the arm is an alternative, at most dual-track. A flag parameter off
+// by default (`elif dnn:`, `dnn=False`) is one more kind among them.
+TEST(ProgramModel, AnArmOfKindsUnpackedFromOneCallIsAnAlternative) {
+    test::TempDir d;
+    d.write("train.py", "import torch\nfrom pkg.backend import MultiBackend\n\nif __name__ == '__main__':\n    MultiBackend('m.pt')\n");
+    d.write("pkg/__init__.py", "");
+    const std::string head = "import torch\n\n\nclass MultiBackend(torch.nn.Module):\n"
+                             "    def __init__(self, weights='m.pt', device=torch.device('cpu'), dnn=False):\n        super().__init__()\n";
+    const std::string arms = "        if pt:  # PyTorch: .to(), .cpu(), .cuda() work on it\n"
+                             "            model = torch.load(weights, map_location=device)\n"
+                             "        elif jit:\n            model = torch.jit.load(weights, map_location=device)\n"
+                             "        elif dnn:  # a flag parameter off by default, among the kinds\n            net = open(weights).read()\n"
+                             "        elif engine:  # TensorRT\n            import tensorrt as trt\n"
+                             "            if device.type == 'cpu':\n                device = torch.device('cuda:0')\n"
+                             "            model = trt.Runtime(trt.Logger()).deserialize_cuda_engine(open(weights, 'rb').read())\n"
+                             "        self.model = model\n        self.device = device\n\n"
+                             "    @staticmethod\n    def _model_type(p):\n"
+                             "        return p.endswith('.pt'), p.endswith('.torchscript'), p.endswith('.engine')\n";
+    d.write("pkg/backend.py", head + "        pt, jit, engine = self._model_type(weights)\n" + arms);
+    const ScanResult r = scan_dir(d);
+    const Finding* dev = find(r, "hardcoded-cuda-device", "pkg/backend.py");
+    ASSERT_NE(dev, nullptr);
+    EXPECT_EQ(dev->guard, GuardKind::alternative_branch) << dev->guard_note;
+    EXPECT_EQ(dev->severity, Severity::minor) << dev->note;
+    EXPECT_NE(dev->guard_note.find("the arm `pt` binds model without CUDA"), std::string::npos) << dev->guard_note;
+    const Finding* trt = find(r, "cuda-only-package-import", "pkg/backend.py");
+    ASSERT_NE(trt, nullptr);
+    EXPECT_EQ(trt->guard, GuardKind::alternative_branch) << trt->guard_note;
+    EXPECT_NE(trt->impact, VerdictImpact::stay) << trt->note;
+    // the same flags, each bound from a call of its own: flags of the run, no kinds of one choice
+    d.write("pkg/backend.py", head + "        pt = weights.endswith('.pt')\n        jit = weights.endswith('.torchscript')\n"
+                                     "        engine = weights.endswith('.engine')\n" + arms);
+    const ScanResult flags = scan_dir(d);
+    dev = find(flags, "hardcoded-cuda-device", "pkg/backend.py");
+    ASSERT_NE(dev, nullptr);
+    EXPECT_NE(dev->guard, GuardKind::alternative_branch) << dev->guard_note;
+    EXPECT_EQ(dev->severity, Severity::major) << dev->note;
+}
+
 // PixArt-alpha's MPT attention: flash_attn_fn() imports flash_attn (its handler raises: required
 // where it runs), and MultiheadAttention only chooses it, `if self.attn_impl == 'flash': self.attn_fn =
 // flash_attn_fn`, beside a `torch` arm. The function runs only where that arm was taken: one arm of a

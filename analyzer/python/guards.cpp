@@ -637,6 +637,7 @@ bool GuardFinder::is_option_test(TSNode condition) const {
     if (type == "not_operator") return is_option_test(field(condition, "argument"));
     if (type == "boolean_operator") return is_option_test(field(condition, "left")) || is_option_test(field(condition, "right"));
     if (type == "attribute" && listed(m_vocab.option_objects, m_facts.text(field(condition, "object")))) return true;  // `opt.ff`
+    if (type == "identifier" && unpacked_kind(condition)) return true;
     if (type == "identifier" || type == "attribute") {
         const std::string_view name = type == "identifier" ? m_facts.text(condition) : m_facts.text(field(condition, "attribute"));
         return std::any_of(m_vocab.option_flag_prefixes.begin(), m_vocab.option_flag_prefixes.end(),
@@ -658,13 +659,52 @@ bool GuardFinder::is_option_test(TSNode condition) const {
     return !is_type(tested, "identifier") || ts_node_is_null(binding_loop(condition, m_facts.text(tested), m_facts));
 }
 
+bool GuardFinder::unpacked_kind(TSNode name) const {
+    // yolov5's DetectMultiBackend: `pt, jit, onnx, engine, ... = self._model_type(w)` unpacks one flag
+    // per kind of weights from one call, and `if pt: ... elif engine: ...` picks the arm of the kind
+    // given: a choice among implementations, as `if backend == "trt":` is. At least three names, each
+    // bound only there in the function.
+    const TSNode scope = enclosing(name, {"function_definition"});
+    if (ts_node_is_null(scope)) return false;
+    const std::string_view text = m_facts.text(name);
+    int unpacked = 0, other = 0;
+    for_each_node(field(scope, "body"), [&](TSNode n) {
+        if (!is_type(n, "assignment")) return;
+        const TSNode left = field(n, "left");
+        if (is_type(left, "identifier")) {
+            other += m_facts.text(left) == text;
+            return;
+        }
+        if (!is_type(left, "pattern_list") && !is_type(left, "tuple_pattern")) return;
+        bool names = ts_node_named_child_count(left) >= 3, here = false;
+        for (uint32_t i = 0; i < ts_node_named_child_count(left); ++i) {
+            const TSNode c = ts_node_named_child(left, i);
+            names = names && is_type(c, "identifier");
+            here = here || (is_type(c, "identifier") && m_facts.text(c) == text);
+        }
+        if (here) (names && is_type(field(n, "right"), "call") ? unpacked : other) += 1;
+    });
+    return unpacked == 1 && other == 0;
+}
+
 Guard GuardFinder::from_alternative(TSNode if_statement, TSNode node) const {
     // `if attention_type == "flash": self.attention = QKVFlashAttention(...)` / `else:
     // self.attention = QKVAttentionLegacy(...)`: one job, two ways. When another arm binds what the
     // node's arm binds and writes no CUDA word, a Mac selects that arm (rules/program.yaml cuda_words).
     std::vector<TSNode> arms{field(if_statement, "consequence")};
     std::vector<std::string> labels{one_line(field(if_statement, "condition"))};
-    auto choice = [&](TSNode condition) { return classify(condition).kind == GuardKind::none && is_option_test(condition); };
+    // Among kinds unpacked from one call, a flag parameter off by default is one more kind
+    // (DetectMultiBackend's `elif dnn:`, `def __init__(..., dnn=False)`).
+    bool kinds = false;
+    for (uint32_t i = 0; i < ts_node_named_child_count(if_statement) && !kinds; ++i) {
+        const TSNode clause = ts_node_named_child(if_statement, i);
+        const TSNode c = is_type(clause, "elif_clause") ? field(clause, "condition") : i == 0 ? field(if_statement, "condition") : TSNode{};
+        kinds = !ts_node_is_null(c) && is_type(c, "identifier") && unpacked_kind(c);
+    }
+    auto choice = [&](TSNode condition) {
+        return classify(condition).kind == GuardKind::none &&
+               (is_option_test(condition) || (kinds && is_type(condition, "identifier") && off_by_default_flag(condition, m_facts)));
+    };
     if (!choice(field(if_statement, "condition"))) return {};
     for (uint32_t i = 0; i < ts_node_named_child_count(if_statement); ++i) {
         const TSNode clause = ts_node_named_child(if_statement, i);
@@ -695,8 +735,16 @@ Guard GuardFinder::from_alternative(TSNode if_statement, TSNode node) const {
         if (is_type(cur, "call")) {
             const TSNode fn = field(cur, "function");
             if (is_type(fn, "attribute")) {
-                subjects.emplace_back(m_facts.text(field(fn, "attribute")));
                 const std::string_view receiver = m_facts.text(field(fn, "object"));
+                // `torch.device(...)`: torch is no subject of its own (every arm names it), the
+                // function of it is; an extension module (`_nvdiffrast_c.texture_grad_linear`) is
+                const std::string module = m_facts.qualname(field(fn, "object"));
+                if (is_type(field(fn, "object"), "identifier") && m_facts.is_imported(receiver) &&
+                    (module == "torch" || module.rfind("torch.", 0) == 0 || module == "numpy")) {
+                    subjects.emplace_back(m_facts.text(fn));
+                    continue;
+                }
+                subjects.emplace_back(m_facts.text(field(fn, "attribute")));
                 if (receiver != "self" && receiver != "cls") subjects.emplace_back(receiver);
             } else {
                 subjects.emplace_back(m_facts.text(fn));
@@ -710,11 +758,19 @@ Guard GuardFinder::from_alternative(TSNode if_statement, TSNode node) const {
     }
     for (std::size_t i = 0; i < arms.size(); ++i) {
         if (arms[i].id == own->id || ts_node_is_null(arms[i])) continue;
-        const std::string_view text = m_facts.text(arms[i]);
+        // what the arm's code writes, not its comments (`# .to(), .cpu(), .cuda() work on it`)
+        std::string code;
+        std::size_t from = ts_node_start_byte(arms[i]);
+        for_each_node(arms[i], [&](TSNode n) {
+            if (!is_type(n, "comment") || ts_node_start_byte(n) < from) return;
+            code.append(m_facts.source().substr(from, ts_node_start_byte(n) - from));
+            from = ts_node_end_byte(n);
+        });
+        code.append(m_facts.source().substr(from, ts_node_end_byte(arms[i]) - from));
         if (std::any_of(m_vocab.cuda_words.begin(), m_vocab.cuda_words.end(),
-                        [&](const std::string& w) { return text.find(w) != std::string_view::npos; }))
+                        [&](const std::string& w) { return code.find(w) != std::string::npos; }))
             continue;
-        if (std::any_of(subjects.begin(), subjects.end(), [&](const std::string& w) { return text.find(w) != std::string_view::npos; })) continue;
+        if (std::any_of(subjects.begin(), subjects.end(), [&](const std::string& w) { return code.find(w) != std::string::npos; })) continue;
         std::set<std::string, std::less<>> theirs;
         bound_in(arms[i], m_facts, theirs);
         for (const auto& name : mine)

@@ -59,6 +59,9 @@ private:
     Guard from_exiting_else(TSNode if_statement) const;
     Guard from_alternative(TSNode if_statement, TSNode node) const;
     bool is_option_test(TSNode condition) const;
+    // Whether `name` is one of several flags unpacked from one call in its function (`pt, jit, engine =
+    // self._model_type(w)`): one per kind, of which the run takes one.
+    bool unpacked_kind(TSNode name) const;
     // `if args.X:` where the file declares `add_argument("--X", action="store_true")` (or a default of
     // False or None), `if X:` / `if self.X:` where the function's parameter X defaults to False or None:
     // the flag as a command line or a call spells it ("--X", "X=False"); nullopt otherwise.
