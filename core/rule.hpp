@@ -186,6 +186,9 @@ struct ProgramVocabulary {
     std::vector<std::string> sampling_entry_words;
     // An entry script named for evaluation: not the training run there even when it calls one (a linear probe).
     std::vector<std::string> evaluation_entry_words;
+    // Tooling by its file name (test.py), but the repository's run where its commands run no other
+    // script: an inference-only release whose README says `python test.py --trained_model=...`.
+    std::vector<std::string> sole_run_files;
     std::map<GuardKind, WeightRule> guard_weights;
     std::map<Reach, WeightRule> reach_weights;
     // Per rule category ("op-support", "dtype"): taken on top of reach_weights.

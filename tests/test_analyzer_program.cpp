@@ -2674,6 +2674,40 @@ TEST(ProgramModel, AFieldDefaultPassedByPositionIsInfo) {
     EXPECT_EQ(found.at(22)->guard, GuardKind::none) << "Short(4) leaves the device out";
 }
 
+// CRAFT-pytorch: an inference-only release whose README runs `python test.py --trained_model=...` and
+// nothing else. test.py is tooling by its name, but it is the only script the commands run
+// (tooling.sole_run_files): the run, whose .cuda() keeps its weight. The model module it imports is
+// the run's, and the shape check in that module's __main__ block a self-test. Beside a documented
+// `python train.py`, test.py is tooling again.
+TEST(ProgramModel, ATestScriptThatIsTheOnlyDocumentedCommandIsTheRun) {
+    test::TempDir d;
+    d.write("README.md", "# Text detector\n\n## Test\n\n```\npython test.py --trained_model=craft.pth --test_folder=images/\n```\n");
+    d.write("craft.py", "import torch\n\n\nclass CRAFT(torch.nn.Module):\n    def forward(self, x):\n        return x\n\n\n"
+                        "if __name__ == '__main__':\n    model = CRAFT().cuda()\n    print(model(torch.randn(1, 3, 8, 8)).shape)\n");
+    d.write("test.py", "import argparse\nimport torch\nfrom craft import CRAFT\n\nparser = argparse.ArgumentParser()\n"
+                       "parser.add_argument('--trained_model')\nargs = parser.parse_args()\n\n"
+                       "if __name__ == '__main__':\n    net = CRAFT()\n    net.load_state_dict(torch.load(args.trained_model))\n    net = net.cuda()\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* run = find(r, "cuda-method-call", "test.py");
+    ASSERT_NE(run, nullptr);
+    EXPECT_EQ(run->reach, Reach::core) << run->note;
+    EXPECT_EQ(run->severity, Severity::major) << run->note;
+    const Finding* smoke = find(r, "cuda-method-call", "craft.py");
+    ASSERT_NE(smoke, nullptr);
+    EXPECT_EQ(smoke->reach, Reach::tooling) << smoke->note;
+    EXPECT_LE(smoke->severity, Severity::minor) << smoke->note;
+    EXPECT_NE(smoke->note.find("a self-test"), std::string::npos) << smoke->note;
+    // a documented training script beside it: test.py evaluates, and is tooling again
+    d.write("README.md", "# Text detector\n\n```\npython train.py --data images/\npython test.py --trained_model=craft.pth\n```\n");
+    d.write("train.py", "import torch\nfrom craft import CRAFT\n\nif __name__ == '__main__':\n    loss = CRAFT()(torch.ones(2, requires_grad=True)).sum()\n"
+                        "    loss.backward()\n");
+    const ScanResult beside = scan_dir(d);
+    run = find(beside, "cuda-method-call", "test.py");
+    ASSERT_NE(run, nullptr);
+    EXPECT_EQ(run->reach, Reach::tooling) << run->note;
+    EXPECT_LE(run->severity, Severity::minor) << run->note;
+}
+
 // A sampling script beside a training one is not the training run (tooling.sampling_entry_words):
 // its .cuda() is at most minor and its reach tooling. Nor is an evaluation script that trains a linear
 // probe (tooling.evaluation_entry_words: DINO's eval_linear.py, MoCo's main_lincls.py), but a

@@ -937,6 +937,22 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
             m_commanded.insert(*target);
         }
     }
+    // A repository whose commands run no script but some that are tooling by their file name alone
+    // (rules/program.yaml tooling.sole_run_files: CRAFT-pytorch's README runs `python test.py
+    // --trained_model=...`, an inference-only release) has no other program: they are its run. Then
+    // the model module they import is the run's, and its own __main__ block a self-test.
+    const bool other_commanded = std::any_of(m_summary.entry_points.begin(), m_summary.entry_points.end(),
+                                             [&](const EntryPoint& e) { return !e.tooling && m_commanded.count(e.path); });
+    if (!other_commanded)
+        for (auto& e : m_summary.entry_points) {
+            if (!e.tooling || !m_commanded.count(e.path) || folder_named(e.path, m_tooling_dirs) || e.why.rfind("run by ", 0) != 0) continue;
+            const std::string name = base_name(e.path);
+            if (std::none_of(m_vocab.sole_run_files.begin(), m_vocab.sole_run_files.end(),
+                             [&](const std::string& glob) { return fnmatch(glob.c_str(), name.c_str(), 0) == 0; }))
+                continue;
+            e.tooling = false;
+            e.why += ": the only script the repository's commands run";
+        }
     // A library's public packages are entry points too: importing the package is how it is used. Not
     // those of a project copied into the repository (jukebox's apex/, with apex's own setup.py and
     // licence): the repository uses what it imports of them, no more.
