@@ -2571,6 +2571,22 @@ TEST(ProgramModel, TheMainBlockOfAModuleTheRunImportsIsASelfTest) {
     EXPECT_EQ(again.at(10)->reach, Reach::core) << again.at(10)->note;
 }
 
+// NVIDIA/flownet2-pytorch has an __init__.py at its root. The self-test check climbs the packages
+// above a module with a __main__ block, and at the root it climbed forever (the scan never ended, at
+// bb196ef). It stops at the root: the module is a package module like any other.
+TEST(ProgramModel, ARootInitDoesNotStopTheScan) {
+    test::TempDir d;
+    d.write("__init__.py", "");
+    d.write("networks/__init__.py", "");
+    d.write("networks/resample.py", "import torch\n\nif __name__ == '__main__':\n    print(torch.ones(2).cuda())\n");
+    d.write("main.py", "import torch\n\nif __name__ == '__main__':\n    model = torch.nn.Linear(2, 2).cuda()\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* run = find(r, "cuda-method-call", "main.py");
+    ASSERT_NE(run, nullptr);
+    EXPECT_EQ(run->reach, Reach::core) << run->note;
+    EXPECT_NE(find(r, "cuda-method-call", "networks/resample.py"), nullptr);
+}
+
 // A module-level function of the training run that no file calls or names is dead code (sam2's
 // init_distributed_data_parallel_model): info. One that a config names (`_target_`), one its module
 // exports in __all__ and one that train.py calls keep their weight.

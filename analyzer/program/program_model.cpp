@@ -870,7 +870,7 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
     auto self_test = [&](const std::string& path) {
         if (imported.count(path) || ends_with(path, "/__main__.py") || !m_python_index.count(join(dir_of(path), "__init__.py"))) return false;
         std::string top = dir_of(path);
-        while (m_python_index.count(join(dir_of(top), "__init__.py"))) top = dir_of(top);
+        while (!top.empty() && m_python_index.count(join(dir_of(top), "__init__.py"))) top = dir_of(top);  // a root __init__.py too (flownet2-pytorch)
         const std::string name = base_name(top);
         return declared.count(normalise_package(name)) > 0 && m_roots.count(dir_of(top)) > 0;
     };
