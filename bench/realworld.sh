@@ -9,6 +9,8 @@
 # itself or a `repo` folder inside it), as the search tool's `fetch` leaves them. OUT (default: a
 # temporary folder) receives the exported trees and one JSON report per repository.
 # REALWORLD_LABELS=FILE runs another list of the same form (a holdout set labelled before it is added).
+# A repository whose report crashes, fails or takes longer than REALWORLD_TIMEOUT seconds (600) counts
+# as wrong and is named; the others still run.
 set -euo pipefail
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 snapshots=${1:?usage: bench/realworld.sh SNAPSHOTS [OUT]}
@@ -24,7 +26,8 @@ sys.path.insert(0, os.environ["REALWORLD_BENCH_DIR"])
 from build_tree import export  # skips the blobs a snapshot lacks (large binaries)
 verdicts = ["migrate", "dual-track", "stay-on-CUDA"]
 matrix = {(a, b): 0 for a in verdicts for b in verdicts}
-rows, missing = [], []
+rows, missing, failed = [], [], []
+timeout = int(os.environ.get("REALWORLD_TIMEOUT", "600"))  # seconds per repository
 for entry in json.load(open(labels))["repos"]:
     name = entry["repo"].replace("/", "+")
     git_dir = next((d for d in (os.path.join(snapshots, name, "repo"), os.path.join(snapshots, name, "repo", ".git"), os.path.join(snapshots, name))
@@ -41,11 +44,18 @@ for entry in json.load(open(labels))["repos"]:
             continue
     report = os.path.join(out, name + ".json")
     start = time.time()
-    subprocess.run([mpsport, "report", "--no-cache", "--format", "json", "-o", report, tree],
-                   check=True, stderr=subprocess.DEVNULL)
+    # A crash or a hang is a wrong answer for that repository, not the end of the suite.
+    try:
+        done = subprocess.run([mpsport, "report", "--no-cache", "--format", "json", "-o", report, tree],
+                              stderr=subprocess.DEVNULL, timeout=timeout)
+        got = json.load(open(report))["assessment"]["verdict"] if done.returncode == 0 else f"exit {done.returncode}"
+    except subprocess.TimeoutExpired:
+        got = f"hung > {timeout}s"
     seconds = time.time() - start
-    got = json.load(open(report))["assessment"]["verdict"]
-    matrix[(entry["label"], got)] += 1
+    if got in verdicts:
+        matrix[(entry["label"], got)] += 1
+    else:
+        failed.append(entry["repo"])
     rows.append((entry["repo"], entry["label"], got, seconds))
 width = max(len(r[0]) for r in rows) if rows else 10
 print(f"{'repository':<{width}}  {'label':<12}  {'mpsport':<12}  seconds")
@@ -56,6 +66,8 @@ print(f"{'':<14}" + "".join(f"{v:>14}" for v in verdicts))
 for a in verdicts:
     print(f"{a:<14}" + "".join(f"{matrix[(a, b)]:>14}" for b in verdicts))
 right = sum(matrix[(v, v)] for v in verdicts)
+if failed:
+    print("\nno report (crashed or hung; counted wrong): " + ", ".join(failed))
 print(f"\n{right} of {len(rows)} right ({100.0 * right / max(1, len(rows)):.0f}%); "
       f"migrate called stay-on-CUDA: {matrix[('migrate', 'stay-on-CUDA')]}")
 if missing:
