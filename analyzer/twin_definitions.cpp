@@ -156,21 +156,31 @@ void Scanner::weigh_kernel_twins(const fs::path& base, std::vector<Finding>& fin
     const auto& vocab = m_catalogue.program();
     if (!vocab.kernel_twin || vocab.kernel_twin_suffixes.empty()) return;
     const auto is_py = [](const std::string& p) { return p.size() > 3 && p.compare(p.size() - 3, 3, ".py") == 0; };
-    std::vector<std::pair<Finding*, std::set<std::string>>> candidates;  // finding, its Python callers
+    // finding, and its (Python caller, op) pairs
+    std::vector<std::pair<Finding*, std::set<std::pair<std::string, std::string>>>> candidates;
     for (auto& f : findings) {
-        if (f.category != "extension" || f.impact != VerdictImpact::stay || f.reach != Reach::core || f.native_op.empty()) continue;
-        std::set<std::string> callers;
-        for (const auto& r : f.related)
-            if (r.label.rfind("calls ", 0) == 0 && is_py(r.location.path)) callers.insert(r.location.path);
-        if (!f.chain.empty())
-            if (const std::string last = program::split_chain_step(f.chain.back()).first; is_py(last)) callers.insert(last);
-        if (!callers.empty()) candidates.emplace_back(&f, std::move(callers));
+        if (f.category != "extension" || f.impact != VerdictImpact::stay || f.reach != Reach::core) continue;
+        std::set<std::pair<std::string, std::string>> calls;
+        if (!f.native_op.empty()) {
+            const std::string op = f.native_op.substr(f.native_op.rfind(':') == std::string::npos ? 0 : f.native_op.rfind(':') + 1);
+            for (const auto& r : f.related)
+                if (r.label.rfind("calls ", 0) == 0 && is_py(r.location.path)) calls.emplace(r.location.path, op);
+            if (!f.chain.empty())
+                if (const std::string last = program::split_chain_step(f.chain.back()).first; is_py(last)) calls.emplace(last, op);
+        } else {
+            // the extension's build: the ops its import sites call (`calls MultiScaleDeformableAttention.ms_deform_attn_forward`).
+            // When each has a twin, the build is as optional as they are (Deformable-DETR's ops/setup.py).
+            for (const auto& r : f.related)
+                if (r.label.rfind("calls ", 0) == 0 && is_py(r.location.path))
+                    calls.emplace(r.location.path, r.label.substr(r.label.rfind('.') == std::string::npos ? 6 : r.label.rfind('.') + 1));
+        }
+        if (!calls.empty()) candidates.emplace_back(&f, std::move(calls));
     }
     if (candidates.empty()) return;
     // The names each caller module defines at its top with a twin's suffix, and their lines.
     std::map<std::string, std::vector<std::pair<std::string, int>>> twins_in;
     for (const auto& c : candidates)
-        for (const auto& path : c.second) twins_in.emplace(path, std::vector<std::pair<std::string, int>>());
+        for (const auto& call : c.second) twins_in.emplace(call.first, std::vector<std::pair<std::string, int>>());
     for (auto& [path, twins] : twins_in) {
         std::string text;
         try {
@@ -193,23 +203,26 @@ void Scanner::weigh_kernel_twins(const fs::path& base, std::vector<Finding>& fin
         }
     }
     const WeightRule& weight = *vocab.kernel_twin;
-    for (auto& [fp, callers] : candidates) {
+    for (auto& [fp, calls] : candidates) {
         Finding& f = *fp;
-        const std::string op = f.native_op.substr(f.native_op.rfind(':') == std::string::npos ? 0 : f.native_op.rfind(':') + 1);
-        std::vector<std::pair<std::string, std::pair<std::string, int>>> found;  // caller, its twin
-        for (const auto& path : callers) {
+        std::vector<std::tuple<std::string, std::string, std::pair<std::string, int>>> found;  // caller, op, its twin
+        for (const auto& [path, op] : calls) {
             const auto& twins = twins_in.at(path);
-            const auto t = std::find_if(twins.begin(), twins.end(), [&](const auto& tw) { return shared_words(tw.first, op).size() >= 4; });
+            const auto t = std::find_if(twins.begin(), twins.end(), [&, &op = op](const auto& tw) { return shared_words(tw.first, op).size() >= 4; });
             if (t == twins.end()) break;
-            found.emplace_back(path, *t);
+            found.emplace_back(path, op, *t);
         }
-        if (found.size() != callers.size()) continue;
+        if (found.size() != calls.size()) continue;
         if (weight.impact_cap) f.impact = std::min(f.impact, *weight.impact_cap);
         if (weight.max_severity) f.severity = std::min(f.severity, *weight.max_severity);
-        const auto& [path, twin] = found.front();
+        const auto& [path, op, twin] = found.front();
         f.note += std::string(f.note.empty() ? "" : "; ") + weight.why + ": " + path + ", which calls " + op + ", defines " + twin.first + " (line " +
                   std::to_string(twin.second) + "): call it instead on a Mac";
-        for (const auto& [p, t] : found) f.related.push_back(related_line(p, t.second, "defines " + t.first + ", " + op + " in PyTorch"));
+        for (const auto& [p, o, t] : found)
+            if (std::none_of(f.related.begin(), f.related.end(), [&, &p = p, &t = t](const RelatedLocation& r) {
+                    return r.location.path == p && r.location.line == t.second;
+                }))
+                f.related.push_back(related_line(p, t.second, "defines " + t.first + ", " + o + " in PyTorch"));
     }
 }
 

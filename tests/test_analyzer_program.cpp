@@ -1351,6 +1351,13 @@ TEST(ProgramModel, AutogradFunctionCallsTakeTheGuardOfTheirApplySites) {
     // attn_core_pytorch (rules/program.yaml kernel_twin): calling it is the port, dual-track.
     EXPECT_EQ(op->impact, VerdictImpact::dual) << op->note;
     EXPECT_NE(op->note.find("defines attn_core_pytorch (line 17)"), std::string::npos) << op->note;
+    // and so is the extension's build, whose every called op has that twin (Deformable-DETR's and
+    // DINO's ops/setup.py were blockers that made stay-on-CUDA of dual-track repositories)
+    const Finding* build = find(unguarded, "cuda-extension-build", "ops/setup.py");
+    ASSERT_NE(build, nullptr);
+    EXPECT_EQ(build->reach, Reach::core) << build->note;
+    EXPECT_EQ(build->impact, VerdictImpact::dual) << build->note;
+    EXPECT_NE(build->note.find("defines attn_core_pytorch (line 17)"), std::string::npos) << build->note;
     // A test reference (`_ref`), or a PyTorch function of another op, is no twin: stay-on-CUDA.
     for (const char* other : {"attn_ref", "norm_core_pytorch"}) {
         d.write("ops/functions/attn_func.py",
@@ -1362,6 +1369,9 @@ TEST(ProgramModel, AutogradFunctionCallsTakeTheGuardOfTheirApplySites) {
         op = op_finding(no_twin);
         ASSERT_NE(op, nullptr);
         EXPECT_EQ(op->impact, VerdictImpact::stay) << other << ": " << op->note;
+        build = find(no_twin, "cuda-extension-build", "ops/setup.py");
+        ASSERT_NE(build, nullptr);
+        EXPECT_EQ(build->impact, VerdictImpact::stay) << other << ": " << build->note;
     }
 }
 
@@ -1564,6 +1574,44 @@ TEST(ProgramModel, ExtensionBuiltThroughAVariableIsLinkedAndOptional) {
     EXPECT_NE(build->note.find("CUDAExtension only under a condition in setup.py"), std::string::npos) << build->note;
     EXPECT_TRUE(std::any_of(build->related.begin(), build->related.end(),
                             [](const RelatedLocation& rel) { return rel.location.path == "det/__init__.py" && rel.label == "imports det._C"; }));
+
+    // Deformable-DETR's ops/setup.py (and DINO's and Mask2Former's copies): the same variable, but
+    // the else arm raises (`raise NotImplementedError('Cuda is not available')`, or an if whose arms
+    // both raise). The setup builds the CUDA extension or nothing: no C++ build exists on a Mac.
+    const std::string head = "import torch\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import CUDA_HOME, CppExtension, CUDAExtension\n\n\n"
+                             "def get_extensions():\n"
+                             "    sources = ['csrc/vision.cpp']\n"
+                             "    extension = CppExtension\n"
+                             "    if torch.cuda.is_available() and CUDA_HOME is not None:\n"
+                             "        extension = CUDAExtension\n"
+                             "        sources += ['csrc/nms.cu']\n";
+    const std::string tail = "    return [extension('det._C', sources)]\n\n\nsetup(name='det', packages=['det'], ext_modules=get_extensions())\n";
+    for (const std::string& otherwise : {std::string("    else:\n        raise NotImplementedError('Cuda is not available')\n"),
+                                         std::string("    else:\n        if CUDA_HOME is None:\n            raise NotImplementedError('CUDA_HOME is None')\n"
+                                                     "        else:\n            raise NotImplementedError('No CUDA runtime')\n")}) {
+        d.write("setup.py", head + otherwise + tail);
+        const ScanResult raising = scan_dir(d);
+        const Finding* b = find(raising, "cuda-extension-build", "setup.py");
+        ASSERT_NE(b, nullptr);
+        EXPECT_EQ(b->reach, Reach::core) << b->note;
+        EXPECT_EQ(b->impact, VerdictImpact::stay) << b->note;
+    }
+    // torchsparse's module-level choice, `extension_type = CUDAExtension if device == "cuda" else
+    // CppExtension`, in no block at all (a crash of the raise test before it looked for one)
+    d.write("setup.py", "import torch\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import CppExtension, CUDAExtension\n\n"
+                        "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+                        "extension_type = CUDAExtension if device == 'cuda' else CppExtension\n"
+                        "setup(name='det', packages=['det'], ext_modules=[extension_type('det._C', ['csrc/vision.cpp'])])\n");
+    const ScanResult module_level = scan_dir(d);
+    build = find(module_level, "cuda-extension-build", "setup.py");
+    ASSERT_NE(build, nullptr);
+    EXPECT_EQ(build->reach, Reach::optional) << build->note;
+    // an else that only warns builds the C++ extension: optional again
+    d.write("setup.py", head + "    else:\n        print('no CUDA: building the CPU ops')\n" + tail);
+    const ScanResult warning = scan_dir(d);
+    build = find(warning, "cuda-extension-build", "setup.py");
+    ASSERT_NE(build, nullptr);
+    EXPECT_EQ(build->reach, Reach::optional) << build->note;
 
     // CUDA on every path: the extension is as required as its import.
     d.write("setup.py",
