@@ -13,6 +13,7 @@ std::optional<Check> parse_check(std::string_view s) {
     if (s == "cuda-only-groups") return Check::cuda_only_groups;
     if (s == "cuda-builds") return Check::cuda_builds;
     if (s == "nvidia-channels") return Check::nvidia_channels;
+    if (s == "pins-before-mps") return Check::pins_before_mps;
     return std::nullopt;
 }
 
@@ -61,7 +62,7 @@ ManifestEngine::ManifestEngine(const RuleCatalogue& catalogue) : m_catalogue(cat
         const auto check = parse_check(r.manifest_check);
         if (!check)
             throw RuleError(r.source.generic_string() +
-                            ": manifest.check must be cuda-only-packages|cuda-only-groups|cuda-builds|nvidia-channels");
+                            ": manifest.check must be cuda-only-packages|cuda-only-groups|cuda-builds|nvidia-channels|pins-before-mps");
         m_rules.push_back({&r, *check});
     }
 }
@@ -147,6 +148,30 @@ void ManifestEngine::build_matches(const Rule& rule, const ManifestFacts& facts,
     }
 }
 
+// `torch==1.4.0`, `pytorch=1.7.0` (conda: the 1.7.0 series), `pytorch-lightning<1.7`: a framework
+// pinned to releases that all predate its MPS support (params.first_mps_release: "NAME VERSION").
+void ManifestEngine::pin_matches(const Rule& rule, const ManifestFacts& facts, std::vector<Match>& out) const {
+    const auto firsts = rule.params.find("first_mps_release");
+    if (firsts == rule.params.end()) return;
+    for (const auto& d : facts.dependencies) {
+        for (const std::string& entry : firsts->second) {
+            const std::size_t space = entry.find(' ');
+            if (space == std::string::npos || normalise_name(entry.substr(0, space)) != normalise_name(d.name)) continue;
+            const std::string first = entry.substr(space + 1);
+            // conda's `=1.7.0` (the 1.7.0 series), with or without a build string after a second '='
+            std::string written = d.version;
+            const bool conda_series = written.size() > 1 && written[0] == '=' && written[1] != '=';
+            if (conda_series) written.resize(std::min(written.size(), written.find('=', 1)));
+            if (!allows_only_below(conda_series ? "=" + written : written, first)) continue;
+            Match m = match_at(rule, d.span, d.name + written);
+            m.captures["first"] = entry;
+            if (d.linux_only) lower(m, Severity::info, VerdictImpact::none, "its environment marker keeps it off macOS");
+            out.push_back(std::move(m));
+            break;
+        }
+    }
+}
+
 std::vector<Match> ManifestEngine::analyze(FileKind kind, const SourceText& source) const {
     std::vector<Match> out;
     std::optional<ManifestFacts> facts;  // parsed once, for the first rule that needs it
@@ -157,6 +182,7 @@ std::vector<Match> ManifestEngine::analyze(FileKind kind, const SourceText& sour
             case Check::cuda_only_packages: package_matches(*c.rule, *facts, out); break;
             case Check::cuda_only_groups: group_matches(*c.rule, *facts, out); break;
             case Check::cuda_builds: build_matches(*c.rule, *facts, out); break;
+            case Check::pins_before_mps: pin_matches(*c.rule, *facts, out); break;
             case Check::nvidia_channels: {
                 // The channel is only a place to look: harmless where no dependency of the
                 // environment comes from it (EDM's `pytorch` + `nvidia` channels, no CUDA package).

@@ -17,6 +17,7 @@ enum class Check {
     cuda_only_groups,    // an optional group / extra made only of such packages
     cuda_builds,         // +cuXXX local versions, CUDA builds, CUDA wheel indexes
     nvidia_channels,     // conda's nvidia channel
+    pins_before_mps,     // a framework pinned below its first release with MPS (params.first_mps_release)
 };
 
 // The kind a manifest rule reads a file as: setup.py is Python to the Python engine and a
@@ -39,6 +40,7 @@ private:
     void package_matches(const Rule& rule, const ManifestFacts& facts, std::vector<Match>& out) const;
     void group_matches(const Rule& rule, const ManifestFacts& facts, std::vector<Match>& out) const;
     void build_matches(const Rule& rule, const ManifestFacts& facts, std::vector<Match>& out) const;
+    void pin_matches(const Rule& rule, const ManifestFacts& facts, std::vector<Match>& out) const;
     // Optional groups whose every member is a listed package: reported once, as a group.
     std::vector<const Group*> cuda_only_groups(const ManifestFacts& facts) const;
 
