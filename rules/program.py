@@ -44,6 +44,32 @@ except ImportError:
 
 try:
     # guard: none
+    from .correlation import correlation  # the same module again by another path (sniklaus/pytorch-pwc)
+except:
+    sys.path.insert(0, "./correlation")
+    import correlation
+
+try:
+    # guard: import-fallback
+    import ujson as json
+except ImportError:
+    import json
+
+try:
+    # guard: import-fallback
+    import tensorrt as trt  # installed on demand, then imported again: weighed as before (yolov5's export.py)
+except Exception:
+    check_requirements("tensorrt")
+    import tensorrt as trt
+
+try:
+    # guard: import-fallback
+    from flash_attn import flash_attn_func
+except ImportError:
+    from .attention import flash_attn_func  # another module's function of the same name: a fallback
+
+try:
+    # guard: none
     import ops._ext as _ext
 except ImportError:
     from torch.utils.cpp_extension import load
@@ -631,3 +657,23 @@ def parse_gpu(args):
     if args.platform == "philly" or args.platform == "k8s":
         # guard: platform
         model = torch.nn.parallel.DistributedDataParallel(model)
+
+
+def gan_losses(parser, args, real, fake):
+    # The arm the option's default takes is the documented run, not one way among others
+    # (style-based-gan-pytorch: `--loss` defaults to "wgan-gp").
+    parser.add_argument("--loss", type=str, default="wgan-gp", choices=["wgan-gp", "r1"])
+    if args.loss == "wgan-gp":
+        # guard: none
+        eps = torch.rand(2, 1).cuda()
+        loss = (eps * real).mean()
+    elif args.loss == "r1":
+        loss = fake.mean()
+    # not the default arm: another arm does the job without CUDA
+    parser.add_argument("--penalty", type=str, default="none", choices=["none", "gp"])
+    if args.penalty == "gp":
+        # guard: alternative-branch
+        extra = torch.rand(2, 1).cuda().mean()
+    else:
+        extra = torch.zeros(1).mean()
+    return loss + extra

@@ -515,6 +515,7 @@ void bound_in(TSNode n, const ModuleFacts& facts, std::set<std::string, std::les
 const std::map<std::string, std::string, std::less<>>& GuardFinder::argparse_off_flags() const {
     if (m_off_flags) return *m_off_flags;
     m_off_flags.emplace();
+    m_string_defaults.emplace();
     std::set<std::string> on;  // destinations some declaration turns on by default: not off, whatever others say
     for_each_node(m_root, [&](TSNode call) {
         if (!is_type(call, "call")) return;
@@ -546,9 +547,19 @@ const std::map<std::string, std::string, std::less<>>& GuardFinder::argparse_off
         if (dest.empty()) return;
         if (off) m_off_flags->emplace(dest, flag);
         else on.insert(dest);
+        if (const auto v = ts_node_is_null(dflt) ? std::nullopt : m_facts.string_value(dflt); v && is_type(dflt, "string")) {
+            // two declarations of one destination with different defaults: none is the default
+            const auto [it, added] = m_string_defaults->emplace(dest, *v);
+            if (!added && it->second != *v) it->second.clear();
+        }
     });
     for (const auto& d : on) m_off_flags->erase(d);
     return *m_off_flags;
+}
+
+const std::map<std::string, std::string, std::less<>>& GuardFinder::argparse_string_defaults() const {
+    argparse_off_flags();  // one pass fills both
+    return *m_string_defaults;
 }
 
 namespace {
@@ -693,6 +704,7 @@ Guard GuardFinder::from_alternative(TSNode if_statement, TSNode node) const {
     // node's arm binds and writes no CUDA word, a Mac selects that arm (rules/program.yaml cuda_words).
     std::vector<TSNode> arms{field(if_statement, "consequence")};
     std::vector<std::string> labels{one_line(field(if_statement, "condition"))};
+    std::vector<TSNode> conditions{field(if_statement, "condition")};
     // Among kinds unpacked from one call, a flag parameter off by default is one more kind
     // (DetectMultiBackend's `elif dnn:`, `def __init__(..., dnn=False)`).
     bool kinds = false;
@@ -712,13 +724,31 @@ Guard GuardFinder::from_alternative(TSNode if_statement, TSNode node) const {
             if (!choice(field(clause, "condition"))) return {};
             arms.push_back(field(clause, "consequence"));
             labels.push_back(one_line(field(clause, "condition")));
+            conditions.push_back(field(clause, "condition"));
         } else if (is_type(clause, "else_clause")) {
             arms.push_back(field(clause, "body"));
             labels.push_back("else");
+            conditions.push_back(TSNode{});
         }
     }
     const auto own = std::find_if(arms.begin(), arms.end(), [&](TSNode arm) { return !ts_node_is_null(arm) && contains(arm, node); });
     if (arms.size() < 2 || own == arms.end()) return {};
+    // The arm the option's default takes is the run as documented, not one way among others
+    // (style-based-gan-pytorch: `if args.loss == 'wgan-gp':` with `--loss` defaulting to 'wgan-gp').
+    if (const TSNode c = conditions[static_cast<std::size_t>(own - arms.begin())];
+        !ts_node_is_null(c) && is_type(c, "comparison_operator") && ts_node_named_child_count(c) == 2) {
+        const TSNode left = ts_node_named_child(c, 0), right = ts_node_named_child(c, 1);
+        const bool string_left = is_type(left, "string");
+        const TSNode option = string_left ? right : left;
+        const auto value = m_facts.string_value(string_left ? left : right);
+        const std::string op(m_facts.text(c).substr(ts_node_end_byte(left) - ts_node_start_byte(c), ts_node_start_byte(right) - ts_node_end_byte(left)));
+        if (value && op.find("==") != std::string::npos && is_type(option, "attribute") &&
+            listed(m_vocab.option_objects, m_facts.text(field(option, "object")))) {
+            const auto& defaults = argparse_string_defaults();
+            const auto it = defaults.find(m_facts.text(field(option, "attribute")));
+            if (it != defaults.end() && it->second == *value) return {};
+        }
+    }
     std::set<std::string, std::less<>> mine;
     bound_in(*own, m_facts, mine);
     if (mine.empty()) return {};
@@ -851,7 +881,8 @@ void collect(TSNode node, std::string_view type, std::vector<TSNode>& out) {
 
 bool GuardFinder::rebuilds_import(TSNode try_statement, TSNode handler) const {
     // `try: import pkg._ext as _ext` / `except ImportError: _ext = load(...)` builds the same CUDA
-    // code just in time: no fallback at all (Pointnet2, gsplat).
+    // code just in time: no fallback at all (Pointnet2, gsplat). So does a handler that imports the
+    // same module again by another path.
     std::vector<TSNode> imports, assignments;
     collect(field(try_statement, "body"), "import_statement", imports);
     collect(field(try_statement, "body"), "import_from_statement", imports);
@@ -863,6 +894,63 @@ bool GuardFinder::rebuilds_import(TSNode try_statement, TSNode handler) const {
             const std::string_view text = m_facts.text(name);
             bound.push_back(last_component(text));
         }
+    // `try: from .correlation import correlation` / `except: sys.path.insert(0, './correlation');
+    // import correlation` (sniklaus/pytorch-pwc's run.py): the same module by another path, no other
+    // code. One dotted path ending the other (`.utils.box_ops` and `utils.box_ops` too) is the same
+    // module; `ujson` and `json`, `flash_attn.flash_attn_func` and `.attn.flash_attn_func` are not.
+    auto paths = [&](TSNode imp) {
+        std::vector<std::vector<std::string>> out;
+        std::vector<std::string> base;
+        const bool from = is_type(imp, "import_from_statement");
+        if (from) {
+            std::string module(m_facts.text(field(imp, "module_name")));
+            module.erase(0, module.find_first_not_of('.'));
+            for (std::size_t pos = 0; !module.empty() && pos <= module.size();) {
+                const std::size_t dot = std::min(module.find('.', pos), module.size());
+                base.push_back(module.substr(pos, dot - pos));
+                pos = dot + 1;
+            }
+        }
+        for (uint32_t i = 0; i < ts_node_named_child_count(imp); ++i) {
+            const TSNode c = ts_node_named_child(imp, i);
+            if (from && ts_node_start_byte(c) == ts_node_start_byte(field(imp, "module_name"))) continue;
+            const TSNode name = is_type(c, "aliased_import") ? field(c, "name") : c;
+            if (!is_type(name, "dotted_name")) continue;
+            std::vector<std::string> p = base;
+            const std::string text(m_facts.text(name));
+            for (std::size_t pos = 0; pos <= text.size();) {
+                const std::size_t dot = std::min(text.find('.', pos), text.size());
+                p.push_back(text.substr(pos, dot - pos));
+                pos = dot + 1;
+            }
+            out.push_back(std::move(p));
+        }
+        return out;
+    };
+    auto ends = [](const std::vector<std::string>& longer, const std::vector<std::string>& shorter) {
+        return shorter.size() <= longer.size() && std::equal(shorter.rbegin(), shorter.rend(), longer.rbegin());
+    };
+    // Only for the repository's own code found another way: a relative import tried first, or a
+    // handler that edits sys.path. A package imported again after installing it (yolov5's
+    // `except Exception: check_requirements("tensorrt"); import tensorrt as trt`) is weighed as before.
+    bool own_path = false;
+    for (TSNode imp : imports)
+        own_path = own_path || (is_type(imp, "import_from_statement") && m_facts.text(field(imp, "module_name")).substr(0, 1) == ".");
+    for_each_node(handler, [&](TSNode n) {
+        if (!is_type(n, "call")) return;
+        const std::string q = m_facts.qualname(field(n, "function"));
+        own_path = own_path || q == "sys.path.insert" || q == "sys.path.append";
+    });
+    std::vector<TSNode> again;
+    if (own_path) {
+        collect(handler, "import_statement", again);
+        collect(handler, "import_from_statement", again);
+    }
+    for (TSNode imp : imports)
+        for (const auto& tried : paths(imp))
+            for (TSNode other : again)
+                for (const auto& p : paths(other))
+                    if (ends(tried, p) || ends(p, tried)) return true;
     collect(handler, "assignment", assignments);
     for (TSNode a : assignments) {
         TSNode right = field(a, "right");

@@ -69,6 +69,8 @@ private:
     std::optional<std::string> env_off_by_default(TSNode condition) const;
     // The argparse destinations of this file that are off by default, and how the command line spells each.
     const std::map<std::string, std::string, std::less<>>& argparse_off_flags() const;
+    // The string defaults of the file's argparse options by destination (`--loss`, default='wgan-gp').
+    const std::map<std::string, std::string, std::less<>>& argparse_string_defaults() const;
     const std::map<std::string, std::pair<std::string, std::string>, std::less<>>& env_constants() const;
     Guard from_try(TSNode try_statement, TSNode node) const;
     std::vector<TSNode> import_error_handlers(TSNode try_statement) const;
@@ -90,6 +92,7 @@ private:
     Guard m_file_guard;
     TSNode m_root;
     mutable std::optional<std::map<std::string, std::string, std::less<>>> m_off_flags;  // argparse_off_flags(), once
+    mutable std::optional<std::map<std::string, std::string, std::less<>>> m_string_defaults;  // argparse_string_defaults(), once
     // Names bound once in the module from an environment read (BasicSR's `BASICSR_JIT =
     // os.getenv('BASICSR_JIT')`, at module level or in an import's handler) -> (variable, default as
     // written); env_constants(), once.
