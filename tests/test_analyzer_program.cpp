@@ -1375,6 +1375,34 @@ TEST(ProgramModel, AutogradFunctionCallsTakeTheGuardOfTheirApplySites) {
     }
 }
 
+// hszhao/semseg's lib/psa/src/__init__.py: the JIT build names its sources through folder variables,
+// `gpu_path = os.path.join(cwd, 'gpu')` and `os.path.join(gpu_path, 'operator.cpp')`, with `cwd` the
+// file's own folder. The sources are gpu/operator.cpp and gpu/psamask_cuda.cu, not the bare names
+// (which no file has): the ops link to the build, which sits under `if torch.cuda.is_available():`,
+// so a Mac never builds them (info), instead of an unlinked CUDA-only op (dual-track).
+TEST(ProgramModel, SourcesJoinedFromFolderVariablesLinkTheirOps) {
+    if (!cuda::ClangEngine::available()) return;
+    test::TempDir d;
+    d.write("lib/__init__.py", "");
+    d.write("lib/psa/__init__.py", "from . import src\n");
+    d.write("lib/psa/src/__init__.py",
+            "import os\nimport torch\nfrom torch.utils.cpp_extension import load\n\n"
+            "cwd = os.path.dirname(os.path.realpath(__file__))\ngpu_path = os.path.join(cwd, 'gpu')\n\n"
+            "if torch.cuda.is_available():\n"
+            "    gpu = load('psamask_gpu', [os.path.join(gpu_path, 'operator.cpp'), os.path.join(gpu_path, 'psamask_cuda.cu')])\n");
+    d.write("lib/psa/src/gpu/psamask_cuda.cu", "__global__ void k(float* x) { x[0] = 1.f; }\n"
+                                              "void psamask_forward_cuda(at::Tensor x) { k<<<1, 1>>>(nullptr); }\n");
+    d.write("lib/psa/src/gpu/operator.cpp", "void psamask_forward_cuda(at::Tensor x);\n"
+                                           "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n  m.def(\"psamask_forward\", &psamask_forward_cuda);\n}\n");
+    d.write("train.py", "import torch\nimport lib.psa\n\nif __name__ == '__main__':\n    print(torch.ones(2))\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* op = find(r, "cuda-only-extension-op", "lib/psa/src/gpu/operator.cpp");
+    ASSERT_NE(op, nullptr);
+    EXPECT_EQ(op->impact, VerdictImpact::none) << op->note;
+    EXPECT_EQ(op->severity, Severity::info) << op->note;
+    EXPECT_NE(op->note.find("torch.cuda.is_available() (lib/psa/src/__init__.py:9)"), std::string::npos) << op->note;
+}
+
 TEST(ProgramModel, ExtensionOpsTakeTheReachOfTheirPythonCalls) {
     if (!cuda::ClangEngine::available()) return;
     test::TempDir d;

@@ -73,6 +73,49 @@ void sources_through_name(TSNode node, const ModuleFacts& facts, std::vector<std
     if (!ts_node_is_null(last)) sources_through_name(field(last, "right"), facts, out, depth + 1);
 }
 
+// A path relative to the file's folder that `node` builds: a string literal, or `os.path.join(...)`
+// of literals, of `os.path.dirname(__file__)` (with realpath/abspath inside: the folder itself), and
+// of names bound once to such a path in the function or the module (hszhao/semseg's `gpu_path =
+// os.path.join(cwd, 'gpu')`, then `os.path.join(gpu_path, 'operator.cpp')`). nullopt otherwise.
+std::optional<std::string> path_of(TSNode node, const ModuleFacts& facts, int depth = 0) {
+    if (ts_node_is_null(node) || depth > 6) return std::nullopt;
+    if (is_type(node, "string")) return string_literal(node, facts.source());
+    if (is_type(node, "identifier")) {
+        if (facts.text(node) == "__file__") return std::nullopt;
+        TSNode value{};
+        int bound = 0;
+        const TSNode scope = enclosing(node, {"function_definition"});
+        for_each_node(ts_node_is_null(scope) ? node : scope, [&](TSNode n) {
+            if (is_type(n, "assignment") && is_type(field(n, "left"), "identifier") && facts.text(field(n, "left")) == facts.text(node))
+                value = field(n, "right"), ++bound;
+        });
+        if (bound == 0) value = facts.module_binding(facts.text(node)), bound = ts_node_is_null(value) ? 0 : 1;
+        if (bound != 1) return std::nullopt;
+        return path_of(value, facts, depth + 1);
+    }
+    if (!is_type(node, "call")) return std::nullopt;
+    const std::string q = facts.qualname(field(node, "function"));
+    const TSNode args = field(node, "arguments");
+    if (q == "os.path.dirname" && ts_node_named_child_count(args) == 1) {
+        TSNode inner = ts_node_named_child(args, 0);
+        while (is_type(inner, "call") && (facts.qualname(field(inner, "function")) == "os.path.realpath" ||
+                                          facts.qualname(field(inner, "function")) == "os.path.abspath") &&
+               ts_node_named_child_count(field(inner, "arguments")) == 1)
+            inner = ts_node_named_child(field(inner, "arguments"), 0);
+        if (is_type(inner, "identifier") && facts.text(inner) == "__file__") return std::string();
+        return std::nullopt;
+    }
+    if (q != "os.path.join") return std::nullopt;
+    std::string out;
+    for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
+        const auto part = path_of(ts_node_named_child(args, i), facts, depth + 1);
+        if (!part) return std::nullopt;
+        if (part->empty()) continue;
+        out += (out.empty() ? "" : "/") + *part;
+    }
+    return out;
+}
+
 bool is_main_guard(TSNode if_statement, const ModuleFacts& facts) {
     const TSNode c = field(if_statement, "condition");
     if (!is_type(c, "comparison_operator")) return false;
@@ -369,8 +412,29 @@ void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, 
         if (ts_node_is_null(sources) && kind != "load_inline") sources = positional_argument(call, 1);
         // the files a list argument names: a literal list, or a name or comprehension over one
         auto add_files = [&](TSNode list) {
-            if (is_type(list, "identifier") || is_type(list, "list_comprehension")) sources_through_name(list, facts, e.sources);
-            else strings_under(list, facts, e.sources);
+            if (is_type(list, "identifier") || is_type(list, "list_comprehension")) {
+                sources_through_name(list, facts, e.sources);
+                return;
+            }
+            // a list of `os.path.join(folder, 'file.cpp')` whose folder is known: the path, not only its literals
+            if (is_type(list, "list")) {
+                std::vector<std::string> paths;
+                for (uint32_t i = 0; i < ts_node_named_child_count(list); ++i) {
+                    const TSNode item = ts_node_named_child(list, i);
+                    if (is_type(item, "comment")) continue;
+                    const auto p = is_type(item, "call") ? path_of(item, facts) : std::nullopt;
+                    if (!p || p->empty()) {
+                        paths.clear();
+                        break;
+                    }
+                    paths.push_back(*p);
+                }
+                if (!paths.empty()) {
+                    e.sources.insert(e.sources.end(), paths.begin(), paths.end());
+                    return;
+                }
+            }
+            strings_under(list, facts, e.sources);
         };
         add_files(sources);
         // a loader's headers are built with the sources: stylegan3's filtered_lrelu.cu, which only
