@@ -579,6 +579,20 @@ std::optional<std::pair<std::string, std::string>> env_read(TSNode call, const M
     return std::make_pair(*name, *value);
 }
 
+// `x == "s"` or `"s" == x`: the other operand and the string's
+// value (a literal, or a module constant holding one). nullopt for any other condition.
+std::optional<std::pair<TSNode, std::string>> equals_string(TSNode condition, const ModuleFacts& facts) {
+    if (!is_type(condition, "comparison_operator") || ts_node_named_child_count(condition) != 2) return std::nullopt;
+    const TSNode left = ts_node_named_child(condition, 0), right = ts_node_named_child(condition, 1);
+    const std::string_view op = facts.text(condition).substr(ts_node_end_byte(left) - ts_node_start_byte(condition),
+                                                             ts_node_start_byte(right) - ts_node_end_byte(left));
+    if (op.find("==") == std::string_view::npos) return std::nullopt;
+    const bool string_left = is_type(left, "string");
+    const auto value = facts.string_value(string_left ? left : right);
+    if (!value) return std::nullopt;
+    return std::make_pair(string_left ? right : left, *value);
+}
+
 bool truthy_word(std::string_view v) {
     for (std::string_view w : {"1", "True", "true", "TRUE", "yes", "on", "ON"})
         if (v == w) return true;
@@ -614,15 +628,10 @@ std::optional<std::string> GuardFinder::env_off_by_default(TSNode condition) con
     };
     if (auto r = read(condition); r && (r->second.empty() || r->second == "0" || r->second == "False" || r->second == "false"))
         return "$" + r->first;
-    if (!is_type(condition, "comparison_operator") || ts_node_named_child_count(condition) != 2) return std::nullopt;
-    const TSNode left = ts_node_named_child(condition, 0), right = ts_node_named_child(condition, 1);
-    const std::string op(m_facts.text(condition).substr(ts_node_end_byte(left) - ts_node_start_byte(condition),
-                                                        ts_node_start_byte(right) - ts_node_end_byte(left)));
-    if (op.find("==") == std::string::npos) return std::nullopt;
-    const bool string_left = is_type(left, "string");
-    const auto value = m_facts.string_value(string_left ? left : right);
-    const auto r = read(string_left ? right : left);
-    if (!value || !r || !truthy_word(*value) || r->second == *value) return std::nullopt;
+    const auto eq = equals_string(condition, m_facts);
+    if (!eq) return std::nullopt;
+    const auto r = read(eq->first);
+    if (!r || !truthy_word(eq->second) || r->second == eq->second) return std::nullopt;
     return "$" + r->first;
 }
 
@@ -735,20 +744,13 @@ Guard GuardFinder::from_alternative(TSNode if_statement, TSNode node) const {
     if (arms.size() < 2 || own == arms.end()) return {};
     // The arm the option's default takes is the run as documented, not one way among others
     // (style-based-gan-pytorch: `if args.loss == 'wgan-gp':` with `--loss` defaulting to 'wgan-gp').
-    if (const TSNode c = conditions[static_cast<std::size_t>(own - arms.begin())];
-        !ts_node_is_null(c) && is_type(c, "comparison_operator") && ts_node_named_child_count(c) == 2) {
-        const TSNode left = ts_node_named_child(c, 0), right = ts_node_named_child(c, 1);
-        const bool string_left = is_type(left, "string");
-        const TSNode option = string_left ? right : left;
-        const auto value = m_facts.string_value(string_left ? left : right);
-        const std::string op(m_facts.text(c).substr(ts_node_end_byte(left) - ts_node_start_byte(c), ts_node_start_byte(right) - ts_node_end_byte(left)));
-        if (value && op.find("==") != std::string::npos && is_type(option, "attribute") &&
-            listed(m_vocab.option_objects, m_facts.text(field(option, "object")))) {
+    if (const TSNode c = conditions[static_cast<std::size_t>(own - arms.begin())]; !ts_node_is_null(c))
+        if (const auto eq = equals_string(c, m_facts);
+            eq && is_type(eq->first, "attribute") && listed(m_vocab.option_objects, m_facts.text(field(eq->first, "object")))) {
             const auto& defaults = argparse_string_defaults();
-            const auto it = defaults.find(m_facts.text(field(option, "attribute")));
-            if (it != defaults.end() && it->second == *value) return {};
+            const auto it = defaults.find(m_facts.text(field(eq->first, "attribute")));
+            if (it != defaults.end() && it->second == eq->second) return {};
         }
-    }
     std::set<std::string, std::less<>> mine;
     bound_in(*own, m_facts, mine);
     if (mine.empty()) return {};
@@ -898,32 +900,26 @@ bool GuardFinder::rebuilds_import(TSNode try_statement, TSNode handler) const {
     // import correlation` (sniklaus/pytorch-pwc's run.py): the same module by another path, no other
     // code. One dotted path ending the other (`.utils.box_ops` and `utils.box_ops` too) is the same
     // module; `ujson` and `json`, `flash_attn.flash_attn_func` and `.attn.flash_attn_func` are not.
+    auto split = [](std::string_view dotted, std::vector<std::string>& into) {  // "a.b" -> a, b; leading dots dropped
+        dotted.remove_prefix(std::min(dotted.size(), dotted.find_first_not_of('.')));
+        for (std::size_t pos = 0; !dotted.empty() && pos <= dotted.size();) {
+            const std::size_t dot = std::min(dotted.find('.', pos), dotted.size());
+            into.emplace_back(dotted.substr(pos, dot - pos));
+            pos = dot + 1;
+        }
+    };
     auto paths = [&](TSNode imp) {
         std::vector<std::vector<std::string>> out;
         std::vector<std::string> base;
         const bool from = is_type(imp, "import_from_statement");
-        if (from) {
-            std::string module(m_facts.text(field(imp, "module_name")));
-            module.erase(0, module.find_first_not_of('.'));
-            for (std::size_t pos = 0; !module.empty() && pos <= module.size();) {
-                const std::size_t dot = std::min(module.find('.', pos), module.size());
-                base.push_back(module.substr(pos, dot - pos));
-                pos = dot + 1;
-            }
-        }
+        if (from) split(m_facts.text(field(imp, "module_name")), base);
         for (uint32_t i = 0; i < ts_node_named_child_count(imp); ++i) {
             const TSNode c = ts_node_named_child(imp, i);
             if (from && ts_node_start_byte(c) == ts_node_start_byte(field(imp, "module_name"))) continue;
             const TSNode name = is_type(c, "aliased_import") ? field(c, "name") : c;
             if (!is_type(name, "dotted_name")) continue;
-            std::vector<std::string> p = base;
-            const std::string text(m_facts.text(name));
-            for (std::size_t pos = 0; pos <= text.size();) {
-                const std::size_t dot = std::min(text.find('.', pos), text.size());
-                p.push_back(text.substr(pos, dot - pos));
-                pos = dot + 1;
-            }
-            out.push_back(std::move(p));
+            out.push_back(base);
+            split(m_facts.text(name), out.back());
         }
         return out;
     };
