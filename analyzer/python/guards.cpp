@@ -959,12 +959,24 @@ bool GuardFinder::rebuilds_import(TSNode try_statement, TSNode handler) const {
 }
 
 // Whether a handler's block always ends the program or re-raises: a top-level `raise`, or a call of
-// sys.exit/exit/quit/os._exit, however much it logs first. Such a handler holds no fallback (dinov2's
-// `except ImportError: raise AssertionError("xFormers is required")`, Mask2Former's message + raise).
+// sys.exit/exit/quit/os._exit, however much it logs first, or an if whose every arm does (Mask2Former's
+// setup: `else: if CUDA_HOME is None: raise ... else: raise ...`). Such a handler holds no fallback
+// (dinov2's `except ImportError: raise AssertionError("xFormers is required")`).
 bool GuardFinder::always_leaves(TSNode block) const {
+    if (ts_node_is_null(block)) return false;
     for (uint32_t k = 0; k < ts_node_named_child_count(block); ++k) {
         TSNode s = ts_node_named_child(block, k);
         if (is_type(s, "raise_statement")) return true;
+        if (is_type(s, "if_statement")) {
+            bool every = always_leaves(field(s, "consequence")), has_else = false;
+            for (uint32_t i = 0; i < ts_node_named_child_count(s) && every; ++i) {
+                const TSNode clause = ts_node_named_child(s, i);
+                if (is_type(clause, "elif_clause")) every = always_leaves(field(clause, "consequence"));
+                else if (is_type(clause, "else_clause")) has_else = true, every = always_leaves(field(clause, "body"));
+            }
+            if (every && has_else) return true;
+            continue;
+        }
         if (!is_type(s, "expression_statement") || ts_node_named_child_count(s) != 1) continue;
         TSNode call = ts_node_named_child(s, 0);
         if (is_type(call, "call") && listed(m_vocab.exit_calls, m_facts.qualname(field(call, "function")))) return true;

@@ -42,6 +42,9 @@ public:
     // import whose function (or module) uses none of the names it binds: a probe of the package.
     std::optional<std::string> required_by_handler(TSNode node) const;
     const GuardVocabulary& vocabulary() const { return m_vocab; }
+    // Whether every way through `block` leaves: a `raise` or a call of sys.exit/exit/quit/os._exit
+    // among its statements, or an if whose every arm, an else included, leaves.
+    bool always_leaves(TSNode block) const;
 
 private:
     bool uses_what_it_imports(TSNode import, TSNode scope) const;
@@ -75,7 +78,6 @@ private:
     Guard from_try(TSNode try_statement, TSNode node) const;
     std::vector<TSNode> import_error_handlers(TSNode try_statement) const;
     bool rebuilds_import(TSNode try_statement, TSNode handler) const;
-    bool always_leaves(TSNode block) const;
     Guard from_decorators(TSNode decorated) const;
     bool sibling_checks_mps(TSNode if_statement) const;
     bool earlier_return_checks_mps(TSNode statement) const;

@@ -246,33 +246,12 @@ void add_import(TSNode imp, const ModuleFacts& facts, const GuardFinder& guards,
     out.imports.push_back(std::move(f));
 }
 
-// `extension = CppExtension; if CUDA_HOME: extension = CUDAExtension; extension("pkg._C", ...)`: the
-// cpp_extension kind a local name holds, CUDA if any assignment makes it so; `cuda_optional` when every
-// CUDA assignment is conditional and a C++ one stands otherwise.
-// Whether every way through `block` ends in a raise: a raise among its statements, or an if whose
-// every arm (an else included) does.
-bool always_raises(TSNode block) {
-    if (ts_node_is_null(block)) return false;
-    for (uint32_t i = 0; i < ts_node_named_child_count(block); ++i) {
-        const TSNode st = ts_node_named_child(block, i);
-        if (is_type(st, "raise_statement")) return true;
-        if (!is_type(st, "if_statement")) continue;
-        bool every = always_raises(field(st, "consequence")), has_else = false;
-        for (uint32_t j = 0; j < ts_node_named_child_count(st) && every; ++j) {
-            const TSNode clause = ts_node_named_child(st, j);
-            if (is_type(clause, "elif_clause")) every = always_raises(field(clause, "consequence"));
-            else if (is_type(clause, "else_clause")) has_else = true, every = always_raises(field(clause, "body"));
-        }
-        if (every && has_else) return true;
-    }
-    return false;
-}
-
 // `if torch.cuda.is_available() and CUDA_HOME is not None: extension = CUDAExtension ... else: raise
 // NotImplementedError("Cuda is not available")` (Deformable-DETR's ops and the setups copied from it:
 // DINO, Mask2Former): the setup builds the CUDA extension or nothing, so the assignment holds wherever
-// a build happens.
-bool other_arms_raise(TSNode value) {
+// a build happens. Every other arm leaves as GuardFinder::always_leaves reads a handler (a raise or an
+// exit, also through an if whose arms all do).
+bool other_arms_leave(TSNode value, const GuardFinder& guards) {
     const TSNode arm = enclosing(value, {"block"});  // none for a module-level `X = CUDAExtension if c else CppExtension`
     if (ts_node_is_null(arm)) return false;
     const TSNode if_statement = ts_node_parent(arm);
@@ -280,21 +259,24 @@ bool other_arms_raise(TSNode value) {
     bool has_else = false;
     for (uint32_t i = 0; i < ts_node_named_child_count(if_statement); ++i) {
         const TSNode clause = ts_node_named_child(if_statement, i);
-        if (is_type(clause, "elif_clause") && !always_raises(field(clause, "consequence"))) return false;
+        if (is_type(clause, "elif_clause") && !guards.always_leaves(field(clause, "consequence"))) return false;
         if (is_type(clause, "else_clause")) {
-            if (!always_raises(field(clause, "body"))) return false;
+            if (!guards.always_leaves(field(clause, "body"))) return false;
             has_else = true;
         }
     }
     return has_else;
 }
 
-std::string extension_through_variable(TSNode function, const ModuleFacts& facts, bool& cuda_optional) {
+// `extension = CppExtension; if CUDA_HOME: extension = CUDAExtension; extension("pkg._C", ...)`: the
+// cpp_extension kind a local name holds, CUDA if any assignment makes it so; `cuda_optional` when every
+// CUDA assignment is conditional and a C++ one stands otherwise.
+std::string extension_through_variable(TSNode function, const ModuleFacts& facts, const GuardFinder& guards, bool& cuda_optional) {
     bool cuda = false, cuda_always = false, cpp = false;
     for (const auto& b : bindings_of(function, facts)) {
         if (b.qualname.compare(0, kCppExtension.size(), kCppExtension) != 0) continue;
         const std::string kind = b.qualname.substr(kCppExtension.size());
-        if (kind == "CUDAExtension") (b.conditional && !other_arms_raise(b.value) ? cuda : cuda_always) = true;
+        if (kind == "CUDAExtension") (b.conditional && !other_arms_leave(b.value, guards) ? cuda : cuda_always) = true;
         if (kind == "CppExtension") cpp = true;
     }
     cuda_optional = cuda && !cuda_always && cpp;
@@ -384,7 +366,7 @@ void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, 
     // A name bound to CUDAExtension or CppExtension: looked up only in a file that writes one (the
     // bindings of every called name were a tenth of a cold scan).
     if (names_extensions && is_type(field(call, "function"), "identifier") && q.compare(0, kCppExtension.size(), kCppExtension) != 0)
-        if (std::string through = extension_through_variable(field(call, "function"), facts, cuda_optional); !through.empty()) q = through;
+        if (std::string through = extension_through_variable(field(call, "function"), facts, guards, cuda_optional); !through.empty()) q = through;
     const bool via_loader = q.compare(0, kCppExtension.size(), kCppExtension) != 0 && is_extension_loader(call, facts, guards.vocabulary());
     if (via_loader) q = std::string(kCppExtension) + "load";
     if (q == "importlib.import_module") {
