@@ -308,6 +308,51 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
             }
         }
     }
+    // 3a. An arm is an alternative by its own text (python/guards.cpp from_alternative); the functions
+    // it calls are seen only here. ermongroup/ddim picks its sampler in `if sample_type == "generalized":
+    // xs = generalized_steps(...)` / `elif sample_type == "ddpm_noisy": xs = ddpm_steps(...)`, and both
+    // hard-code 'cuda': neither arm is a way round the other. Where every other arm of a call's choice
+    // calls a function that holds a finding of the same category, the call is not guarded by the choice.
+    std::map<std::pair<std::string, std::string>, std::map<std::string, const Finding*>> holds;  // (file, function) -> category -> a finding
+    for (const auto& f : findings) {
+        if (!is_candidate(f, m_catalogue)) continue;
+        const auto at = function_at.find(f.location.path);
+        if (at == function_at.end()) continue;
+        const auto fn = at->second.find(f.location.line);
+        if (fn != at->second.end() && !fn->second.empty()) holds[{f.location.path, fn->second}].emplace(f.category, &f);
+    }
+    struct HeldCall {
+        int line;
+        const std::map<std::string, const Finding*>* held;
+        std::string name;
+    };
+    std::map<std::string, std::vector<HeldCall>> held_calls;  // calling file -> its calls of such functions
+    for (const auto& [key, c] : uses)
+        if (const auto h = holds.find(key); h != holds.end())
+            for (const auto& [path, call] : c.calls) held_calls[path].push_back({call.line, &h->second, call.name});
+    // The call's guard once the arms' calls are seen: none, with why, when every other arm calls such a
+    // function; else the note of the first arm that does not.
+    auto weigh_arms = [&](const std::string& path, FunctionUses::Call& call, const std::string& category) {
+        if (call.guard != GuardKind::alternative_branch || call.arms.empty()) return;
+        const auto calls = held_calls.find(path);
+        if (calls == held_calls.end()) return;
+        std::string why;
+        for (const ArmSpan& arm : call.arms) {
+            const auto hit = std::find_if(calls->second.begin(), calls->second.end(), [&](const HeldCall& h) {
+                return h.line >= arm.first && h.line <= arm.last && h.held->count(category) > 0;
+            });
+            if (hit == calls->second.end()) {  // this arm is a way round
+                call.note = arm.note;
+                return;
+            }
+            const Finding* other = hit->held->at(category);
+            if (why.empty())
+                why = "the other arms need CUDA too: " + path + ":" + std::to_string(hit->line) + " calls " + hit->name + "(), which does (" +
+                      other->location.path + ":" + std::to_string(other->location.line) + ")";
+        }
+        call.guard = GuardKind::none;
+        call.note = why;
+    };
     // 3. A finding whose function is called, only so, and only under guards, takes the weakest of them.
     std::vector<Finding*> never_called;  // in a module-level function that no file calls or names
     for (auto& f : findings) {
@@ -340,8 +385,9 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
                 chosen.emplace_back(path, std::move(s));
             }
         }
-        const auto& calls = chosen.empty() ? it->second.calls : chosen;
+        auto calls = chosen.empty() ? it->second.calls : chosen;
         if (calls.empty()) continue;
+        for (auto& [path, c] : calls) weigh_arms(path, c, f.category);
         // A parameter's default (`def get_pc_sampler(..., device='cuda')`) that every call passes never
         // applies: by keyword, or by position (a method's calls skip self).
         if (const auto defaults = defaults_of.find(f.location.path); defaults != defaults_of.end()) {

@@ -68,7 +68,7 @@ void remove_old_files(const fs::path& dir, std::uint64_t key) {
 }
 
 constexpr std::uint32_t kMagic = 0x4d505343;  // "MPSC"
-constexpr std::uint32_t kFormat = 31;  // 31: ExtensionFact::build_flag; 30: FileFacts::remote_code_line; 29: FunctionUses::selections; 28: EntryRef::documented_import; 27: FileFacts::script_end_line; 26: a function's import in one arm of an if is alternative-branch; 25: FileFacts::sys_path_folders; 24: FunctionUses::Call::branch; 23: EntryRef::end_line; 22: fields of dataclasses and attrs classes as constructor parameters (FunctionUses); 21: a function passed to a call is a call of it there (FunctionUses); 20: config and checkpoint references from the syntax tree, with their guards; 19: Finding::origin, FileFacts::cpu_default_functions; 18: a class's __init__ in FunctionUses::function_at under the class's name; 17: what each call passes, FunctionUses::parameter_defaults; 16: FileFacts::attribute_names; 15: FileOutcome::function_uses; 14: FileFacts::hosted_demo; 13: a checksum of the content
+constexpr std::uint32_t kFormat = 32;  // 32: FunctionUses::Call::arms; 31: ExtensionFact::build_flag; 30: FileFacts::remote_code_line; 29: FunctionUses::selections; 28: EntryRef::documented_import; 27: FileFacts::script_end_line; 26: a function's import in one arm of an if is alternative-branch; 25: FileFacts::sys_path_folders; 24: FunctionUses::Call::branch; 23: EntryRef::end_line; 22: fields of dataclasses and attrs classes as constructor parameters (FunctionUses); 21: a function passed to a call is a call of it there (FunctionUses); 20: config and checkpoint references from the syntax tree, with their guards; 19: Finding::origin, FileFacts::cpu_default_functions; 18: a class's __init__ in FunctionUses::function_at under the class's name; 17: what each call passes, FunctionUses::parameter_defaults; 16: FileFacts::attribute_names; 15: FileOutcome::function_uses; 14: FileFacts::hosted_demo; 13: a checksum of the content
 
 // The content and its checksum, appended; the content back when the checksum holds (a cache file
 // is only ever an optimisation: a damaged one is read as missing).
@@ -455,6 +455,12 @@ void write_function_uses(Writer& w, const FileOutcome& o) {
             w.i64(c.positional);
             w.u64(c.spread ? 1 : 0);
             w.str(c.branch);
+            w.u64(c.arms.size());
+            for (const auto& arm : c.arms) {
+                w.i64(arm.first);
+                w.i64(arm.last);
+                w.str(arm.note);
+            }
         }
         w.u64(u.selections.size());
         for (const auto& c : u.selections) {
@@ -492,6 +498,12 @@ void read_function_uses(Reader& r, FileOutcome& o) {
             c.positional = static_cast<int>(r.i64());
             c.spread = r.u64() != 0;
             c.branch = r.str();
+            c.arms.resize(r.count());
+            for (auto& arm : c.arms) {
+                arm.first = static_cast<int>(r.i64());
+                arm.last = static_cast<int>(r.i64());
+                arm.note = r.str();
+            }
         }
         u.selections.resize(r.count());
         for (auto& c : u.selections) {

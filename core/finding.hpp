@@ -27,6 +27,15 @@ enum class GuardKind { none = 0, import_fallback, device_check, distributed_gate
 // levels use the same scale (analyzer/program: core 3, optional_fallback 2, optional_dead 1).
 int guard_strength(GuardKind g);
 
+// An arm of an if/elif/else choice that does a job without CUDA in its own text (an alternative_branch
+// guard's other arms): its first and last line (1-based) and what it binds ("the arm `else` binds x
+// without CUDA"). What the functions it calls do is weighed across files (analyzer/call_guards.cpp).
+struct ArmSpan {
+    int first = 0;
+    int last = 0;
+    std::string note;
+};
+
 std::string_view to_string(Severity s);
 std::string_view to_string(VerdictImpact v);
 std::optional<Severity> parse_severity(std::string_view s);

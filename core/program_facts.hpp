@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/finding.hpp"
@@ -83,6 +84,7 @@ struct FunctionUses {
         bool spread = false;
         // The branch of its own function the call sits in ("if quantize:"), "" when none.
         std::string branch = {};
+        std::vector<ArmSpan> arms = {};  // an alternative_branch guard's other arms (python::Guard::arms)
     };
     std::vector<Call> calls;
     // The name taken, not called, as the whole value of a `return` or of an assignment in one branch of

@@ -451,6 +451,56 @@ TEST(ProgramModel, AConstructorCalledInOneArmOfAChoiceTakesItsGuard) {
     EXPECT_EQ(find(sub, "cuda-only-package-import", "pkg/unet.py")->guard, GuardKind::none);
 }
 
+// ermongroup/ddim picks its sampler in one arm of a choice each, and both samplers hard-code 'cuda':
+// neither arm is a way round the other, and each arm imports functions.denoising (the else raises),
+// so the module is core and both findings keep their rule's weight. A third sampler that needs no
+// CUDA makes both optional again: a Mac selects it.
+TEST(ProgramModel, AnArmIsNoAlternativeWhenTheFunctionItCallsNeedsCudaToo) {
+    test::TempDir d;
+    d.write("functions/__init__.py", "");
+    d.write("functions/denoising.py",
+            "import torch\n\n\ndef generalized_steps(x, model):\n    xt = x.to('cuda')\n    return model(xt)\n\n\n"
+            "def ddpm_steps(x, model):\n    xt = x.to('cuda')\n    return model(xt)\n\n\ndef plain_steps(x, model):\n    return model(x)\n");
+    d.write("runners/__init__.py", "");
+    const std::string head =
+        "class Diffusion:\n    def __init__(self, args):\n        self.args = args\n\n"
+        "    def sample_image(self, x, model):\n"
+        "        if self.args.sample_type == 'generalized':\n            from functions.denoising import generalized_steps\n"
+        "            xs = generalized_steps(x, model)\n"
+        "        elif self.args.sample_type == 'ddpm_noisy':\n            from functions.denoising import ddpm_steps\n"
+        "            xs = ddpm_steps(x, model)\n";
+    const std::string tail = "        else:\n            raise NotImplementedError\n        return xs\n";
+    d.write("runners/diffusion.py", head + tail);
+    d.write("main.py", "import sys\nfrom runners.diffusion import Diffusion\n\nif __name__ == '__main__':\n    Diffusion(sys.argv).sample_image(None, None)\n");
+    auto steps = [](const ScanResult& r) { return by_line(r, "hardcoded-cuda-device", "functions/denoising.py"); };
+    const ScanResult both = scan_dir(d);
+    for (int line : {5, 10}) {
+        const Finding* f = steps(both)[line];
+        ASSERT_NE(f, nullptr) << line;
+        EXPECT_EQ(f->guard, GuardKind::none) << line << ": " << f->guard_note;
+        EXPECT_EQ(f->reach, Reach::core) << line << ": " << f->note;
+        EXPECT_EQ(f->severity, Severity::major) << line;
+    }
+    // a third arm that does the job without CUDA
+    d.write("runners/diffusion.py", head +
+                                        "        elif self.args.sample_type == 'plain':\n            from functions.denoising import plain_steps\n"
+                                        "            xs = plain_steps(x, model)\n" +
+                                        tail);
+    const ScanResult three = scan_dir(d);
+    for (int line : {5, 10}) {
+        const Finding* f = steps(three)[line];
+        ASSERT_NE(f, nullptr) << line;
+        EXPECT_EQ(f->guard, GuardKind::alternative_branch) << line << ": " << f->guard_note;
+        EXPECT_NE(f->guard_note.find("the arm `self.args.sample_type == 'plain'`"), std::string::npos) << f->guard_note;
+        EXPECT_EQ(f->severity, Severity::minor) << line;
+    }
+    // no else: the run may take neither arm, and the import is in one branch
+    d.write("runners/diffusion.py", head + "        return xs\n");
+    const ScanResult no_else = scan_dir(d);
+    ASSERT_NE(steps(no_else)[5], nullptr);
+    EXPECT_EQ(steps(no_else)[5]->reach, Reach::optional) << steps(no_else)[5]->note;
+}
+
 // timm's avg_checkpoints.py casts to float64 the tensors of `load_state_dict(c, args.use_ema)`, the
 // repository's own loader, whose `device='cpu'` reads the checkpoint onto the CPU: CPU tensors, not
 // reported, cold and from the cache. A call that passes a device (by keyword or position) or spreads

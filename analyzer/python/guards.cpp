@@ -788,6 +788,7 @@ Guard GuardFinder::from_alternative(TSNode if_statement, TSNode node) const {
             subjects.emplace_back(m_facts.text(is_type(first, "aliased_import") ? field(first, "name") : first));
         }
     }
+    Guard found;  // every arm that does the job without CUDA: the first names it
     for (std::size_t i = 0; i < arms.size(); ++i) {
         if (arms[i].id == own->id || ts_node_is_null(arms[i])) continue;
         // what the arm's code writes, not its comments (`# .to(), .cpu(), .cuda() work on it`)
@@ -805,10 +806,13 @@ Guard GuardFinder::from_alternative(TSNode if_statement, TSNode node) const {
         if (std::any_of(subjects.begin(), subjects.end(), [&](const std::string& w) { return code.find(w) != std::string::npos; })) continue;
         std::set<std::string, std::less<>> theirs;
         bound_in(arms[i], m_facts, theirs);
-        for (const auto& name : mine)
-            if (theirs.count(name)) return {GuardKind::alternative_branch, false, "the arm `" + labels[i] + "` binds " + name + " without CUDA"};
+        const auto shared = std::find_if(mine.begin(), mine.end(), [&](const std::string& name) { return theirs.count(name) > 0; });
+        if (shared == mine.end()) continue;
+        const std::string note = "the arm `" + labels[i] + "` binds " + *shared + " without CUDA";
+        if (found.kind == GuardKind::none) found = {GuardKind::alternative_branch, false, note};
+        found.arms.push_back({static_cast<int>(ts_node_start_point(arms[i]).row) + 1, static_cast<int>(ts_node_end_point(arms[i]).row) + 1, note});
     }
-    return {};
+    return found;
 }
 
 Guard GuardFinder::from_exiting_else(TSNode if_statement) const {

@@ -10,6 +10,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "analyzer/python/syntax.hpp"
 #include "core/finding.hpp"
@@ -21,6 +23,7 @@ struct Guard {
     GuardKind kind = GuardKind::none;
     bool mps_aware = false;  // the check also knows about MPS: the code is already portable
     std::string note;        // the condition as written, one line
+    std::vector<ArmSpan> arms = {};  // alternative_branch: every other arm that does the job without CUDA
 };
 
 class GuardFinder {

@@ -203,6 +203,37 @@ void index_call(TSNode call, const ModuleFacts& facts, CallSites& calls) {
     }
 }
 
+// Whether the if around a function's import imports the same module in every other arm, or leaves
+// there: ermongroup/ddim's sample_image() imports generalized_steps from functions.denoising in one
+// arm, ddpm_steps from it in the other, and raises in the else. The module is no option: every way
+// on imports it. An if with no else can skip every arm.
+bool imported_in_every_arm(TSNode imp, const ModuleFacts& facts, const GuardFinder& guards) {
+    TSNode if_statement = enclosing(imp, {"if_statement", "function_definition"});
+    if (ts_node_is_null(if_statement) || !is_type(if_statement, "if_statement")) return false;
+    const bool from = is_type(imp, "import_from_statement");
+    const std::string_view module = facts.text(from ? field(imp, "module_name") : ts_node_named_child(imp, 0));
+    std::vector<TSNode> arms{field(if_statement, "consequence")};
+    bool has_else = false;
+    for (uint32_t i = 0; i < ts_node_named_child_count(if_statement); ++i) {
+        const TSNode clause = ts_node_named_child(if_statement, i);
+        if (is_type(clause, "elif_clause")) arms.push_back(field(clause, "consequence"));
+        if (is_type(clause, "else_clause")) {
+            arms.push_back(field(clause, "body"));
+            has_else = true;
+        }
+    }
+    if (!has_else) return false;
+    return std::all_of(arms.begin(), arms.end(), [&](TSNode arm) {
+        if (contains(arm, imp) || guards.always_leaves(arm)) return true;
+        bool same = false;
+        for_each_node(arm, [&](TSNode n) {
+            if (same || !is_type(n, from ? "import_from_statement" : "import_statement")) return;
+            same = facts.text(from ? field(n, "module_name") : ts_node_named_child(n, 0)) == module;
+        });
+        return same;
+    });
+}
+
 void add_import(TSNode imp, const ModuleFacts& facts, const GuardFinder& guards, const CallSites& calls, FileFacts& out) {
     Guard g = guards.guard_of(imp);
     const TSNode function = enclosing(imp, {"function_definition"});
@@ -213,7 +244,7 @@ void add_import(TSNode imp, const ModuleFacts& facts, const GuardFinder& guards,
     // if/elif/else runs only where that arm is chosen: an option the run can leave off. Not an
     // except clause, whose import is the fallback that runs where the package is missing.
     if (lazy && g.kind == GuardKind::none && !g.mps_aware && !is_type(enclosing(imp, {"if_statement", "elif_clause", "else_clause", "except_clause", "function_definition"}), "except_clause"))
-        if (const auto branch = branch_in_function(imp, facts))
+        if (const auto branch = branch_in_function(imp, facts); branch && !imported_in_every_arm(imp, facts, guards))
             g = {GuardKind::alternative_branch, false, "imported on demand in one branch (" + *branch + ")"};
     auto make = [&](std::string module, int level) {
         ImportFact f;
@@ -1076,6 +1107,7 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
             g = guard_through_callers(function, facts, guards, by_name, 4, &memo);
         out.calls.push_back({name, line_of(call), g.kind, g.mps_aware, g.note, {}, 0, callback});
         out.calls.back().branch = branch_in_function(call, facts).value_or("");
+        out.calls.back().arms = std::move(g.arms);
         if (!callback) record_arguments(call, facts, out.calls.back());
     };
     // The call a name is passed to, as an argument or a keyword's value; a null node otherwise.
@@ -1158,6 +1190,7 @@ FunctionUses uses_of_methods(TSNode root, const ModuleFacts& facts, const GuardF
             g = guard_through_callers(function, facts, guards, by_name, 4, &memo);
         out.calls.push_back({attr, line_of(parent), g.kind, g.mps_aware, g.note, {}, 0, false});
         out.calls.back().branch = branch_in_function(parent, facts).value_or("");
+        out.calls.back().arms = std::move(g.arms);
         record_arguments(parent, facts, out.calls.back());
     });
     return out;
