@@ -501,6 +501,32 @@ TEST(ProgramModel, AnArmIsNoAlternativeWhenTheFunctionItCallsNeedsCudaToo) {
     EXPECT_EQ(steps(no_else)[5]->reach, Reach::optional) << steps(no_else)[5]->note;
 }
 
+// YOLOP's `from .default import _C as cfg` takes the yacs config bound in lib/config/default.py: a
+// module file holds no modules, so `_C` is no compiled module of the repository's own, and the
+// TensorRT deploy program's CUDA in toolkits/deploy (built by its own CMake) is not the run's. A
+// `from .. import _C` of a package that binds no such name stays one.
+TEST(ProgramModel, ANameImportedFromAModuleFileIsNoCompiledModule) {
+    test::TempDir d;
+    d.write("lib/__init__.py", "");
+    d.write("lib/config/__init__.py", "from .default import _C as cfg\n");
+    d.write("lib/config/default.py", "from yacs.config import CfgNode as CN\n_C = CN()\n_C.GPUS = (0, 1)\n");
+    d.write("tools/train.py", "import torch\nfrom lib.config import cfg\n\nif __name__ == '__main__':\n    print(cfg)\n");
+    d.write("toolkits/deploy/yololayer.cu",
+            "__global__ void CalDetection(const float* input, float* output, int n) {\n"
+            "    int idx = threadIdx.x + blockDim.x * blockIdx.x;\n    if (idx < n) output[idx] = input[idx];\n}\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* k = find(r, "cuda-kernel-source", "toolkits/deploy/yololayer.cu");
+    ASSERT_NE(k, nullptr);
+    EXPECT_EQ(k->reach, Reach::unreached) << k->note;
+    EXPECT_EQ(k->impact, VerdictImpact::none) << k->note;
+    // the package's own compiled module
+    d.write("lib/config/__init__.py", "from .. import _C\n");
+    const ScanResult own = scan_dir(d);
+    const Finding* built = find(own, "cuda-kernel-source", "toolkits/deploy/yololayer.cu");
+    ASSERT_NE(built, nullptr);
+    EXPECT_EQ(built->reach, Reach::optional) << built->note;
+}
+
 // timm's avg_checkpoints.py casts to float64 the tensors of `load_state_dict(c, args.use_ema)`, the
 // repository's own loader, whose `device='cpu'` reads the checkpoint onto the CPU: CPU tensors, not
 // reported, cold and from the cache. A call that passes a device (by keyword or position) or spreads

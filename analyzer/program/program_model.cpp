@@ -464,6 +464,15 @@ bool ProgramModel::binds_name(const std::string& init, const std::string& name) 
     return false;
 }
 
+bool ProgramModel::binds_no_own_module(const std::string& path) const {
+    auto it = m_facts.find(path);
+    if (it == m_facts.end()) return false;
+    if (!it->second->extensions.empty()) return false;
+    return std::none_of(it->second->imports.begin(), it->second->imports.end(), [&](const ImportFact& imp) {
+        return imp.level > 0 || is_own_package(imp.module.substr(0, imp.module.find('.')), path);
+    });
+}
+
 void ProgramModel::add_edges(const FileRecord& file) {
     if (file.facts->remote_code_line > 0 && !is_tooling_path(file.path))
         m_remote_code.emplace(project_of(file.path), file.path + ":" + std::to_string(file.facts->remote_code_line));
@@ -1345,11 +1354,16 @@ std::map<std::string, FileReach> ProgramModel::find_unbuilt_own_modules() const 
         const std::string pkg = dotted.substr(0, dotted.rfind('.'));
         const std::string leaf = dotted.substr(dotted.rfind('.') + 1);
         const bool compiled_name = leaf.front() == '_' || ends_with(leaf, "_cuda") || ends_with(leaf, "_ext") || ends_with(leaf, "_cpp");
-        bool bound = false;  // by the package's __init__, other than by importing this very module there
+        // Bound by the package's __init__, other than by importing this very module there; or by a
+        // module file that neither builds an extension nor imports from the repository's own packages:
+        // `from .default import _C as cfg` takes YOLOP's yacs config, bound in lib/config/default.py. (A
+        // module holds no modules, but may bind one: gsplat's cuda/_backend.py binds `_C` by `from gsplat
+        // import csrc as _C` or a JIT load.)
+        bool bound = false;
         for (const auto& root : roots_holding(pkg))
             if (auto init = find_module(root, pkg))
-                bound = bound || (binds_name(*init, leaf) &&
-                                  std::none_of(sites.begin(), sites.end(), [&](const ImportSite& s2) { return s2.path == *init; }));
+                bound = bound || (*init != "__init__.py" && !ends_with(*init, "/__init__.py") && binds_no_own_module(*init)) ||
+                        (binds_name(*init, leaf) && std::none_of(sites.begin(), sites.end(), [&](const ImportSite& s2) { return s2.path == *init; }));
         if (!compiled_name || bound) continue;
         for (const auto& site : sites) {
             if (!is_own_package(dotted.substr(0, dot), site.path)) continue;  // another checkout's package

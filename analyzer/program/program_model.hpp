@@ -247,6 +247,9 @@ private:
     std::optional<std::string> module_in_project(const std::string& dotted, const std::string& from) const;
     std::string module_name_of(const std::string& path) const;
     bool binds_name(const std::string& init, const std::string& name) const;
+    // Whether the module file at `path` builds no extension and imports nothing from the repository's
+    // own packages (nor relatively): a name it binds is no compiled module of the repository's.
+    bool binds_no_own_module(const std::string& path) const;
     void add_edges(const FileRecord& file);
     // Whether `importer` also imports a module that builds a CUDA extension just in time from sources
     // `ext` lists too: then the try/except around `ext`'s import falls back to the same CUDA code.
