@@ -527,6 +527,26 @@ TEST(ProgramModel, ANameImportedFromAModuleFileIsNoCompiledModule) {
     EXPECT_EQ(built->reach, Reach::optional) << built->note;
 }
 
+// A CUDA-only import in a file that no entry point reaches (XMem's JIT-built syncbn extension, which
+// nothing imports) moves no verdict: one level lower, no impact, as tooling. The confidence names it.
+TEST(ProgramModel, ABlockerNoEntryPointReachesMovesNoVerdict) {
+    test::TempDir d;
+    d.write("train.py", "import torch\n\nif __name__ == '__main__':\n    torch.zeros(1)\n");
+    d.write("legacy/fused.py", "import triton\n\n\ndef kernel():\n    pass\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* f = find(r, "cuda-only-package-import", "legacy/fused.py");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->reach, Reach::unreached);
+    EXPECT_EQ(f->rule_severity, Severity::blocker);
+    EXPECT_EQ(f->severity, Severity::major) << f->note;
+    EXPECT_EQ(f->impact, VerdictImpact::none) << f->note;
+    EXPECT_NE(f->note.find("unreached (no entry point reaches this file)"), std::string::npos) << f->note;
+    // imported by the run: the rule's weight
+    d.write("train.py", "import torch\nimport legacy.fused\n\nif __name__ == '__main__':\n    torch.zeros(1)\n");
+    const ScanResult reached = scan_dir(d);
+    EXPECT_EQ(find(reached, "cuda-only-package-import", "legacy/fused.py")->impact, VerdictImpact::stay);
+}
+
 // timm's avg_checkpoints.py casts to float64 the tensors of `load_state_dict(c, args.use_ema)`, the
 // repository's own loader, whose `device='cpu'` reads the checkpoint onto the CPU: CPU tensors, not
 // reported, cold and from the cache. A call that passes a device (by keyword or position) or spreads

@@ -76,12 +76,14 @@ TEST_F(ReportsTest, ConfidenceNamesItsCauses) {
     EXPECT_EQ(low.confidence, Confidence::low);
     ASSERT_EQ(low.confidence_causes.size(), 2u);
     EXPECT_NE(low.confidence_causes[1].find("model.py (invalid UTF-8)"), std::string::npos) << low.confidence_causes[1];
+    // as the program model weighs a blocker that no entry point reaches: one level lower, no verdict
     Finding unreached = finding("cuda-extension-build", cat);
     unreached.reach = Reach::unreached;
-    unreached.impact = VerdictImpact::dual;
+    unreached.severity = Severity::major;
+    unreached.impact = VerdictImpact::none;
     ScanResult clean;
     const Assessment medium = assess({unreached}, nullptr, cat, {}, &clean);
-    EXPECT_EQ(medium.verdict, Verdict::dual_track);
+    EXPECT_EQ(medium.verdict, Verdict::migrate);
     EXPECT_EQ(medium.confidence, Confidence::medium);
     EXPECT_NE(medium.confidence_causes.back().find("no entry point reaches"), std::string::npos);
 }
