@@ -442,9 +442,9 @@ TEST(RuleFiles, ABrokenQueryFailsTheScanThatReadsPython) {
     const fs::path rule = d.path() / "rules" / "device" / "cuda-method-call.yaml";
     const std::string original = read_file(rule);
     std::string broken = original;
-    const std::string closing = "(#eq? @_m \"cuda\"))";
+    const std::string closing = "(#eq? @_m \"cuda\")";
     ASSERT_NE(broken.find(closing), std::string::npos);
-    broken.replace(broken.find(closing), closing.size(), "(#eq? @_m \"cuda\")");  // one ')' short
+    broken.replace(broken.find(closing), closing.size(), "(#eq? @_m \"cuda\"");  // one ')' short
     ASSERT_NE(broken, original);
     std::ofstream(rule, std::ios::trunc) << broken;
     const RuleCatalogue catalogue = RuleCatalogue::load(d.path() / "rules");  // loading does not compile

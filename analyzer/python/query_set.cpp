@@ -29,12 +29,13 @@ bool known_predicate(const std::string& op) {
     static const std::set<std::string> ops = {"eq", "not-eq", "any-of", "not-any-of", "match", "not-match",
                                               "qualname-eq", "qualname-any-of", "qualname-match", "value-match",
                                               "not-in-call", "in-function", "not-beside-call", "rebound-by-call", "not-rebound-by-call", "assigned-qualname-match",
-                                              "not-keyword-eq", "not-parent-type", "not-assigned-to"};
+                                              "not-keyword-eq", "not-parent-type", "not-assigned-to", "not-bare-call-of"};
     return ops.count(op) > 0;
 }
 bool takes_regex(const std::string& op) {
     static const std::set<std::string> ops = {"match",       "not-match",       "qualname-match",         "value-match",
-                                              "not-in-call", "not-beside-call", "rebound-by-call", "not-rebound-by-call", "assigned-qualname-match"};
+                                              "not-in-call", "not-beside-call", "rebound-by-call", "not-rebound-by-call", "assigned-qualname-match",
+                                              "not-bare-call-of"};
     return ops.count(op) > 0;
 }
 
@@ -213,6 +214,26 @@ bool QuerySet::holds(const Predicate& p, const TSQueryMatch& match, const Module
             }
         }
         return rebound == (op == "rebound-by-call");
+    }
+    // Not a call of a matching class that passes nothing a module keeps as a tensor (no positional
+    // argument, no weight= or pos_weight=), nor a local name only ever bound to one: `.cuda()` of
+    // `nn.CrossEntropyLoss()` moves no parameter or buffer, so it never touches CUDA.
+    if (op == "not-bare-call-of") {
+        auto bare = [&](TSNode v) {
+            if (!is_type(v, "call") || !std::regex_search(facts.qualname(field(v, "function")), *p.regex)) return false;
+            const TSNode args = field(v, "arguments");
+            for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
+                const TSNode a = ts_node_named_child(args, i);
+                if (is_type(a, "comment")) continue;
+                if (!is_type(a, "keyword_argument")) return false;
+                const std::string_view name = facts.text(field(a, "name"));
+                if (name == "weight" || name == "pos_weight") return false;
+            }
+            return true;
+        };
+        if (bare(node)) return false;
+        const auto values = is_type(node, "identifier") ? bindings_of(node, facts) : std::vector<Binding>{};
+        return values.empty() || !std::all_of(values.begin(), values.end(), [&](const Binding& b) { return bare(b.value); });
     }
     if (op == "assigned-qualname-match") {  // a local name some assignment in its scope binds to a matching name
         for (const auto& b : bindings_of(node, facts))
