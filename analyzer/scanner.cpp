@@ -1,5 +1,7 @@
 #include "analyzer/scanner.hpp"
 
+#include <strings.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -514,6 +516,17 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     model_options.data_readers = &readers_of;
     model_options.licensed_dirs = walked.licensed_dirs;
     options_commands_pass(base, records, model_options);
+    for (const auto& r : records) {
+        const std::size_t slash = r.path.rfind('/');
+        const std::string dir = slash == std::string::npos ? std::string() : r.path.substr(0, slash);
+        const std::string name = slash == std::string::npos ? r.path : r.path.substr(slash + 1);
+        if (r.kind != FileKind::markdown || dir.find('/') != std::string::npos || strncasecmp(name.c_str(), "readme", 6) != 0) continue;
+        try {
+            model_options.readmes[dir] += read_file(base / r.path);
+        } catch (const std::exception&) {
+            // gone since the walk: it documents nothing
+        }
+    }
     phase("native links");
     program::ProgramModel model(records, m_catalogue.program(), model_options);
     phase("program model");

@@ -939,6 +939,54 @@ TEST(ProgramModel, ASubProjectWithItsOwnReadmeBesideTheMainProgramIsOptional) {
     EXPECT_EQ(triton->reach, Reach::optional) << triton->note;
 }
 
+// A program of its own that the repository's top README never names is an add-on, not part of the
+// documented work (litgpt's README links extensions/xla, never extensions/thunder, whose unsloth
+// kernels need Triton): what only it reaches is tooling. Named as a path or a folder to enter, it is
+// one arm of a choice of program, as before. A folder whose name is no identifier
+// (deep-person-reid's torchreid/utils/GPU-Re-Ranking) holds scripts, not modules of the package, so a
+// program there is a program of its own too; and the main program may be a script the top README runs.
+TEST(ProgramModel, AProgramOfItsOwnTheTopReadmeDoesNotNameIsAnAddOn) {
+    test::TempDir d;
+    d.write("pyproject.toml", "[project]\nname = \"pkg\"\n\n[project.scripts]\npkg = \"pkg.__main__:main\"\n");
+    d.write("pkg/__init__.py", "");
+    d.write("pkg/__main__.py", "import torch\n\n\ndef main():\n    return torch.ones(2)\n\n\nif __name__ == '__main__':\n    main()\n");
+    d.write("extensions/fast/README.md", "# Fast pretraining\n\n    python extensions/fast/pretrain.py\n");
+    d.write("extensions/fast/pretrain.py", "import torch\nfrom kernels import swiglu\n\nif __name__ == '__main__':\n    swiglu.run()\n");
+    d.write("extensions/fast/kernels/__init__.py", "");
+    d.write("extensions/fast/kernels/swiglu.py", "import triton\n\n\ndef run():\n    pass\n");
+    d.write("README.md", "# pkg\n\nRun `pkg finetune`. TPUs: see [extensions/xla](extensions/xla).\n");
+    const ScanResult addon = scan_dir(d);
+    const Finding* triton = find(addon, "cuda-only-package-import", "extensions/fast/kernels/swiglu.py");
+    ASSERT_NE(triton, nullptr);
+    EXPECT_EQ(triton->reach, Reach::tooling) << triton->note;
+    EXPECT_EQ(triton->impact, VerdictImpact::none) << triton->note;
+    const auto& entries = addon.program.entry_points;
+    const auto side = std::find_if(entries.begin(), entries.end(), [](const EntryPoint& e) { return e.path == "extensions/fast/pretrain.py"; });
+    ASSERT_NE(side, entries.end());
+    EXPECT_TRUE(side->tooling);
+    EXPECT_NE(side->why.find("the repository's README does not name it: an add-on"), std::string::npos) << side->why;
+    // named as a folder to enter
+    d.write("README.md", "# pkg\n\nFast pretraining:\n\n    cd extensions/fast && python pretrain.py\n");
+    const ScanResult named = scan_dir(d);
+    EXPECT_EQ(find(named, "cuda-only-package-import", "extensions/fast/kernels/swiglu.py")->reach, Reach::optional);
+    EXPECT_EQ(find(named, "cuda-only-package-import", "extensions/fast/kernels/swiglu.py")->impact, VerdictImpact::dual);
+
+    // a hyphenated folder inside the package, beside a main script that the top README runs
+    test::TempDir r;
+    r.write("setup.py", "from setuptools import setup\nsetup(name='reid', packages=['reid'])\n");
+    r.write("reid/__init__.py", "");
+    r.write("scripts/main.py", "import torch\nimport reid\n\nif __name__ == '__main__':\n    print(torch.ones(2))\n");
+    r.write("README.rst", "reid\n====\n\nTrain with::\n\n    python scripts/main.py --config-file configs/a.yaml\n");
+    r.write("reid/utils/GPU-Re-Ranking/README.md", "# GPU re-ranking\n\n    python main.py --data_path x\n");
+    r.write("reid/utils/GPU-Re-Ranking/main.py", "import torch\nimport gnn_reranking\n\nif __name__ == '__main__':\n    gnn_reranking.run()\n");
+    r.write("reid/utils/GPU-Re-Ranking/gnn_reranking.py", "import torch\nimport triton\n\n\ndef run():\n    pass\n");
+    const ScanResult reid = scan_dir(r);
+    const Finding* rerank = find(reid, "cuda-only-package-import", "reid/utils/GPU-Re-Ranking/gnn_reranking.py");
+    ASSERT_NE(rerank, nullptr);
+    EXPECT_EQ(rerank->reach, Reach::tooling) << rerank->note;
+    EXPECT_EQ(rerank->impact, VerdictImpact::none) << rerank->note;
+}
+
 // A module that the README's Python code imports is the project's API (GroundingDINO's `from
 // groundingdino.util.inference import load_model, predict`), though only demo scripts (tooling) and
 // no __init__.py import it: what it reaches is core. Imports in a shell block, a relative import, an

@@ -996,7 +996,7 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
         add(*target, std::string(kPackageApi) + " (" + f->path + ":" + std::to_string(ref->line) + " imports it)");
     }
     mark_sampling_entries(files);
-    mark_side_programs(files, declared_dirs);
+    mark_side_programs(files, declared_dirs, options.readmes);
     // A script or a command that runs the code, not a package's API alone (a library's functions are called by its users).
     m_training_entries = std::any_of(m_summary.entry_points.begin(), m_summary.entry_points.end(),
                                      [](const EntryPoint& e) { return !e.tooling && e.why.rfind(kPackageApi, 0) != 0; });
@@ -1098,7 +1098,8 @@ void ProgramModel::mark_sampling_entries(const std::vector<FileRecord>& files) {
 // that a command runs. Not a library's API alone, nor the self-test in a module's __main__ block
 // (detectron2's datasets/coco.py). A repository of sub-projects alone (RWKV-LM's RWKV-v4 ... RWKV-v7;
 // InternImage's classification/, detection/, ...) keeps them all as its training entries.
-void ProgramModel::mark_side_programs(const std::vector<FileRecord>& files, const std::vector<std::string>& declared_dirs) {
+void ProgramModel::mark_side_programs(const std::vector<FileRecord>& files, const std::vector<std::string>& declared_dirs,
+                                      const std::map<std::string, std::string>& readmes) {
     std::set<std::string> readme_dirs;
     for (const auto& f : files) {
         const std::string dir = dir_of(f.path);
@@ -1111,8 +1112,23 @@ void ProgramModel::mark_side_programs(const std::vector<FileRecord>& files, cons
         if (e.tooling) continue;
         const std::string& project = project_of(e.path);
         const bool api = e.why.rfind(kPackageApi, 0) == 0;
-        const bool in_package =
-            api || std::any_of(declared_dirs.begin(), declared_dirs.end(), [&](const std::string& d) { return e.path.compare(0, d.size(), d) == 0; });
+        // A folder whose name is no identifier (torchreid/utils/GPU-Re-Ranking) holds scripts, not
+        // modules of the package: nothing can import them by a dotted name.
+        auto importable_below = [&](const std::string& d) {
+            if (e.path.compare(0, d.size(), d) != 0) return false;
+            const std::string rest = dir_of(e.path.substr(d.size()));
+            std::size_t start = 0;
+            while (start < rest.size()) {
+                const std::size_t end = std::min(rest.find('/', start), rest.size());
+                const std::string part = rest.substr(start, end - start);
+                if (part.empty() || std::isdigit(static_cast<unsigned char>(part[0])) ||
+                    !std::all_of(part.begin(), part.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
+                    return false;
+                start = end + 1;
+            }
+            return true;
+        };
+        const bool in_package = api || std::any_of(declared_dirs.begin(), declared_dirs.end(), importable_below);
         std::string folder;
         if (!in_package)
             for (std::string dir = dir_of(e.path); !dir.empty() && dir != project; dir = dir_of(dir))
@@ -1122,15 +1138,47 @@ void ProgramModel::mark_side_programs(const std::vector<FileRecord>& files, cons
             continue;
         }
         const bool top = dir_of(e.path) == project;
-        const bool command = e.why.rfind("console script", 0) == 0 || ends_with(e.path, "/__main__.py") ||
+        // run by the README at the top (deep-person-reid's `python scripts/main.py`, README.rst:180)
+        const std::string top_readme = "run by " + (project.empty() ? std::string() : project + "/") + "readme";
+        const bool documented = e.why.size() > top_readme.size() && strncasecmp(e.why.c_str(), top_readme.c_str(), top_readme.size()) == 0 &&
+                                e.why.find('/', top_readme.size()) > e.why.find(':', top_readme.size());
+        const bool command = e.why.rfind("console script", 0) == 0 || ends_with(e.path, "/__main__.py") || documented ||
                              (in_package && !api && e.why.rfind("__main__ block", 0) != 0);
         if (top || command) with_main.insert(project);
     }
     for (auto& [project, entries] : side)
         if (with_main.count(project)) m_side_entries.insert(entries.begin(), entries.end());
-    for (auto& e : m_summary.entry_points)
-        if (const auto it = m_side_entries.find(e.path); it != m_side_entries.end())
-            e.why += "; a program of its own in " + it->second + "/ (with its own README), beside the main one";
+    for (auto& e : m_summary.entry_points) {
+        const auto it = m_side_entries.find(e.path);
+        if (it == m_side_entries.end()) continue;
+        e.why += "; a program of its own in " + it->second + "/ (with its own README), beside the main one";
+        // One the repository's README never names is an add-on, not part of the documented work:
+        // litgpt's extensions/thunder (its README links extensions/xla only), deep-person-reid's
+        // torchreid/utils/GPU-Re-Ranking. What only it reaches is tooling.
+        if (!readme_names_folder(readmes, project_of(e.path), it->second)) {
+            e.tooling = true;
+            e.why += "; the repository's README does not name it: an add-on, tooling";
+        }
+    }
+    for (const auto& e : m_summary.entry_points)
+        if (e.tooling) m_side_entries.erase(e.path);
+}
+
+bool ProgramModel::readme_names_folder(const std::map<std::string, std::string>& readmes, const std::string& project, const std::string& folder) const {
+    const auto readme = readmes.find(project);
+    if (readme == readmes.end()) return true;  // nothing says it is not documented
+    const std::string rel = project.empty() ? folder : folder.substr(std::min(folder.size(), project.size() + 1));
+    const std::string& text = readme->second;
+    // as a path (`advanced/run.sh`, `](extensions/xla)`) or a folder to enter (`cd advanced`)
+    for (std::size_t at = text.find(rel); at != std::string::npos; at = text.find(rel, at + 1)) {
+        const char before = at == 0 ? ' ' : text[at - 1];
+        const std::size_t end = at + rel.size();
+        const char after = end < text.size() ? text[end] : '\n';
+        if (std::isalnum(static_cast<unsigned char>(before)) || before == '_' || before == '-') continue;
+        if (after == '/' || after == ')' || after == '`' || after == '"' || after == '\'') return true;
+        if (at >= 3 && text.compare(at - 3, 3, "cd ") == 0) return true;
+    }
+    return false;
 }
 
 std::vector<std::string> ProgramModel::chain_to(const std::string& path, const std::map<std::string, std::pair<std::string, int>>& pred) const {

@@ -99,6 +99,9 @@ struct ModelOptions {
     // The guard notes of imports under an option off by default (`off by default: $USE_JIT`) that a
     // command of the repository turns on: those imports are unguarded.
     std::set<std::string> options_turned_on;
+    // The text of the README of the top folder and of each folder right below it ("" for the top):
+    // what a repository (or each checkout of a folder of them) documents.
+    std::map<std::string, std::string> readmes;
 };
 
 class ProgramModel {
@@ -256,7 +259,10 @@ private:
     bool jit_builds_same_sources(const std::string& importer, const ExtensionLink& ext) const;
     void find_entry_points(const std::vector<FileRecord>& files, const ModelOptions& options);
     void mark_sampling_entries(const std::vector<FileRecord>& files);
-    void mark_side_programs(const std::vector<FileRecord>& files, const std::vector<std::string>& declared_dirs);
+    void mark_side_programs(const std::vector<FileRecord>& files, const std::vector<std::string>& declared_dirs,
+                            const std::map<std::string, std::string>& readmes);
+    // Whether the README of `project` names `folder` as a path or a folder to enter (true when it has none).
+    bool readme_names_folder(const std::map<std::string, std::string>& readmes, const std::string& project, const std::string& folder) const;
     void compute_reach();
     void link_extensions(const std::vector<FileRecord>& files);
     // The dotted name of the package a relative import with `level` dots starts from, in `path`.
