@@ -189,6 +189,9 @@ struct ProgramVocabulary {
     // Tooling by its file name (test.py), but the repository's run where its commands run no other
     // script: an inference-only release whose README says `python test.py --trained_model=...`.
     std::vector<std::string> sole_run_files;
+    // Deep-learning frameworks other than PyTorch: an entry script that imports one and not torch is
+    // another framework's program (ResNeSt's scripts/gluon/train.py, MXNet), not the run being ported.
+    std::vector<std::string> other_frameworks;
     std::map<GuardKind, WeightRule> guard_weights;
     std::map<Reach, WeightRule> reach_weights;
     // Per rule category ("op-support", "dtype"): taken on top of reach_weights.

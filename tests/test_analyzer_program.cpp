@@ -987,6 +987,34 @@ TEST(ProgramModel, AProgramOfItsOwnTheTopReadmeDoesNotNameIsAnAddOn) {
     EXPECT_EQ(rerank->impact, VerdictImpact::none) << rerank->note;
 }
 
+// An entry script that imports another framework at its top and not torch is that framework's
+// program (ResNeSt's scripts/gluon/train.py: MXNet and horovod.mxnet beside the PyTorch models):
+// tooling, so its horovod moves no verdict. One that imports torch too stays the run.
+TEST(ProgramModel, AnEntryOfAnotherFrameworkIsTooling) {
+    test::TempDir d;
+    d.write("train.py", "import torch\n\nif __name__ == '__main__':\n    print(torch.ones(2))\n");
+    d.write("scripts/gluon/train.py", "import mxnet as mx\nimport horovod.mxnet as hvd\n\nif __name__ == '__main__':\n    hvd.init()\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* hvd = find(r, "cuda-only-package-import", "scripts/gluon/train.py");
+    ASSERT_NE(hvd, nullptr);
+    EXPECT_EQ(hvd->reach, Reach::tooling) << hvd->note;
+    EXPECT_EQ(hvd->impact, VerdictImpact::none);
+    const auto& entries = r.program.entry_points;
+    const auto gluon = std::find_if(entries.begin(), entries.end(), [](const EntryPoint& e) { return e.path == "scripts/gluon/train.py"; });
+    ASSERT_NE(gluon, entries.end());
+    EXPECT_NE(gluon->why.find("a program of another framework (it imports mxnet, not torch)"), std::string::npos) << gluon->why;
+    d.write("scripts/gluon/train.py", "import torch\nimport mxnet as mx\nimport horovod.mxnet as hvd\n\nif __name__ == '__main__':\n    hvd.init()\n");
+    const ScanResult both = scan_dir(d);
+    EXPECT_NE(find(both, "cuda-only-package-import", "scripts/gluon/train.py")->reach, Reach::tooling);
+    // score_sde_pytorch's main.py imports tensorflow for its file helpers, and run_lib, which imports
+    // torch: a PyTorch program
+    d.write("scripts/gluon/train.py", "import mxnet as mx\nimport run_lib\n\nif __name__ == '__main__':\n    run_lib.train()\n");
+    d.write("scripts/gluon/run_lib.py", "import torch\nimport horovod.torch as hvd\n\n\ndef train():\n    hvd.init()\n");
+    const ScanResult through = scan_dir(d);
+    ASSERT_NE(find(through, "cuda-only-package-import", "scripts/gluon/run_lib.py"), nullptr);
+    EXPECT_EQ(find(through, "cuda-only-package-import", "scripts/gluon/run_lib.py")->reach, Reach::core);
+}
+
 // A module that the README's Python code imports is the project's API (GroundingDINO's `from
 // groundingdino.util.inference import load_model, predict`), though only demo scripts (tooling) and
 // no __init__.py import it: what it reaches is core. Imports in a shell block, a relative import, an

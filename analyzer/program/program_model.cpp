@@ -1055,7 +1055,8 @@ std::map<std::string, std::string> ProgramModel::importing_on_load(const std::ma
 // Sampling scripts that train nothing (rules/program.yaml tooling.sampling_entry_words), and evaluation
 // scripts whether they train or not (evaluation_entry_words), are not the training run where another
 // entry is: EDM's generate.py and example.py, DINO's eval_knn.py and eval_linear.py, stable
-// diffusion's scripts/img2img.py beside main.py.
+// diffusion's scripts/img2img.py beside main.py. An entry of another framework (tooling.other_frameworks:
+// ResNeSt's scripts/gluon/train.py imports mxnet, not torch) is tooling wherever it is.
 void ProgramModel::mark_sampling_entries(const std::vector<FileRecord>& files) {
     std::set<std::uint32_t> training_methods;
     for (const auto& m : m_vocab.guards.training_methods) training_methods.insert(name_hash(m));
@@ -1072,6 +1073,43 @@ void ProgramModel::mark_sampling_entries(const std::vector<FileRecord>& files) {
         const auto& names = f->facts->attribute_names;
         return std::none_of(names.begin(), names.end(), [&](std::uint32_t h) { return training_methods.count(h) > 0; });
     };
+    // Another framework's program: its top imports one of tooling.other_frameworks, and neither it nor
+    // any module of the repository it imports imports torch (score_sde_pytorch's main.py imports
+    // tensorflow for its file helpers, and run_lib, which imports torch: a PyTorch program).
+    auto imports_torch = [&](const std::string& path) {
+        const auto it = m_facts.find(path);
+        return it != m_facts.end() && std::any_of(it->second->imports.begin(), it->second->imports.end(), [](const ImportFact& imp) {
+                   return imp.level == 0 && imp.module.substr(0, imp.module.find('.')) == "torch";
+               });
+    };
+    auto other_framework = [&](const EntryPoint& e) -> std::optional<std::string> {
+        const auto f = m_facts.find(e.path);
+        if (f == m_facts.end() || e.why.rfind(kPackageApi, 0) == 0) return std::nullopt;
+        std::optional<std::string> other;
+        for (const auto& imp : f->second->imports) {
+            const std::string top = imp.module.substr(0, imp.module.find('.'));
+            if (!imp.lazy && imp.level == 0 && std::find(m_vocab.other_frameworks.begin(), m_vocab.other_frameworks.end(), top) != m_vocab.other_frameworks.end())
+                other = top;
+        }
+        if (!other) return std::nullopt;
+        std::set<std::string> seen{e.path};
+        std::deque<std::string> queue{e.path};
+        while (!queue.empty()) {
+            const std::string cur = queue.front();
+            queue.pop_front();
+            if (imports_torch(cur)) return std::nullopt;
+            if (const auto edges = m_edges.find(cur); edges != m_edges.end())
+                for (const auto& edge : edges->second)
+                    if (seen.insert(edge.to).second) queue.push_back(edge.to);
+        }
+        return other;
+    };
+    for (auto& e : m_summary.entry_points)
+        if (!e.tooling)
+            if (const auto other = other_framework(e)) {
+                e.tooling = true;
+                e.why += ": a program of another framework (it imports " + *other + ", not torch)";
+            }
     std::vector<bool> sampling(m_summary.entry_points.size(), false);
     bool trains = false;
     for (std::size_t i = 0; i < sampling.size(); ++i) {
