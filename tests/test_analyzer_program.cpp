@@ -1867,6 +1867,34 @@ TEST(ProgramModel, AVendoredProjectsExtensionWithAFallbackIsAnOptionalPackage) {
     EXPECT_EQ(build->impact, VerdictImpact::stay) << build->note;
 }
 
+// SparseConvNet's setup.py chooses the build in place: `CUDAExtension(...) if torch.cuda.is_available()
+// else CppExtension(...)`. A C++ build exists where CUDA is missing, as with a variable bound both
+// ways: the CUDA build is optional, dual-track at most, not stay-on-CUDA.
+TEST(ProgramModel, AnExtensionBuiltInOneArmOfAConditionalExpressionHasACppBuild) {
+    test::TempDir d;
+    const std::string cuda = "CUDAExtension('scn.SCN', ['scn/SCN/cuda.cu', 'scn/SCN/pybind.cpp'])";
+    auto setup = [&](const std::string& other) {
+        return "import torch\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CppExtension, CUDAExtension\n\n"
+               "setup(name='scn', packages=['scn'], ext_modules=[\n    " +
+               cuda + "\n    if torch.cuda.is_available() else\n    " + other + "])\n";
+    };
+    d.write("setup.py", setup("CppExtension('scn.SCN', ['scn/SCN/pybind.cpp', 'scn/SCN/cpu.cpp'])"));
+    d.write("scn/__init__.py", "from .pool import pool\n");
+    d.write("scn/pool.py", "import torch\nimport scn.SCN\n\n\ndef pool(x):\n    return x\n");
+    d.write("train.py", "import torch\nimport scn\n\nif __name__ == '__main__':\n    scn.pool(torch.ones(2))\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* build = find(r, "cuda-extension-build", "setup.py");
+    ASSERT_NE(build, nullptr);
+    EXPECT_EQ(build->reach, Reach::optional) << build->note;
+    EXPECT_EQ(build->impact, VerdictImpact::dual) << build->note;
+    EXPECT_NE(build->note.find("a CppExtension otherwise"), std::string::npos) << build->note;
+    // no C++ build in the other arm: required
+    d.write("setup.py", setup("None"));
+    const ScanResult only_cuda = scan_dir(d);
+    ASSERT_NE(find(only_cuda, "cuda-extension-build", "setup.py"), nullptr);
+    EXPECT_EQ(find(only_cuda, "cuda-extension-build", "setup.py")->impact, VerdictImpact::stay);
+}
+
 // torchsparse's shape: the extension kind is a conditional expression, its sources a glob, and two
 // setup scripts build the same module. The build is found (optional: a C++ build exists), the kernels
 // belong to it, and each op weighs by its Python calls: one called only on CUDA tensors is optional,

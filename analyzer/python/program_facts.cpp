@@ -459,6 +459,14 @@ void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, 
                  });
         e.conditional = guards.guard_of(call).kind != GuardKind::none ||
                         !ts_node_is_null(enclosing(call, {"if_statement", "try_statement", "conditional_expression"}));
+        // `CUDAExtension(...) if torch.cuda.is_available() else CppExtension(...)` (SparseConvNet's
+        // setup.py): a C++ build where CUDA is missing, as a variable bound both ways is
+        if (const TSNode parent = ts_node_parent(call); kind == "CUDAExtension" && is_type(parent, "conditional_expression"))
+            for (uint32_t i = 0; i < ts_node_named_child_count(parent); ++i) {
+                const TSNode other = ts_node_named_child(parent, i);
+                cuda_optional = cuda_optional || (!ts_node_eq(other, call) && is_type(other, "call") &&
+                                                  facts.qualname(field(other, "function")) == std::string(kCppExtension) + "CppExtension");
+            }
         e.cuda_optional = cuda_optional;
         if (kind == "CUDAExtension" || kind == "CppExtension") find_build_switch(call, facts, e);
         e.line = line_of(call);
