@@ -110,6 +110,33 @@ std::optional<std::string> off_by_default_arm(TSNode node, const ModuleFacts& fa
     return std::nullopt;
 }
 
+// Where every use of the names a module-level import binds sits under a guard (`if args.fp16:
+// model, optimizer = amp.initialize(...)`, `if args.local_rank != -1: model = DDP(model)`): the
+// weakest of their guards (the one that leaves the most of the path); nullopt when one use is
+// unguarded, or there is none. The parse holds every top-level statement that names them (regions.hpp).
+std::optional<Guard> every_use_guarded(TSNode import, const AnalysisInput& in) {
+    const auto names = names_bound_by(import, in.facts);
+    if (!names || names->empty()) return std::nullopt;
+    std::optional<Guard> weakest;
+    bool unguarded = false;
+    for_each_node(in.root, [&](TSNode n) {
+        if (unguarded || !is_type(n, "identifier") || contains(import, n) || !listed(*names, in.facts.text(n))) return;
+        const TSNode parent = ts_node_parent(n);
+        if ((is_type(parent, "attribute") && ts_node_eq(field(parent, "attribute"), n)) ||
+            (is_type(parent, "keyword_argument") && ts_node_eq(field(parent, "name"), n)) ||
+            is_type(parent, "import_statement") || is_type(parent, "import_from_statement") || is_type(parent, "dotted_name") ||
+            is_type(parent, "aliased_import"))
+            return;
+        const Guard g = in.guards.guard_of(n);
+        if (g.kind == GuardKind::none || g.kind == GuardKind::import_fallback) {
+            unguarded = true;
+            return;
+        }
+        if (!weakest || guard_strength(g.kind) > guard_strength(weakest->kind)) weakest = g;
+    });
+    return unguarded ? std::nullopt : weakest;
+}
+
 void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out) {
     const bool want_optional = listed(rule_param(rule, "optional"), "true");
     // One package, one finding per file: `import triton` then `import triton.language as tl` is one
@@ -157,6 +184,19 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
                     m.guard = GuardKind::alternative_branch;
                     m.guard_note = *branch;
                 }
+            }
+        // A package for scale or speed imported at the top of a module that uses it only under guards
+        // (jeonsworld/ViT-pytorch's `from apex import amp`, used only under `if args.fp16:`, and apex's
+        // DDP only under `if args.local_rank != -1:`): the import is the edit, moving it where it is used.
+        if (!optional && guard.kind == GuardKind::none && use.empty() && m.impact && *m.impact < rule.impact && *m.impact != VerdictImpact::none &&
+            ts_node_is_null(enclosing(at, {"function_definition", "class_definition"})))
+            if (const auto where = every_use_guarded(at, in)) {
+                m.impact = VerdictImpact::none;
+                m.severity = Severity::minor;
+                m.note = "a package for scale or speed, imported at the top but used only under guards (" + where->note +
+                         "): move the import where it is used";
+                m.guard = where->kind;
+                m.guard_note = where->note;
             }
         // A package with no replacement, imported in a function only under a flag that is off by default:
         // an option the default run never takes (x-transformers' flash_pack_seq path). Minor, no verdict.
