@@ -1,6 +1,7 @@
 #include "analyzer/python/op_coverage.hpp"
 
 #include <algorithm>
+#include <sstream>
 #include <cctype>
 #include <functional>
 #include <set>
@@ -465,6 +466,30 @@ Missing missing_ops(const MpsTable& target, const ResolvedCall& r) {
 
 }  // namespace
 
+// params.native_when: "NAME ARGUMENT POSITION VALUE|VALUE...": a call of NAME whose argument (by
+// keyword, or at POSITION among the positional ones) is written as one of the values, spaces aside,
+// takes a path the MPS kernels cover. ATen's adaptive_avg_pool3d with an output size of 1 is a mean
+// over the last three dimensions: `nn.AdaptiveAvgPool3d(1)`, the global pooling of video models
+// (pytorchvideo's heads), runs on MPS.
+bool native_by_argument(TSNode call, const std::string& key, const Rule& rule, const ModuleFacts& facts) {
+    for (const auto& entry : rule_param(rule, "native_when")) {
+        std::istringstream in(entry);
+        std::string name, argument, values;
+        int position = -1;
+        if (!(in >> name >> argument >> position >> values) || name != key) continue;
+        TSNode arg = keyword_argument(call, argument, facts);
+        if (ts_node_is_null(arg) && position >= 0) arg = positional_argument(call, static_cast<uint32_t>(position));
+        if (ts_node_is_null(arg)) continue;
+        std::string written;
+        for (char c : facts.text(arg))
+            if (!std::isspace(static_cast<unsigned char>(c))) written.push_back(c);
+        std::istringstream alternatives(values);
+        for (std::string v; std::getline(alternatives, v, '|');)
+            if (v == written) return true;
+    }
+    return false;
+}
+
 // params.kind: `fallback` (no kernel in the target, nor in the newest version) or `newer-torch` (no
 // kernel in the target, but every op has one in the newest version: an upgrade removes the fallback).
 void mps_op_support(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out) {
@@ -483,6 +508,7 @@ void mps_op_support(const AnalysisInput& in, const Rule& rule, std::vector<Match
         const auto resolved = resolve_call(call, in.facts, t.names, own, bindings, ranks);
         if (!resolved || listed(rule_param(rule, "skip_names"), resolved->name.substr(resolved->name.rfind('.') + 1))) return;
         if (moved_to_cpu(operand(call, resolved->name), in.facts)) return;
+        if (native_by_argument(call, resolved->key, rule, in.facts)) return;
         const Missing missing = missing_ops(t.target, *resolved);
         if (missing.ops.empty() || in_cuda_code(call, in.facts)) return;
         const bool fixed_in_newest = !target_is_newest && fallbacks(t.newest, missing.ops).empty();

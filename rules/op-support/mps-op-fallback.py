@@ -27,7 +27,12 @@ def step(x, logits, target, idx, table, cfg):
     # ruleid: mps-op-fallback
     spectrum2 = LA.eig(x)
     # ruleid: mps-op-fallback
-    pool = nn.AdaptiveAvgPool3d(1)
+    pool = nn.AdaptiveAvgPool3d((2, 4, 4))
+    # An output size of 1 is a mean over the last three dimensions (params.native_when).
+    # ok: mps-op-fallback
+    pool_global = nn.AdaptiveAvgPool3d(1)
+    # ok: mps-op-fallback
+    pooled = F.adaptive_avg_pool3d(x, output_size=(1, 1, 1))
     # ruleid: mps-op-fallback
     values = torch.mode(x, dim=0)
     # A quantized tensor cannot live on MPS (there is no QuantizedMPS backend): its methods never run there.
@@ -79,7 +84,7 @@ def step(x, logits, target, idx, table, cfg):
     area3 = F.interpolate(x, size=(2, 4, 4), mode="area")
     # ok: mps-op-fallback
     area2 = F.interpolate(x, size=(4, 4), mode="area")
-    return picked, loss, loss2, spectrum, spectrum2, spectrum_cpu, picked_cpu, pool, values, q, deq, top, most, common, first, entry, reg, own, vals, sym, soft, pool2, area3, area2
+    return picked, loss, loss2, spectrum, spectrum2, spectrum_cpu, picked_cpu, pool, pool_global, pooled, values, q, deq, top, most, common, first, entry, reg, own, vals, sym, soft, pool2, area3, area2
 
 
 class Model(nn.Module):
