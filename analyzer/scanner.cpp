@@ -7,6 +7,7 @@
 #include <chrono>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "analyzer/checkpoints/checkpoint_engine.hpp"
@@ -78,8 +79,12 @@ std::optional<std::uint64_t> digest_of_walk(const fs::path& base, const WalkResu
 // timm's avg_checkpoints.py casts the tensors of `load_state_dict(c, args.use_ema)`, whose
 // `device='cpu'` reads the checkpoint onto the CPU. Made on the CPU, so not reported, as a float64
 // tensor made on the CPU in its own file is not. Only where the file imports that name, and one
-// function of the project by that name says so.
-void drop_cpu_loaded_float64(const std::vector<program::FileRecord>& records, const program::ProgramModel& model, std::vector<Finding>& findings) {
+// function of the project by that name says so. A package's loader does too where the float64 rule's
+// `cpu_loaders` data names it ("MODULE.FUNCTION PARAMETER POSITION") and the file imports it from that
+// module: efficientdet-pytorch's avg_checkpoints.py takes timm's load_state_dict, whose device
+// defaults to "cpu".
+void drop_cpu_loaded_float64(const std::vector<program::FileRecord>& records, const program::ProgramModel& model, const Rule* float64_rule,
+                             std::vector<Finding>& findings) {
     std::map<std::string, std::vector<std::pair<const program::FileRecord*, const CpuDefaultFunction*>>> loaders;
     std::map<std::string, const program::FileRecord*, std::less<>> by_path;
     for (const auto& r : records) {
@@ -87,13 +92,40 @@ void drop_cpu_loaded_float64(const std::vector<program::FileRecord>& records, co
         if (r.facts)
             for (const auto& f : r.facts->cpu_default_functions) loaders[f.function].emplace_back(&r, &f);
     }
-    if (loaders.empty()) return;
+    struct PackageLoader {
+        std::string module;
+        CpuDefaultFunction fn;
+    };
+    std::map<std::string, std::vector<PackageLoader>> package_loaders;  // function -> where it comes from
+    if (float64_rule)
+        if (const auto it = float64_rule->params.find("cpu_loaders"); it != float64_rule->params.end())
+            for (const auto& entry : it->second) {
+                std::istringstream in(entry);
+                std::string dotted, parameter;
+                int position = -1;
+                if (!(in >> dotted >> parameter >> position) || dotted.find('.') == std::string::npos) continue;
+                const std::string function = dotted.substr(dotted.rfind('.') + 1);
+                package_loaders[function].push_back({dotted.substr(0, dotted.rfind('.')), {function, parameter, position, 0}});
+            }
+    if (loaders.empty() && package_loaders.empty()) return;
+    auto not_passed = [](const Finding& f, const CpuDefaultFunction& fn) {
+        const auto& passed = f.origin->keywords;
+        return std::find(passed.begin(), passed.end(), fn.parameter) == passed.end() && !(fn.position >= 0 && f.origin->positional > fn.position);
+    };
     findings.erase(std::remove_if(findings.begin(), findings.end(), [&](const Finding& f) {
         if (!f.origin || f.origin->spread) return false;
-        const auto by = loaders.find(f.origin->function);
         const auto file = by_path.find(f.location.path);
-        if (by == loaders.end() || file == by_path.end() || !file->second->facts) return false;
+        if (file == by_path.end() || !file->second->facts) return false;
         const auto& imports = file->second->facts->imports;
+        if (const auto pkg = package_loaders.find(f.origin->function); pkg != package_loaders.end())
+            for (const auto& loader : pkg->second)
+                if (std::any_of(imports.begin(), imports.end(), [&](const ImportFact& imp) {
+                        return imp.level == 0 && imp.module == loader.module &&
+                               std::find(imp.names.begin(), imp.names.end(), f.origin->function) != imp.names.end();
+                    }))
+                    return not_passed(f, loader.fn);
+        const auto by = loaders.find(f.origin->function);
+        if (by == loaders.end()) return false;
         if (std::none_of(imports.begin(), imports.end(), [&](const ImportFact& imp) {
                 return std::find(imp.names.begin(), imp.names.end(), f.origin->function) != imp.names.end();
             }))
@@ -102,11 +134,7 @@ void drop_cpu_loaded_float64(const std::vector<program::FileRecord>& records, co
         for (const auto& [r, fn] : by->second)
             if (model.same_project(r->path, f.location.path)) same.push_back(fn);
         if (same.size() != 1) return false;
-        const CpuDefaultFunction& fn = *same.front();
-        const auto& passed = f.origin->keywords;
-        const bool given = std::find(passed.begin(), passed.end(), fn.parameter) != passed.end() ||
-                           (fn.position >= 0 && f.origin->positional > fn.position);
-        return !given;
+        return not_passed(f, *same.front());
     }), findings.end());
 }
 
@@ -608,7 +636,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         }
     };
     guard_by_callers(records, model, base, uses_memo, options.full_parse, result.findings);
-    drop_cpu_loaded_float64(records, model, result.findings);
+    drop_cpu_loaded_float64(records, model, m_catalogue.find("float64-dtype"), result.findings);
     phase("caller guards");
     // Configs and checkpoints take the reach of the code that reads them; the rest that of their file.
     std::vector<Finding> data_findings;

@@ -547,6 +547,28 @@ TEST(ProgramModel, ABlockerNoEntryPointReachesMovesNoVerdict) {
     EXPECT_EQ(find(reached, "cuda-only-package-import", "legacy/fused.py")->impact, VerdictImpact::stay);
 }
 
+// efficientdet-pytorch's avg_checkpoints.py casts to float64 the tensors of timm's
+// `load_state_dict(c, args.use_ema)`, imported from timm.models.helpers, whose device defaults to
+// "cpu" (the float64 rule's cpu_loaders data): CPU tensors, not reported. Passing a device keeps the
+// finding, and so does a load_state_dict of another package.
+TEST(ProgramModel, Float64OfTensorsAPackagesCpuLoaderReadsIsNotReported) {
+    test::TempDir d;
+    auto script = [](const std::string& import, const std::string& call) {
+        return "import torch\n" + import + "\n\n\ndef average(paths, use_ema):\n    avg = {}\n    for c in paths:\n"
+               "        sd = " + call + "\n        for k, v in sd.items():\n            avg[k] = v.clone().to(dtype=torch.float64)\n"
+               "    return avg\n\n\nif __name__ == '__main__':\n    average([], False)\n";
+    };
+    d.write("avg_checkpoints.py", script("from timm.models.helpers import load_state_dict", "load_state_dict(c, use_ema)"));
+    const ScanResult cpu = scan_dir(d);
+    EXPECT_EQ(find(cpu, "float64-dtype", "avg_checkpoints.py"), nullptr);
+    d.write("avg_checkpoints.py", script("from timm.models.helpers import load_state_dict", "load_state_dict(c, use_ema, 'cuda')"));
+    const ScanResult on_device = scan_dir(d);
+    EXPECT_NE(find(on_device, "float64-dtype", "avg_checkpoints.py"), nullptr);
+    d.write("avg_checkpoints.py", script("from other.io import load_state_dict", "load_state_dict(c, use_ema)"));
+    const ScanResult other = scan_dir(d);
+    EXPECT_NE(find(other, "float64-dtype", "avg_checkpoints.py"), nullptr);
+}
+
 // timm's avg_checkpoints.py casts to float64 the tensors of `load_state_dict(c, args.use_ema)`, the
 // repository's own loader, whose `device='cpu'` reads the checkpoint onto the CPU: CPU tensors, not
 // reported, cold and from the cache. A call that passes a device (by keyword or position) or spreads
