@@ -1039,8 +1039,9 @@ TEST(ProgramModel, AnEntryOfAnotherFrameworkIsTooling) {
 
 // jeonsworld/ViT-pytorch imports apex at its top (`from apex import amp`, apex's DDP) and uses them only
 // under `if args.fp16:` and `if args.local_rank != -1:`: moving the import is the edit, no Linux GPU
-// needed. Minor, no verdict, where the README's command turns --fp16 on; info where nothing does (the
-// option's own weight). One use outside a guard keeps the package's weight (major, dual-track).
+// needed, but the import fails where apex is missing: major, no verdict, where the README's command
+// turns --fp16 on; minor where nothing does (the option's own weight). One use outside a guard keeps
+// the package's weight (major, dual-track).
 TEST(ProgramModel, APackageForSpeedUsedOnlyUnderGuardsIsAnImportToMove) {
     test::TempDir d;
     const std::string head =
@@ -1058,11 +1059,11 @@ TEST(ProgramModel, APackageForSpeedUsedOnlyUnderGuardsIsAnImportToMove) {
     const auto apex = by_line(r, "cuda-only-package-import", "train.py");
     ASSERT_NE(apex.count(3), 0u);
     EXPECT_EQ(apex.at(3)->impact, VerdictImpact::none) << apex.at(3)->note;
-    EXPECT_EQ(apex.at(3)->severity, Severity::minor) << apex.at(3)->note;
+    EXPECT_EQ(apex.at(3)->severity, Severity::major) << apex.at(3)->note;
     EXPECT_NE(apex.at(3)->note.find("imported at the top but used only under guards (off by default: --fp16)"), std::string::npos) << apex.at(3)->note;
     d.write("README.md", "# vit\n\n    python train.py\n");
     const ScanResult off = scan_dir(d);
-    EXPECT_EQ(by_line(off, "cuda-only-package-import", "train.py").at(3)->severity, Severity::info);
+    EXPECT_EQ(by_line(off, "cuda-only-package-import", "train.py").at(3)->severity, Severity::minor);
     // one unguarded use
     d.write("train.py", head + "    amp.load_state_dict({})\n" + tail);
     const ScanResult used = scan_dir(d);
