@@ -1448,7 +1448,7 @@ std::map<std::string, FileReach> ProgramModel::find_unbuilt_own_modules() const 
         bool bound = false;
         for (const auto& root : roots_holding(pkg))
             if (auto init = find_module(root, pkg))
-                bound = bound || (*init != "__init__.py" && !ends_with(*init, "/__init__.py") && binds_no_own_module(*init)) ||
+                bound = bound || (base_name(*init) != "__init__.py" && binds_no_own_module(*init)) ||
                         (binds_name(*init, leaf) && std::none_of(sites.begin(), sites.end(), [&](const ImportSite& s2) { return s2.path == *init; }));
         if (!compiled_name || bound) continue;
         for (const auto& site : sites) {

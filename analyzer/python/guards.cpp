@@ -972,13 +972,8 @@ bool GuardFinder::always_leaves(TSNode block) const {
         TSNode s = ts_node_named_child(block, k);
         if (is_type(s, "raise_statement")) return true;
         if (is_type(s, "if_statement")) {
-            bool every = always_leaves(field(s, "consequence")), has_else = false;
-            for (uint32_t i = 0; i < ts_node_named_child_count(s) && every; ++i) {
-                const TSNode clause = ts_node_named_child(s, i);
-                if (is_type(clause, "elif_clause")) every = always_leaves(field(clause, "consequence"));
-                else if (is_type(clause, "else_clause")) has_else = true, every = always_leaves(field(clause, "body"));
-            }
-            if (every && has_else) return true;
+            const IfArms arms = if_arms(s);
+            if (arms.has_else && std::all_of(arms.blocks.begin(), arms.blocks.end(), [&](TSNode b) { return always_leaves(b); })) return true;
             continue;
         }
         if (!is_type(s, "expression_statement") || ts_node_named_child_count(s) != 1) continue;

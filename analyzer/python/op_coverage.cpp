@@ -1,10 +1,10 @@
 #include "analyzer/python/op_coverage.hpp"
 
 #include <algorithm>
-#include <sstream>
 #include <cctype>
 #include <functional>
 #include <set>
+#include <sstream>
 
 #include "analyzer/python/analyses.hpp"
 #include "analyzer/python/grad_context.hpp"
@@ -473,6 +473,7 @@ Missing missing_ops(const MpsTable& target, const ResolvedCall& r) {
 // (pytorchvideo's heads), runs on MPS.
 bool native_by_argument(TSNode call, const std::string& key, const Rule& rule, const ModuleFacts& facts) {
     for (const auto& entry : rule_param(rule, "native_when")) {
+        if (entry.compare(0, key.size(), key) != 0 || entry.size() <= key.size() || entry[key.size()] != ' ') continue;  // not this name
         std::istringstream in(entry);
         std::string name, argument, values;
         int position = -1;

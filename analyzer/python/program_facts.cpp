@@ -212,18 +212,9 @@ bool imported_in_every_arm(TSNode imp, const ModuleFacts& facts, const GuardFind
     if (ts_node_is_null(if_statement) || !is_type(if_statement, "if_statement")) return false;
     const bool from = is_type(imp, "import_from_statement");
     const std::string_view module = facts.text(from ? field(imp, "module_name") : ts_node_named_child(imp, 0));
-    std::vector<TSNode> arms{field(if_statement, "consequence")};
-    bool has_else = false;
-    for (uint32_t i = 0; i < ts_node_named_child_count(if_statement); ++i) {
-        const TSNode clause = ts_node_named_child(if_statement, i);
-        if (is_type(clause, "elif_clause")) arms.push_back(field(clause, "consequence"));
-        if (is_type(clause, "else_clause")) {
-            arms.push_back(field(clause, "body"));
-            has_else = true;
-        }
-    }
-    if (!has_else) return false;
-    return std::all_of(arms.begin(), arms.end(), [&](TSNode arm) {
+    const IfArms arms = if_arms(if_statement);
+    if (!arms.has_else) return false;
+    return std::all_of(arms.blocks.begin(), arms.blocks.end(), [&](TSNode arm) {
         if (contains(arm, imp) || guards.always_leaves(arm)) return true;
         bool same = false;
         for_each_node(arm, [&](TSNode n) {
@@ -287,16 +278,8 @@ bool other_arms_leave(TSNode value, const GuardFinder& guards) {
     if (ts_node_is_null(arm)) return false;
     const TSNode if_statement = ts_node_parent(arm);
     if (!is_type(if_statement, "if_statement") || !ts_node_eq(field(if_statement, "consequence"), arm)) return false;
-    bool has_else = false;
-    for (uint32_t i = 0; i < ts_node_named_child_count(if_statement); ++i) {
-        const TSNode clause = ts_node_named_child(if_statement, i);
-        if (is_type(clause, "elif_clause") && !guards.always_leaves(field(clause, "consequence"))) return false;
-        if (is_type(clause, "else_clause")) {
-            if (!guards.always_leaves(field(clause, "body"))) return false;
-            has_else = true;
-        }
-    }
-    return has_else;
+    const IfArms arms = if_arms(if_statement);
+    return arms.has_else && std::all_of(arms.blocks.begin() + 1, arms.blocks.end(), [&](TSNode b) { return guards.always_leaves(b); });
 }
 
 // `extension = CppExtension; if CUDA_HOME: extension = CUDAExtension; extension("pkg._C", ...)`: the

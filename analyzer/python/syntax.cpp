@@ -346,6 +346,19 @@ std::optional<std::string> branch_in_function(TSNode node, const ModuleFacts& fa
     return std::nullopt;
 }
 
+IfArms if_arms(TSNode if_statement) {
+    IfArms out{{field(if_statement, "consequence")}};
+    for (uint32_t i = 0; i < ts_node_named_child_count(if_statement); ++i) {
+        const TSNode clause = ts_node_named_child(if_statement, i);
+        if (is_type(clause, "elif_clause")) out.blocks.push_back(field(clause, "consequence"));
+        if (is_type(clause, "else_clause")) {
+            out.blocks.push_back(field(clause, "body"));
+            out.has_else = true;
+        }
+    }
+    return out;
+}
+
 std::string one_line(std::string_view text, std::size_t max) {
     std::string out;
     bool space = false;

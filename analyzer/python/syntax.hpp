@@ -69,6 +69,12 @@ std::string one_line(std::string_view text, std::size_t max = 80);
 // The branch of its function a statement or call sits in: "elif engine:" for an if/elif/else arm,
 // "an except clause" for a handler; nullopt at module level or straight in the function's body.
 std::optional<std::string> branch_in_function(TSNode node, const ModuleFacts& facts);
+// The blocks of an if statement in order: its consequence, each elif's, then the else's body.
+struct IfArms {
+    std::vector<TSNode> blocks;
+    bool has_else = false;  // the last block is an else's: some block always runs
+};
+IfArms if_arms(TSNode if_statement);
 
 // The value of a call's keyword argument `name`, or a null node.
 TSNode keyword_argument(TSNode call, std::string_view name, const ModuleFacts& facts);
