@@ -201,6 +201,7 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
     std::map<std::string, std::set<std::string>> functions_of;       // defining file -> its functions with candidates
     std::map<std::string, std::set<std::string>> methods_of;         // defining file -> its methods with candidates
     std::map<std::string, std::map<int, std::string>> function_at;  // defining file -> line -> function (".method")
+    std::map<std::string, const FunctionUses*> defined;              // defining file -> what its own parse saw
     std::map<std::string, std::vector<FunctionUses::ParameterDefault>> defaults_of;  // defining file -> parameter defaults on candidate lines
     const GuardVocabulary& vocab = m_catalogue.program().guards;
     for (std::size_t i = 0; i < defining.size(); ++i) {
@@ -213,6 +214,7 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
         }
         if (!functions_of.count(defining[i]) && !methods_of.count(defining[i])) continue;
         function_at[defining[i]] = u.function_at;
+        defined[defining[i]] = &u;
         defaults_of[defining[i]] = u.parameter_defaults;
         for (const auto& c : u.calls) uses[{defining[i], c.name}].calls.emplace_back(defining[i], c);
         for (const auto& c : u.selections) uses[{defining[i], c.name}].selections.emplace_back(defining[i], c);
@@ -354,7 +356,7 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
         call.note = why;
     };
     // 3. A finding whose function is called, only so, and only under guards, takes the weakest of them.
-    std::vector<Finding*> never_called;  // in a module-level function that no file calls or names
+    std::vector<UnusedCandidate> never_called;  // in a module-level function that no file calls or names, or a class's method
     for (auto& f : findings) {
         if (!is_candidate(f, m_catalogue)) continue;
         const auto at = function_at.find(f.location.path);
@@ -364,9 +366,17 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
         const auto it = uses.find({f.location.path, fn->second});
         // only where a script or a command runs the code: without one, every file counts as core, and a
         // library's functions are its API, called by its users
-        if (fn->second[0] != '.' && (it == uses.end() || (!it->second.unknown && it->second.calls.empty() && it->second.selections.empty())))
-            if (model.has_training_entries() && model.reach_of(f.location.path).level > program::Level::tooling)
-                never_called.push_back(&f);
+        if (model.has_training_entries() && model.reach_of(f.location.path).level > program::Level::tooling) {
+            const FunctionUses& own_uses = *defined.at(f.location.path);
+            // a method runs only where its class is built: by the class's name (ProPainter's
+            // CUDAPrefetcher, written only in its own `class` line)
+            const auto cls = own_uses.class_at.find(f.location.line);
+            const std::string name = fn->second[0] != '.' ? fn->second : cls != own_uses.class_at.end() ? cls->second : std::string();
+            const auto span = own_uses.spans.find(name);
+            const bool unused = fn->second[0] == '.' ||
+                                it == uses.end() || (!it->second.unknown && it->second.calls.empty() && it->second.selections.empty());
+            if (!name.empty() && span != own_uses.spans.end() && unused) never_called.push_back({&f, name, span->second, fn->second[0] == '.'});
+        }
         if (it == uses.end() || it->second.unknown) continue;
         // Chosen in a branch (`return generate_stream_exllama`, `self.attn_fn = flash_attn_fn`): the
         // on-demand rule for packages reads such a choice as a call in that branch. Otherwise the
@@ -427,72 +437,91 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
             f.related.push_back(related_line(path, c.line, c.note.rfind("chosen", 0) == 0 ? c.name + "() " + c.note
                                                                                          : "calls " + c.name + "() (" + std::string(to_string(c.guard)) + " guard)"));
     }
-    mark_never_called(records, model, base, function_at, never_called);
+    mark_never_called(records, model, base, never_called);
 }
 
 // 4. A module-level function of the training run's files that no file calls, imports or names is dead
 // code: sam2's init_distributed_data_parallel_model(), mamba's _chunk_scan_bwd_ddAcs_stable_old(). The
 // parses above saw no call or other use in its own file and its importers; the name must also be
 // written nowhere else, as a whole word: not in another file of the project (a notebook, a Hydra
-// config's `_target_`, a console script's `pkg.cli:main`, the README documenting an API) and not a
-// second time in its own file (`__all__`, getattr(module, "name")). A Python comment is no use: RAFT's
-// create_kitti_submission(), whose one call is commented out (`# create_kitti_submission(model)`), is
-// dead, as a judged sample read it (and mamba's benchmark_bwd_ddt() before it). Other files' text
-// (a README documenting an API, a config) still counts.
+// config's `_target_`, a console script's `pkg.cli:main`, the README documenting an API) and not in
+// its own file outside its definition (`__all__`, getattr(module, "name")). A Python comment is no
+// use: RAFT's create_kitti_submission(), whose one call is commented out (`# create_kitti_submission(model)`),
+// is dead, as a judged sample read it (and mamba's benchmark_bwd_ddt() before it). Nor is an import
+// that only re-exports the name (smplx's `from .timer import Timer, timer_decorator` in its package's
+// __init__.py, used by no file): an import under another name (`import x as y`) is one, since the
+// new name may be used. Other files' text (a README documenting an API, a config) still counts.
+// The same holds for a module-level class and its methods: a class written nowhere outside its own
+// body (`super(Timer, self)`) is never built (ProPainter's CUDAPrefetcher, smplx's Timer).
 void Scanner::mark_never_called(const std::vector<program::FileRecord>& records, const program::ProgramModel& model, const fs::path& base,
-                                const std::map<std::string, std::map<int, std::string>>& function_at, std::vector<Finding*>& findings) const {
-    if (findings.empty()) return;
+                                const std::vector<UnusedCandidate>& candidates) const {
+    if (candidates.empty()) return;
     std::vector<std::string> names;
     std::map<std::string, std::size_t> index;  // name -> its place in `names`
-    for (const Finding* f : findings)
-        if (const std::string& name = function_at.at(f->location.path).at(f->location.line); index.emplace(name, names.size()).second) names.push_back(name);
+    for (const auto& c : candidates)
+        if (index.emplace(c.name, names.size()).second) names.push_back(c.name);
     const TriggerSet words(names);
     std::vector<const program::FileRecord*> texts;
     for (const auto& r : records)
         if (r.kind != FileKind::checkpoint && r.kind != FileKind::cuda && r.kind != FileKind::cpp &&
-            std::any_of(findings.begin(), findings.end(), [&](const Finding* f) { return model.same_project(r.path, f->location.path); }))
+            std::any_of(candidates.begin(), candidates.end(), [&](const UnusedCandidate& c) { return model.same_project(r.path, c.finding->location.path); }))
             texts.push_back(&r);
-    // per name: the files that write it as a word, and how often in each
-    std::vector<std::map<std::string, int>> written(names.size());
-    std::vector<std::vector<std::pair<std::uint32_t, int>>> counts(texts.size());
+    // per file: each name it writes as a use (not in a comment, not an import that only binds it), and
+    // the line it writes it on
+    struct Use {
+        std::uint32_t name;
+        int line;
+    };
+    std::vector<std::vector<Use>> uses_in(texts.size());
+    std::vector<bool> unreadable(texts.size(), false);
     parallel_for(texts.size(), [&](std::size_t i) {
         std::string text;
         try {
             text = read_file(base / texts[i]->path);
         } catch (const std::exception&) {
-            counts[i].emplace_back(UINT32_MAX, 0);  // unreadable now: it may name any of them
+            unreadable[i] = true;  // unreadable now: it may name any of them
             return;
         }
-        std::map<std::uint32_t, int> in_file;
         const bool python = texts[i]->kind == FileKind::python;
+        std::vector<std::pair<int, int>> imports;  // the import statements' lines
+        if (python && texts[i]->facts)
+            for (const auto& imp : texts[i]->facts->imports) imports.emplace_back(imp.line, std::max(imp.line, imp.end_line));
+        std::size_t counted = 0;  // newlines before `counted`, in `line`
+        int line = 1;
         for (const auto& [at, k] : words.find_each(text)) {
             const std::size_t end = at + names[k].size();
             if ((at > 0 && is_word_char(text[at - 1])) || (end < text.size() && is_word_char(text[end]))) continue;
             if (python && in_python_comment(text, at)) continue;
-            ++in_file[k];
-        }
-        counts[i].assign(in_file.begin(), in_file.end());
-    });
-    std::vector<bool> anywhere(names.size(), false);
-    for (std::size_t i = 0; i < texts.size(); ++i)
-        for (const auto& [k, n] : counts[i]) {
-            if (k == UINT32_MAX) {
-                anywhere.assign(names.size(), true);
-                continue;
+            if (at < counted) counted = 0, line = 1;
+            line += static_cast<int>(std::count(text.begin() + static_cast<std::ptrdiff_t>(counted), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+            counted = at;
+            const bool in_import = std::any_of(imports.begin(), imports.end(), [&](const auto& s) { return s.first <= line && line <= s.second; });
+            if (in_import) {
+                const std::size_t next = text.find_first_not_of(" \t", end);
+                if (next == std::string::npos || text.compare(next, 3, "as ") != 0) continue;  // binds it under its own name
             }
-            written[k][texts[i]->path] = n;
+            uses_in[i].push_back({k, line});
         }
-    for (Finding* f : findings) {
-        const std::string& name = function_at.at(f->location.path).at(f->location.line);
-        const std::size_t k = index.at(name);
-        if (anywhere[k]) continue;
-        const auto& files = written[k];
-        const auto own = files.find(f->location.path);
-        if (own == files.end() || own->second != 1) continue;  // its def, and nothing more
-        if (std::any_of(files.begin(), files.end(), [&](const auto& w) { return w.first != f->location.path && model.same_project(w.first, f->location.path); }))
-            continue;
+    });
+    for (const auto& c : candidates) {
+        const std::uint32_t k = static_cast<std::uint32_t>(index.at(c.name));
+        bool used = false;
+        for (std::size_t i = 0; i < texts.size() && !used; ++i) {
+            if (!model.same_project(texts[i]->path, c.finding->location.path)) continue;
+            if (unreadable[i]) {
+                used = true;
+                break;
+            }
+            const bool own = texts[i]->path == c.finding->location.path;
+            used = std::any_of(uses_in[i].begin(), uses_in[i].end(), [&](const Use& u) {
+                return u.name == k && !(own && c.span.first <= u.line && u.line <= c.span.second);
+            });
+        }
+        if (used) continue;
+        Finding* f = c.finding;
         f->guard = GuardKind::never_called;
-        f->guard_note = name + "() is called nowhere: no file of the repository calls, imports or names it";
+        f->guard_note = c.method ? "class " + c.name + " is built nowhere: no file of the repository calls, imports or names it"
+                               : c.name + "() is called nowhere: no file of the repository calls, imports or names it";
     }
 }
 

@@ -68,7 +68,7 @@ void remove_old_files(const fs::path& dir, std::uint64_t key) {
 }
 
 constexpr std::uint32_t kMagic = 0x4d505343;  // "MPSC"
-constexpr std::uint32_t kFormat = 32;  // 32: FunctionUses::Call::arms; 31: ExtensionFact::build_flag; 30: FileFacts::remote_code_line; 29: FunctionUses::selections; 28: EntryRef::documented_import; 27: FileFacts::script_end_line; 26: a function's import in one arm of an if is alternative-branch; 25: FileFacts::sys_path_folders; 24: FunctionUses::Call::branch; 23: EntryRef::end_line; 22: fields of dataclasses and attrs classes as constructor parameters (FunctionUses); 21: a function passed to a call is a call of it there (FunctionUses); 20: config and checkpoint references from the syntax tree, with their guards; 19: Finding::origin, FileFacts::cpu_default_functions; 18: a class's __init__ in FunctionUses::function_at under the class's name; 17: what each call passes, FunctionUses::parameter_defaults; 16: FileFacts::attribute_names; 15: FileOutcome::function_uses; 14: FileFacts::hosted_demo; 13: a checksum of the content
+constexpr std::uint32_t kFormat = 33;  // 33: ImportFact::end_line, FunctionUses::class_at and spans; 32: FunctionUses::Call::arms; 31: ExtensionFact::build_flag; 30: FileFacts::remote_code_line; 29: FunctionUses::selections; 28: EntryRef::documented_import; 27: FileFacts::script_end_line; 26: a function's import in one arm of an if is alternative-branch; 25: FileFacts::sys_path_folders; 24: FunctionUses::Call::branch; 23: EntryRef::end_line; 22: fields of dataclasses and attrs classes as constructor parameters (FunctionUses); 21: a function passed to a call is a call of it there (FunctionUses); 20: config and checkpoint references from the syntax tree, with their guards; 19: Finding::origin, FileFacts::cpu_default_functions; 18: a class's __init__ in FunctionUses::function_at under the class's name; 17: what each call passes, FunctionUses::parameter_defaults; 16: FileFacts::attribute_names; 15: FileOutcome::function_uses; 14: FileFacts::hosted_demo; 13: a checksum of the content
 
 // The content and its checksum, appended; the content back when the checksum holds (a cache file
 // is only ever an optimisation: a damaged one is read as missing).
@@ -271,6 +271,7 @@ void write_facts(Writer& w, const FileFacts& facts) {
         w.i64(i.level);
         write_strings(w, i.names);
         w.i64(i.line);
+        w.i64(i.end_line);
         w.u64(static_cast<std::uint64_t>(i.guard));
         w.str(i.guard_note);
         w.u64(i.lazy ? 1 : 0);
@@ -349,6 +350,7 @@ FileFacts read_facts(Reader& r) {
         i.level = static_cast<int>(r.i64());
         i.names = read_strings(r);
         i.line = static_cast<int>(r.i64());
+        i.end_line = static_cast<int>(r.i64());
         i.guard = static_cast<GuardKind>(r.u64());
         i.guard_note = r.str();
         i.lazy = r.u64() != 0;
@@ -475,6 +477,17 @@ void write_function_uses(Writer& w, const FileOutcome& o) {
             w.i64(line);
             w.str(name);
         }
+        w.u64(u.class_at.size());
+        for (const auto& [line, name] : u.class_at) {
+            w.i64(line);
+            w.str(name);
+        }
+        w.u64(u.spans.size());
+        for (const auto& [name, span] : u.spans) {
+            w.str(name);
+            w.i64(span.first);
+            w.i64(span.second);
+        }
         w.u64(u.parameter_defaults.size());
         for (const auto& p : u.parameter_defaults) {
             w.str(p.name);
@@ -515,6 +528,15 @@ void read_function_uses(Reader& r, FileOutcome& o) {
         for (std::uint64_t k = r.u64(); k > 0; --k) {
             const int line = static_cast<int>(r.i64());
             u.function_at[line] = r.str();
+        }
+        for (std::uint64_t k = r.u64(); k > 0; --k) {
+            const int line = static_cast<int>(r.i64());
+            u.class_at[line] = r.str();
+        }
+        for (std::uint64_t k = r.u64(); k > 0; --k) {
+            std::string name = r.str();
+            const int first = static_cast<int>(r.i64());
+            u.spans[std::move(name)] = {first, static_cast<int>(r.i64())};
         }
         for (std::uint64_t k = r.u64(); k > 0; --k) {
             FunctionUses::ParameterDefault& p = u.parameter_defaults.emplace_back();

@@ -136,10 +136,18 @@ private:
     // A scale-or-speed package imported in a function the run calls only in branches: info (call_guards.cpp).
     bool on_demand_by_callers(Finding& f, const std::string& function, const std::vector<std::pair<std::string, FunctionUses::Call>>& calls,
                               const program::ProgramModel& model) const;
-    // Of `findings` (in module-level functions no parse saw called or used), those whose function's name
-    // no file of the project writes, beside its def, take the never-called guard (analyzer/call_guards.cpp).
+    // A finding in a module-level function that no parse saw called or used, or in a method of a
+    // module-level class: the function's or class's name, and the lines of its definition.
+    struct UnusedCandidate {
+        Finding* finding;
+        std::string name;
+        std::pair<int, int> span;
+        bool method = false;  // the finding is in a method of the class `name`
+    };
+    // Of those, the ones whose name no file of the project writes outside its own definition and
+    // outside import statements take the never-called guard (analyzer/call_guards.cpp).
     void mark_never_called(const std::vector<program::FileRecord>& records, const program::ProgramModel& model, const std::filesystem::path& base,
-                           const std::map<std::string, std::map<int, std::string>>& function_at, std::vector<Finding*>& findings) const;
+                           const std::vector<UnusedCandidate>& candidates) const;
 
     const RuleCatalogue& m_catalogue;
     std::string m_target_torch;

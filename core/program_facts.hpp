@@ -21,6 +21,7 @@ struct ImportFact {
     int level = 0;                   // leading dots of a relative import
     std::vector<std::string> names;  // `from M import a, b`: a and b (each may be a submodule)
     int line = 0;
+    int end_line = 0;  // the statement's last line (`from m import (\n a,\n b)`); 0: line
     GuardKind guard = GuardKind::none;  // guard around the import statement
     std::string guard_note;
     bool lazy = false;  // inside a function body: runs only when the function is called
@@ -93,6 +94,13 @@ struct FunctionUses {
     std::vector<Call> selections;
     std::set<std::string> other_uses;
     std::map<int, std::string> function_at;
+    // The module-level class each method line of function_at (".name") sits in, where the class has
+    // no decorator that may register it (a registry's `@register("name")`): a class written nowhere
+    // else is never built, and its methods never run.
+    std::map<int, std::string> class_at;
+    // The first and last line of each module-level function and undecorated class named in
+    // function_at or class_at: a name written only inside its own definition is not used.
+    std::map<std::string, std::pair<int, int>> spans;
     // The parameter defaults on the lines asked about (`device='cuda'`): the parameter, its position
     // in the def (self counted) or -1 when it can only be passed by keyword, and where the default is.
     struct ParameterDefault {

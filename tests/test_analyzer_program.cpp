@@ -2967,6 +2967,31 @@ TEST(ProgramModel, AFunctionNothingCallsOrNamesIsNeverCalled) {
     expect_api();
 }
 
+// A module-level class that no file builds is dead code, and so are its methods: ProPainter's
+// CUDAPrefetcher (written only in its class line), smplx's Timer (its package's __init__.py only
+// re-exports it; its own body names it in `super(Timer, self)`). A class that train.py builds, one
+// imported under another name, and one a decorator may register keep their weight.
+TEST(ProgramModel, AClassNoFileBuildsIsNeverCalled) {
+    test::TempDir d;
+    d.write("pkg/__init__.py", "from .timer import Timer, Used\nfrom .timer import Renamed as Other\n");
+    d.write("pkg/timer.py", "import torch\n\n\nclass Timer(object):\n    def __init__(self):\n        super(Timer, self).__init__()\n\n"
+                            "    def __exit__(self, *a):\n        torch.cuda.synchronize()\n\n\n"
+                            "class Used:\n    def sync(self):\n        torch.cuda.synchronize()\n\n\n"
+                            "class Renamed:\n    def sync(self):\n        torch.cuda.synchronize()\n\n\n"
+                            "@REGISTRY.register('prefetch')\nclass Registered:\n    def sync(self):\n        torch.cuda.synchronize()\n\n\n"
+                            "class CUDAPrefetcher():\n    def preload(self):\n        torch.cuda.synchronize()\n");
+    d.write("train.py", "from pkg import Used, Other\n\nif __name__ == '__main__':\n    Used().sync()\n    Other().sync()\n");
+    const ScanResult r = scan_dir(d);
+    const auto found = by_line(r, "torch-cuda-synchronize", "pkg/timer.py");
+    ASSERT_TRUE(found.count(9) && found.count(14) && found.count(19) && found.count(25) && found.count(30)) << found.size();
+    for (int line : {9, 30}) {
+        EXPECT_EQ(found.at(line)->guard, GuardKind::never_called) << line << ": " << found.at(line)->guard_note;
+        EXPECT_EQ(found.at(line)->severity, Severity::info) << line;
+    }
+    EXPECT_NE(found.at(9)->guard_note.find("class Timer is built nowhere"), std::string::npos) << found.at(9)->guard_note;
+    for (int line : {14, 19, 25}) EXPECT_EQ(found.at(line)->guard, GuardKind::none) << line << ": " << found.at(line)->guard_note;
+}
+
 // A field of a dataclass or an attrs class is a constructor parameter: its CUDA default that every
 // construction passes by keyword never applies (glide-text2im's CLIP encoders); one that a
 // construction leaves out keeps its weight, and so does a plain class's attribute.

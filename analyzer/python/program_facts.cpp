@@ -242,6 +242,7 @@ void add_import(TSNode imp, const ModuleFacts& facts, const GuardFinder& guards,
         f.module = std::move(module);
         f.level = level;
         f.line = line_of(imp);
+        f.end_line = static_cast<int>(ts_node_end_point(imp).row) + 1;
         f.guard = g.kind;
         f.guard_note = g.note;
         f.lazy = lazy;
@@ -950,6 +951,9 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
         // A class's __init__ runs where the class is called: it goes by the class's name, as a
         // function would, its parameters after self (consistency_models' QKVFlashAttention, built only
         // in one arm of `if attention_type == "flash":`).
+        // The class being walked: its span, and whether it may be registered where no call shows.
+        std::pair<int, int> class_span{0, 0};
+        bool class_registered = false;
         auto mark = [&](TSNode stmt, const std::string& prefix, const std::string& constructed) {
             const bool decorated = is_type(stmt, "decorated_definition") && !transparent(stmt);
             const TSNode def = is_type(stmt, "decorated_definition") ? field(stmt, "definition") : stmt;
@@ -957,8 +961,15 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
             const bool init = !constructed.empty() && facts.text(field(def, "name")) == "__init__";
             const int first = line_of(stmt), last = static_cast<int>(ts_node_end_point(stmt).row) + 1;
             for (auto it = lines.lower_bound(first); it != lines.end() && *it <= last; ++it) {
-                out.function_at[*it] = decorated ? std::string() : init ? constructed : prefix + std::string(facts.text(field(def, "name")));
-                if (!decorated) parameter_defaults_at(def, *it, facts, out.parameter_defaults, init ? 1 : 0);
+                const std::string name = decorated ? std::string() : init ? constructed : prefix + std::string(facts.text(field(def, "name")));
+                out.function_at[*it] = name;
+                if (decorated) continue;
+                parameter_defaults_at(def, *it, facts, out.parameter_defaults, init ? 1 : 0);
+                if (constructed.empty()) out.spans[name] = {first, last};
+                else if (!class_registered) {
+                    out.spans[constructed] = class_span;
+                    if (!init) out.class_at[*it] = constructed;
+                }
             }
             return true;
         };
@@ -1006,9 +1017,12 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
         for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
             TSNode stmt = ts_node_named_child(root, i);
             bool fields = false, positional = false;
+            class_span = {line_of(stmt), static_cast<int>(ts_node_end_point(stmt).row) + 1};
+            class_registered = false;
             if (is_type(stmt, "decorated_definition") && is_type(field(stmt, "definition"), "class_definition")) {
                 fields = field_class(stmt);
                 positional = fields && fields_by_position(stmt, field(stmt, "definition"));
+                class_registered = !fields && !transparent(stmt);
                 stmt = field(stmt, "definition");
             }
             if (mark(stmt, "", "") || !is_type(stmt, "class_definition")) continue;
