@@ -116,6 +116,8 @@ struct GuardVocabulary {
     std::vector<std::string> collect_ignore_names;
     std::vector<std::string> import_errors;      // exceptions an import fallback catches
     std::vector<std::string> exit_calls;         // calls that end the program: a handler making one holds no fallback
+    // Flags only an install script sets (numpy's `builtins.__NUMPY_SETUP__`): unset whenever the program runs
+    std::vector<std::string> install_flags;
     // Words whose presence in an arm of an if/elif/else choice makes it no CUDA-free alternative
     std::vector<std::string> cuda_words;
     // A switch by its name's start (`use_flash`, `enable_fused`): `if use_flash:` chooses an implementation

@@ -242,7 +242,7 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
         {"training_methods", &v.training_methods},   {"distributed_functions", &v.distributed_functions}, {"collective_calls", &v.collective_calls},
         {"skip_decorator_names", &v.skip_decorator_names}, {"fixture_decorators", &v.fixture_decorators},
         {"collect_ignore_names", &v.collect_ignore_names}, {"package_checks", &v.package_checks},
-        {"device_functions", &v.device_functions},   {"exit_calls", &v.exit_calls},
+        {"device_functions", &v.device_functions},   {"exit_calls", &v.exit_calls}, {"install_flags", &v.install_flags},
         {"device_flags", &v.device_flags},           {"device_test_instantiators", &v.device_test_instantiators},
         {"implicit_methods", &v.implicit_methods},         {"cuda_words", &v.cuda_words}, {"option_flag_prefixes", &v.option_flag_prefixes}, {"option_objects", &v.option_objects}, {"extension_loaders", &v.extension_loaders}, {"transparent_decorators", &v.transparent_decorators}, {"field_class_decorators", &v.field_class_decorators}, {"device_move_methods", &v.device_move_methods},
         {"shell_platform_probes", &v.shell_platform_probes}, {"shell_linux_strings", &v.shell_linux_strings},

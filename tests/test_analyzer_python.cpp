@@ -265,6 +265,28 @@ TEST_F(PythonEngineTest, PackageForSpeedThatTheCodeRequiresIsABlocker) {
     EXPECT_EQ(logs[0].impact, VerdictImpact::none);
 }
 
+// votenet's copy of Pointnet2: `except ImportError: if not getattr(builtins, "__POINTNET2_SETUP__",
+// False): raise ImportError(...)`. The flag is one only an install script sets (rules/program.yaml
+// install_flags): the handler raises on every run, and holds no fallback. A handler that raises only
+// unless some other switch is on still leaves a way round.
+TEST_F(PythonEngineTest, AHandlerThatRaisesUnlessInstallingHoldsNoFallback) {
+    const auto installing = of(scan("import builtins\ntry:\n    from xformers.ops import fmha\nexcept ImportError:\n"
+                                    "    if not getattr(builtins, \"__XF_SETUP__\", False):\n        raise ImportError('build it first')\n"),
+                               "cuda-only-package-import");
+    ASSERT_EQ(installing.size(), 1u);
+    EXPECT_EQ(installing[0].impact, VerdictImpact::stay) << installing[0].note;
+    const auto flagged = of(scan("import builtins\ntry:\n    from xformers.ops import fmha\nexcept ImportError:\n"
+                                 "    if not builtins.__XF_SETUP__:\n        raise ImportError('build it first')\n"),
+                            "cuda-only-package-import");
+    ASSERT_EQ(flagged.size(), 1u);
+    EXPECT_EQ(flagged[0].impact, VerdictImpact::stay) << flagged[0].note;
+    const auto switch_on = of(scan("import os\ntry:\n    from xformers.ops import fmha\nexcept ImportError:\n"
+                                   "    if not os.environ.get('ALLOW_SLOW'):\n        raise ImportError('build it first')\n"),
+                              "optional-cuda-only-package-import");
+    ASSERT_EQ(switch_on.size(), 1u);
+    EXPECT_EQ(switch_on[0].impact, VerdictImpact::none) << switch_on[0].note;
+}
+
 // audiocraft's _verify_xformers_memory_efficient_compat(): a function that imports xformers `# noqa`
 // and raises without it, but uses nothing it imports, is a probe. The package keeps its own weight
 // (dual: speed); a function that goes on to use what it imports requires it (stay).

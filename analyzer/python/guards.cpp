@@ -964,16 +964,30 @@ bool GuardFinder::rebuilds_import(TSNode try_statement, TSNode handler) const {
 
 // Whether a handler's block always ends the program or re-raises: a top-level `raise`, or a call of
 // sys.exit/exit/quit/os._exit, however much it logs first, or an if whose every arm does (Mask2Former's
-// setup: `else: if CUDA_HOME is None: raise ... else: raise ...`). Such a handler holds no fallback
-// (dinov2's `except ImportError: raise AssertionError("xFormers is required")`).
+// setup: `else: if CUDA_HOME is None: raise ... else: raise ...`), or one that does unless an install
+// script's flag is set (rules/program.yaml install_flags). Such a handler holds no fallback (dinov2's
+// `except ImportError: raise AssertionError("xFormers is required")`).
 bool GuardFinder::always_leaves(TSNode block) const {
     if (ts_node_is_null(block)) return false;
+    // `not <a read of an install flag>`: true whenever the program runs
+    auto unless_installing = [&](TSNode condition) {
+        if (!is_type(condition, "not_operator")) return false;
+        bool flag = false;
+        for_each_node(field(condition, "argument"), [&](TSNode n) {
+            if (flag) return;
+            if (is_type(n, "identifier")) flag = matches_any(m_vocab.install_flags, m_facts.text(n));
+            else if (is_type(n, "string"))
+                if (const auto v = m_facts.string_value(n)) flag = matches_any(m_vocab.install_flags, *v);
+        });
+        return flag;
+    };
     for (uint32_t k = 0; k < ts_node_named_child_count(block); ++k) {
         TSNode s = ts_node_named_child(block, k);
         if (is_type(s, "raise_statement")) return true;
         if (is_type(s, "if_statement")) {
             const IfArms arms = if_arms(s);
             if (arms.has_else && std::all_of(arms.blocks.begin(), arms.blocks.end(), [&](TSNode b) { return always_leaves(b); })) return true;
+            if (arms.blocks.size() == 1 && unless_installing(field(s, "condition")) && always_leaves(arms.blocks.front())) return true;
             continue;
         }
         if (!is_type(s, "expression_statement") || ts_node_named_child_count(s) != 1) continue;
