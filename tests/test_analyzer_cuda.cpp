@@ -180,6 +180,26 @@ TEST(ClangEngine, AFunctionInAnotherFileWithACpuSideGivesItsBindingBothDevices) 
     EXPECT_EQ(gpu_ids->devices, std::vector<NativeDevice>{NativeDevice::CUDA});
 }
 
+// maskrcnn-benchmark's ROIAlign_forward: `if (input.type().is_cuda()) {...} return
+// ROIAlign_forward_cpu(...)`, whose CPU side (another file) starts with `AT_ASSERTM(!input.type().is_cuda(),
+// "input must be a CPU tensor")`. A check that a tensor is not on CUDA is no CUDA gate: the op has a
+// CPU path (it was CUDA-only, and the repository stay-on-CUDA).
+TEST(ClangEngine, ACheckThatATensorIsNotOnCudaIsNoCudaGate) {
+    if (!cuda::ClangEngine::available()) return;
+    test::TempDir d;
+    d.write("csrc/cpu/vision.h", "#pragma once\n#include <torch/extension.h>\nat::Tensor align_cpu(const at::Tensor& input);\n");
+    d.write("csrc/cpu/align_cpu.cpp", "#include \"cpu/vision.h\"\nat::Tensor align_cpu(const at::Tensor& input) {\n"
+                                      "  AT_ASSERTM(!input.type().is_cuda(), \"input must be a CPU tensor\");\n  return input.clone();\n}\n");
+    d.write("csrc/vision.cpp", "#include <torch/extension.h>\n#include \"cpu/vision.h\"\nat::Tensor align(const at::Tensor& input) {\n"
+                               "  if (input.type().is_cuda()) {\n    AT_ERROR(\"Not compiled with GPU support\");\n  }\n"
+                               "  return align_cpu(input);\n}\nPYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n  m.def(\"align\", &align, \"align\");\n}\n");
+    const ScanResult r = scan_tree(d.path());
+    const NativeOp* op = find_op(r, "align");
+    ASSERT_NE(op, nullptr);
+    EXPECT_EQ(op->devices, std::vector<NativeDevice>{NativeDevice::CPU});
+    EXPECT_EQ(hits(r, "cuda-tensor-gate").size(), 0u);
+}
+
 TEST(ClangEngine, CompileCommandsRepositoryHeadersAndMacroLocations) {
     if (!cuda::ClangEngine::available()) return;
     test::TempDir d;

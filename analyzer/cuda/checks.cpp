@@ -92,7 +92,8 @@ bool mentions_method(const clang::Stmt* s, llvm::StringRef method) {
 }
 
 bool negated(const clang::Expr* cond) {
-    const clang::Expr* e = cond->IgnoreParenImpCasts();
+    // explicit casts too: TORCH_CHECK and AT_ASSERTM wrap their condition in static_cast<bool>(...)
+    const clang::Expr* e = cond->IgnoreParenCasts();
     if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(e)) return u->getOpcode() == clang::UO_LNot;
     if (const auto* b = llvm::dyn_cast<clang::BinaryOperator>(e)) return b->getOpcode() == clang::BO_NE;
     if (const auto* o = llvm::dyn_cast<clang::CXXOperatorCallExpr>(e)) return o->getOperator() == clang::OO_ExclaimEqual;

@@ -19,5 +19,9 @@ at::Tensor nms(const at::Tensor& boxes, const at::Tensor& scores, double iou) {
     TORCH_CHECK(boxes.dim() == 2, "boxes must be N x 4");
     // ok: cuda-tensor-gate
     if (!boxes.is_cuda()) return boxes;
+    // A check that the tensor is NOT on CUDA guards a CPU implementation (maskrcnn-benchmark's
+    // ROIAlign_forward_cpu): through the macro's static_cast<bool>.
+    // ok: cuda-tensor-gate
+    AT_ASSERTM(!scores.type().is_cuda(), "scores must be a CPU tensor");
     return nms_cuda(boxes, iou);
 }
