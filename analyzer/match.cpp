@@ -112,7 +112,9 @@ void describe_package(Match& m, const PackageInfo& pkg) {
     m.impact = pkg.impact;
     if (m.rule->severity > Severity::major) {
         m.severity = Severity::major;
-        m.note = "this package is needed for scale or speed, not for correctness";
+        // dual, not the rule's stay: the package is for scale or speed, or something that runs on a Mac replaces it
+        m.note = pkg.alternative.empty() ? "this package is needed for scale or speed, not for correctness"
+                                         : "dual-track, not stay-on-CUDA: it has a replacement or can be left out (" + pkg.alternative + ")";
     }
 }
 }  // namespace mpsport

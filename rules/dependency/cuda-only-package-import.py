@@ -14,6 +14,12 @@ import numpy as np
 import onnxruntime
 # ruleid: cuda-only-package-import
 from torch_int.nn.linear import W8A8B8O8Linear
+# kwea123/nerf_pl's hierarchical sampling (a git submodule of the extension)
+# ruleid: cuda-only-package-import
+from torchsearchsorted import searchsorted
+# GFPGAN's GFPGANv1 arch: basicsr's compiled ops (only basicsr.ops is CUDA; its archs are plain PyTorch)
+# ruleid: cuda-only-package-import
+from basicsr.ops.fused_act import FusedLeakyReLU
 
 try:
     # ok: cuda-only-package-import
