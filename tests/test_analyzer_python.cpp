@@ -265,6 +265,27 @@ TEST_F(PythonEngineTest, PackageForSpeedThatTheCodeRequiresIsABlocker) {
     EXPECT_EQ(logs[0].impact, VerdictImpact::none);
 }
 
+// moco-v3's main_moco.py: `if not torch.cuda.is_available(): print('using CPU') elif
+// args.distributed: ... DistributedDataParallel(model) else: model = model.cuda()`. The arms after a
+// failed `not torch.cuda.is_available()` run only with CUDA; the arms after a `sys.platform ==
+// "darwin"` arm never run on a Mac. The first arm, and an arm before the test, keep their weight.
+TEST_F(PythonEngineTest, AnArmAfterANegatedCudaCheckRunsOnlyWithCuda) {
+    const auto fs = of(scan("import sys\nimport torch\n\n\ndef main(args, model):\n    if args.half:\n        model = model.cuda()\n"
+                            "    elif not torch.cuda.is_available():\n        print('using CPU')\n    elif args.distributed:\n"
+                            "        model.cuda()\n    else:\n        model = model.cuda()\n"
+                            "    if sys.platform == 'darwin':\n        pass\n    elif args.fast:\n        model = model.cuda()\n    return model\n"),
+                       "cuda-method-call");
+    std::map<int, const Finding*> at;
+    for (const auto& f : fs) at[f.location.line] = &f;
+    ASSERT_TRUE(at.count(7) && at.count(11) && at.count(13) && at.count(17)) << fs.size();
+    EXPECT_EQ(at[7]->guard, GuardKind::none) << at[7]->guard_note;
+    for (int line : {11, 13}) {
+        EXPECT_EQ(at[line]->guard, GuardKind::device_check) << line << ": " << at[line]->guard_note;
+        EXPECT_NE(at[line]->guard_note.find("runs only with CUDA"), std::string::npos) << at[line]->guard_note;
+    }
+    EXPECT_EQ(at[17]->guard, GuardKind::platform) << at[17]->guard_note;
+}
+
 // votenet's copy of Pointnet2: `except ImportError: if not getattr(builtins, "__POINTNET2_SETUP__",
 // False): raise ImportError(...)`. The flag is one only an install script sets (rules/program.yaml
 // install_flags): the handler raises on every run, and holds no fallback. A handler that raises only

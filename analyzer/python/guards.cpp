@@ -428,6 +428,21 @@ Guard GuardFinder::from_if(TSNode if_statement, TSNode node) const {
     }
     bool chain_mps = false;
     for (TSNode c : conditions) chain_mps = chain_mps || classify(c).mps;
+    // An arm after `if not torch.cuda.is_available():` (or `if sys.platform == "darwin":`) runs only
+    // where that test failed: on CUDA, never on a Mac (moco-v3's `if not torch.cuda.is_available():
+    // print('using CPU') elif args.distributed: ... DistributedDataParallel(model)`).
+    const std::size_t arm = in_else ? conditions.size()
+                                    : static_cast<std::size_t>(std::find_if(conditions.begin(), conditions.end(),
+                                                                            [&](TSNode c) { return ts_node_eq(c, branch_condition); }) -
+                                                               conditions.begin());
+    for (std::size_t k = 0; k < arm && k < conditions.size(); ++k) {
+        const Test earlier = classify(conditions[k]);
+        if (earlier.mps) break;
+        if (earlier.kind == GuardKind::device_check && earlier.negated && !earlier.cpu)
+            return {GuardKind::device_check, false, "after `" + one_line(conditions[k]) + "`: this arm runs only with CUDA"};
+        if (earlier.kind == GuardKind::platform && earlier.names_mac && !earlier.negated)
+            return {GuardKind::platform, false, "after `" + one_line(conditions[k]) + "`: this arm never runs on a Mac"};
+    }
     if (in_else) {
         // The else of `if sys.platform == "darwin":` never runs on a Mac; the else of a negated
         // device test (`if not x.is_cuda: ... else: <cuda path>`) is the CUDA path.
