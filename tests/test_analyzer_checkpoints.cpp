@@ -181,7 +181,7 @@ TEST(CheckpointReach, LoadersGiveReachAndMapLocationDecides) {
     run_python(d.path(), "import sys, os\nsys.argv[1:] = ['{dir}']\n"
                          "sys.path.insert(0, '" + (test::rules_dir() / "checkpoint").string() + "')\n"
                          "from _make_checkpoints import save_as_cuda\nimport torch\n"
-                         "for name in ['plain', 'remapped', 'to_gpu', 'argdefault', 'resumed', 'tested', 'orphan', 'hf/pytorch_model']:\n"
+                         "for name in ['plain', 'remapped', 'to_gpu', 'argdefault', 'resumed', 'tested', 'orphan', 'hf/pytorch_model', 'guarded']:\n"
                          "    os.makedirs(os.path.dirname(os.path.join('{dir}', 'weights', name)), exist_ok=True)\n"
                          "    save_as_cuda({'w': torch.zeros(4)}, os.path.join('weights', name + ('.bin' if 'hf' in name else '.pt')))\n");
     d.write("train.py", "import argparse\nimport torch\nfrom transformers import AutoModel\n\n"
@@ -192,7 +192,10 @@ TEST(CheckpointReach, LoadersGiveReachAndMapLocationDecides) {
                         "    model.load_state_dict(torch.load('weights/remapped.pt', map_location='cpu'))\n"
                         "    extra = torch.load('weights/to_gpu.pt', map_location='cuda:0')\n"
                         "    other = torch.load(args.ckpt, map_location=device)\n"
-                        "    enc = AutoModel.from_pretrained('weights/hf', device_map=device)\n");
+                        "    enc = AutoModel.from_pretrained('weights/hf', device_map=device)\n"
+                        // stargan-v2's lpips weights: the load without map_location runs only with CUDA
+                        "    if torch.cuda.is_available():\n        g = torch.load('weights/guarded.pt')\n"
+                        "    else:\n        g = torch.load('weights/guarded.pt', map_location=torch.device('cpu'))\n");
     d.write("resume.py", "import sys\nimport torch\nif __name__ == '__main__':\n    state = torch.load(sys.argv[2])\n");
     d.write("scripts/resume.sh", "python resume.py --from weights/resumed.pt\n");
     d.write("tests/test_ckpt.py", "import torch\n\n\ndef test_load():\n    torch.load('weights/tested.pt')\n");
@@ -211,7 +214,7 @@ TEST(CheckpointReach, LoadersGiveReachAndMapLocationDecides) {
     EXPECT_EQ(plain->related[0].location.line, 10);
     EXPECT_NE(plain->related[0].label.find("no map_location"), std::string::npos) << plain->related[0].label;
 
-    for (const char* remapped : {"weights/remapped.pt", "weights/argdefault.pt", "weights/hf/pytorch_model.bin"}) {
+    for (const char* remapped : {"weights/remapped.pt", "weights/argdefault.pt", "weights/hf/pytorch_model.bin", "weights/guarded.pt"}) {
         const Finding* f = cuda_storage_in(r, remapped);
         ASSERT_NE(f, nullptr);
         EXPECT_EQ(f->reach, Reach::core) << remapped;

@@ -11,8 +11,13 @@ std::string lower(std::string s) {
 }
 
 // A load that moves the storages off CUDA: map_location="cpu", a device variable, a function; not
-// map_location="cuda:0".
-bool remaps_off_cuda(const DataReader& r) { return r.load && r.remap && lower(*r.remap).find("cuda") == std::string::npos; }
+// map_location="cuda:0". A load that a Mac never runs counts as one: on the CUDA side of a device
+// check or another platform's branch (stargan-v2's `if torch.cuda.is_available(): torch.load(path)
+// else: torch.load(path, map_location=torch.device('cpu'))`).
+bool remaps_off_cuda(const DataReader& r) {
+    if (r.load && (r.guard == GuardKind::device_check || r.guard == GuardKind::platform)) return true;
+    return r.load && r.remap && lower(*r.remap).find("cuda") == std::string::npos;
+}
 
 FileReach strongest_reader(const ProgramModel& model, const std::vector<DataReader>& readers) {
     FileReach best;
@@ -54,8 +59,13 @@ void apply_data_reach(const ProgramModel& model, const DataReaders& readers, con
             r = strongest_reader(model, sites);
             for (const auto& site : sites) f.related.push_back(reader_location(site));
             // map_location remaps devices, nothing else: only a device finding goes away with it
-            if (f.category == "device" && v.remapped && std::all_of(sites.begin(), sites.end(), remaps_off_cuda))
-                context.emplace_back(&*v.remapped, "every load remaps it: " + *sites.front().remap);
+            if (f.category == "device" && v.remapped && std::all_of(sites.begin(), sites.end(), remaps_off_cuda)) {
+                const auto mapped = std::find_if(sites.begin(), sites.end(), [](const DataReader& s) { return s.remap.has_value(); });
+                const bool all_mapped = std::all_of(sites.begin(), sites.end(), [](const DataReader& s) { return s.remap.has_value(); });
+                context.emplace_back(&*v.remapped, mapped == sites.end() ? "every load of it runs only with CUDA"
+                                                   : all_mapped         ? "every load remaps it: " + *mapped->remap
+                                                                        : "every load remaps it (" + *mapped->remap + ") or runs only with CUDA");
+            }
             // A Hydra option no default run loads: reached, but only when a command line picks it.
             unselected = std::all_of(sites.begin(), sites.end(), [](const DataReader& s) { return s.unselected; });
             // Read only under guards (`if torch.cuda.is_available(): cfg = load("configs/gpu.yaml")`):
