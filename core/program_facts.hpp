@@ -126,6 +126,9 @@ struct EntryRef {
     // A module that a Python code block of a README or other document imports (`from pkg.util.inference
     // import load_model`): the documented API of the project, where `module` is true.
     bool documented_import = false;
+    // The folder an earlier `cd DIR` of the same script (or of the same fenced block of a README)
+    // entered, relative to the file's folder: `cd utils` then `python train_classification.py`.
+    std::string cwd = {};
 };
 
 // A place in the code that reads a data file (a run config, a checkpoint): the data file takes the

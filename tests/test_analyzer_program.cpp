@@ -1280,6 +1280,33 @@ TEST(ProgramModel, ShellScriptsAndConsoleScriptsNameEntryPoints) {
     EXPECT_EQ(why["svc/fit.py"], "console script in setup.cfg:3");
 }
 
+// fxia22/pointnet.pytorch's README: "```\ncd utils\npython train_classification.py ...\n```": the
+// script is utils/train_classification.py (no __main__ block), run in the folder the block entered.
+// A README's next fenced block starts at the README's folder again; a shell script keeps its folder
+// (`cd ..` from scripts/); `cd $DIR` leaves the command as written.
+TEST(ProgramModel, ACommandRunsInTheFolderAnEarlierCdEntered) {
+    test::TempDir d;
+    d.write("README.md", "# net\n\n```\ngit clone https://example.org/net\ncd net\npip install -e .\n```\n\nTraining\n```\ncd utils\n"
+                         "python train_classification.py --nepoch 5\n```\n\n```\npython eval.py\n```\n");
+    d.write("utils/train_classification.py", "import torch\nnet = torch.nn.Linear(2, 2).cuda()\n");
+    d.write("utils/eval.py", "import torch\n");
+    d.write("eval.py", "import torch\n");
+    d.write("scripts/run.sh", "#!/bin/bash\ncd ..\npython tools/fit.py\ncd $WORK && python other.py\n");
+    d.write("tools/fit.py", "import torch\n");
+    d.write("scripts/other.py", "import torch\n");
+    const ScanResult r = scan_dir(d);
+    std::map<std::string, std::string> why;
+    for (const auto& e : r.program.entry_points) why[e.path] = e.why;
+    EXPECT_EQ(why["utils/train_classification.py"], "run by README.md:12");
+    EXPECT_EQ(why["eval.py"].rfind("run by README.md:16", 0), 0u) << why["eval.py"];
+    EXPECT_EQ(why.count("utils/eval.py"), 0u);
+    EXPECT_EQ(why["tools/fit.py"], "run by scripts/run.sh:3");
+    EXPECT_EQ(why["scripts/other.py"], "run by scripts/run.sh:4");
+    const Finding* f = find(r, "cuda-method-call", "utils/train_classification.py");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->reach, Reach::core) << f->note;
+}
+
 TEST(ProgramModel, CheckReadsOtherFilesFromTheCacheAndKeepsThem) {
     test::TempDir d;
     d.write("train.py", "import torch\nimport model\n\nif __name__ == \"__main__\":\n    pass\n");

@@ -106,10 +106,24 @@ void for_each_line(std::string_view text, F&& f) {
     }
 }
 
-void script_lines(std::string_view text, FileFacts& out) {
+// `cd DIR` among tokens[0, end): the folder the commands after it run in, relative to the script's
+// own. A folder named by a variable, an absolute one or `-` is not known ("?").
+void enter_folder(const std::vector<std::string>& tokens, std::size_t end, std::string& cwd) {
+    for (std::size_t i = 0; i + 1 < end && i + 1 < tokens.size(); ++i) {
+        if (tokens[i] != "cd") continue;
+        const std::string& dir = tokens[i + 1];
+        if (dir.find('$') != std::string::npos || dir.front() == '/' || dir.front() == '~' || dir == "-") cwd = "?";
+        else cwd = cwd.empty() || cwd == "?" ? dir : cwd + "/" + dir;
+    }
+}
+
+void script_lines(std::string_view text, FileFacts& out, bool fenced_blocks) {
     std::string logical;
     int start_line = 1;
+    std::string cwd;  // entered by `cd`; a README's fenced block starts where the README is
     for_each_line(text, [&](std::string_view line, int line_no) {
+        if (fenced_blocks && line.find_first_not_of(" \t") != std::string_view::npos && line.substr(line.find_first_not_of(" \t")).rfind("```", 0) == 0)
+            cwd.clear();
         if (logical.empty()) start_line = line_no;
         const auto hash = line.find('#');
         const bool comment = hash != std::string_view::npos && line.find_first_not_of(" \t") == hash;
@@ -122,7 +136,16 @@ void script_lines(std::string_view text, FileFacts& out) {
         }
         const std::size_t before = out.entry_refs.size();
         commands(logical, start_line, out);
-        for (std::size_t k = before; k < out.entry_refs.size(); ++k) out.entry_refs[k].end_line = line_no;
+        // `cd utils && python train.py`: the folder entered before the command runs
+        const auto tokens = tokens_of(logical);
+        const auto run = std::find_if(tokens.begin(), tokens.end(), [](const std::string& t) { return is_python(t) || is_launcher(t); });
+        std::string here = cwd;
+        enter_folder(tokens, static_cast<std::size_t>(run - tokens.begin()), here);
+        for (std::size_t k = before; k < out.entry_refs.size(); ++k) {
+            out.entry_refs[k].end_line = line_no;
+            if (here != "?") out.entry_refs[k].cwd = here;
+        }
+        enter_folder(tokens, tokens.size(), cwd);
         logical.clear();
     });
 }
@@ -271,9 +294,9 @@ FileFacts entry_facts(FileKind kind, std::string_view text) {
     switch (kind) {
         case FileKind::shell:
         case FileKind::dockerfile:
-        case FileKind::makefile: script_lines(text, out); break;
+        case FileKind::makefile: script_lines(text, out, false); break;
         case FileKind::markdown:
-            script_lines(text, out);
+            script_lines(text, out, true);
             documented_imports(text, out);
             break;
         case FileKind::pyproject: pyproject_facts(text, out); break;

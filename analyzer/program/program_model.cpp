@@ -922,7 +922,13 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
                 target = module_in_project(ref.target, f.path);
                 if (!target) target = find_module(dir_of(f.path), ref.target);
             } else {
-                for (const std::string& candidate : {normalise_relative(ref.target), normalise_relative(join(dir_of(f.path), ref.target))})
+                // in the folder a `cd` entered first (from the file's folder, or the root's), then as written
+                std::vector<std::string> candidates;
+                if (!ref.cwd.empty())
+                    candidates = {normalise_relative(join(dir_of(f.path), join(ref.cwd, ref.target))), normalise_relative(join(ref.cwd, ref.target))};
+                candidates.push_back(normalise_relative(ref.target));
+                candidates.push_back(normalise_relative(join(dir_of(f.path), ref.target)));
+                for (const std::string& candidate : candidates)
                     if (!candidate.empty() && m_python_index.count(candidate)) {
                         target = candidate;
                         break;
