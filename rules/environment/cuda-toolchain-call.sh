@@ -10,3 +10,8 @@ nvcc --version
 # nvidia-smi is how we check the GPUs on the cluster
 # ok: cuda-toolchain-call
 export PATH=$HOME/.local/bin:$PATH
+# a message (jwyang/faster-rcnn.pytorch's lib/make.sh)
+# ok: cuda-toolchain-call
+echo "Compiling nms kernels by nvcc..."
+# ruleid: cuda-toolchain-call
+echo 'export PATH=/usr/local/cuda-11.8/bin:$PATH' >> ~/.bashrc
