@@ -352,6 +352,24 @@ bool same_scope(TSNode a, TSNode b) {
     return ts_node_eq(sa, sb);
 }
 
+// `torch.from_numpy(a).float()`, `.to(torch.float32)`, `.to(dtype=torch.half)`: the float64 tensor is
+// converted where it is made, on the CPU, and never meets a device (rule param `conversions`: the
+// methods that convert, and the torch dtypes `.to` / `.type` may name).
+bool converted_at_once(TSNode sink, const ModuleFacts& facts, const Rule& rule) {
+    const TSNode attr = ts_node_parent(sink);
+    if (!is_type(attr, "attribute") || !ts_node_eq(field(attr, "object"), sink)) return false;
+    const TSNode call = ts_node_parent(attr);
+    if (!is_type(call, "call") || !ts_node_eq(field(call, "function"), attr)) return false;
+    const std::string method(facts.text(field(attr, "attribute")));
+    const auto& conversions = rule_param(rule, "conversions");
+    if (method != "to" && method != "type") return listed(conversions, method);
+    TSNode dtype = keyword_argument(call, "dtype", facts);
+    if (ts_node_is_null(dtype)) dtype = positional_argument(call, 0);
+    if (ts_node_is_null(dtype)) return false;
+    const std::string q = facts.qualname(dtype);
+    return q.rfind("torch.", 0) == 0 && listed(conversions, q.substr(6));
+}
+
 void numpy_float64_flow(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out) {
     std::vector<Assignment> assignments;
     std::vector<TSNode> sinks;
@@ -370,6 +388,7 @@ void numpy_float64_flow(const AnalysisInput& in, const Rule& rule, std::vector<M
     for (TSNode sink : sinks) {
         const std::string sink_name = in.facts.qualname(field(sink, "function"));
         if (sink_name != "torch.from_numpy" && !ts_node_is_null(keyword_argument(sink, "dtype", in.facts))) continue;
+        if (converted_at_once(sink, in.facts, rule)) continue;
         TSNode arg = positional_argument(sink, 0);
         if (ts_node_is_null(arg)) continue;
         std::string source;

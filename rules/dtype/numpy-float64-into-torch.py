@@ -22,7 +22,17 @@ def make_batch(n):
     u = torch.tensor(b, dtype=torch.float32)
     # ruleid: numpy-float64-into-torch
     t = torch.from_numpy(np.linspace(0, 1, n))
-    return x, y, z, w, v, u, t
+    # converted on the CPU where it is made (Yet-Another-EfficientDet-Pytorch's dataset)
+    # ok: numpy-float64-into-torch
+    s = torch.from_numpy(a).to(torch.float32)
+    # ok: numpy-float64-into-torch
+    r = torch.tensor(b).float()
+    # ok: numpy-float64-into-torch
+    q = torch.from_numpy(a).to(dtype=torch.half)
+    # a device move keeps the float64
+    # ruleid: numpy-float64-into-torch
+    p = torch.from_numpy(a).to("cuda")
+    return x, y, z, w, v, u, t, s, r, q, p
 
 
 def other_scope(n):
