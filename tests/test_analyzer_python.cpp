@@ -286,6 +286,24 @@ TEST_F(PythonEngineTest, AnArmAfterANegatedCudaCheckRunsOnlyWithCuda) {
     EXPECT_EQ(at[17]->guard, GuardKind::platform) << at[17]->guard_note;
 }
 
+// Yet-Another-EfficientDet-Pytorch wraps its whole training step in `try: ... except Exception as e:
+// print(e); continue`: on a Mac every batch would fail and be skipped, so the handler is no way round
+// the `.cuda()` in it. A handler that falls through (`except Exception: pass` after `x = x.cuda()`)
+// keeps x as it was: a fallback, as before.
+TEST_F(PythonEngineTest, AHandlerThatSkipsTheRestOfTheWorkIsNoFallback) {
+    const auto fs = of(scan("import torch\n\n\ndef train(loader, model):\n    for imgs in loader:\n        try:\n"
+                            "            imgs = imgs.cuda()\n            loss = model(imgs)\n        except Exception as e:\n"
+                            "            print(e)\n            continue\n\n\ndef warm(x):\n    try:\n        x = x.cuda()\n"
+                            "    except Exception:\n        pass\n    return x\n"),
+                       "cuda-method-call");
+    std::map<int, const Finding*> at;
+    for (const auto& f : fs) at[f.location.line] = &f;
+    ASSERT_TRUE(at.count(7) && at.count(16)) << fs.size();
+    EXPECT_EQ(at[7]->guard, GuardKind::none) << at[7]->guard_note;
+    EXPECT_EQ(at[7]->severity, Severity::major);
+    EXPECT_EQ(at[16]->guard, GuardKind::import_fallback) << at[16]->guard_note;
+}
+
 // votenet's copy of Pointnet2: `except ImportError: if not getattr(builtins, "__POINTNET2_SETUP__",
 // False): raise ImportError(...)`. The flag is one only an install script sets (rules/program.yaml
 // install_flags): the handler raises on every run, and holds no fallback. A handler that raises only

@@ -1040,8 +1040,24 @@ std::vector<TSNode> GuardFinder::import_error_handlers(TSNode try_statement) con
 
 Guard GuardFinder::from_try(TSNode try_statement, TSNode node) const {
     if (!contains(field(try_statement, "body"), node)) return {};
+    // Code that is no import: a handler that skips the rest of the work (`except Exception as e:
+    // print(e); continue` around Yet-Another-EfficientDet-Pytorch's whole training step) leaves no
+    // way round the CUDA call, it only hides the failure on every batch.
+    bool import_site = false;
+    for (TSNode n = node; !ts_node_is_null(n) && !ts_node_eq(n, try_statement) && !import_site; n = ts_node_parent(n))
+        import_site = is_type(n, "import_statement") || is_type(n, "import_from_statement");
+    auto skips_the_rest = [&](TSNode block) {
+        const uint32_t count = ts_node_named_child_count(block);
+        for (uint32_t k = count; k > 0; --k) {
+            const TSNode last = ts_node_named_child(block, k - 1);
+            if (is_type(last, "comment")) continue;
+            return is_type(last, "continue_statement") || is_type(last, "break_statement") || is_type(last, "return_statement");
+        }
+        return false;
+    };
     for (TSNode body : import_error_handlers(try_statement)) {
         if (rebuilds_import(try_statement, body)) continue;
+        if (!import_site && skips_the_rest(body)) continue;
         if (!always_leaves(body)) return {GuardKind::import_fallback, false, "try/except with a fallback"};
     }
     return {};
