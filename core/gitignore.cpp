@@ -223,6 +223,14 @@ std::optional<GitRepository> find_git_repository(const std::filesystem::path& di
         git_buf_dispose(&buf);
         git_config_free(config);
     }
+    git_index* index = nullptr;
+    if (git_repository_index(&index, repo.get()) == 0) {
+        const std::size_t n = git_index_entrycount(index);
+        out.tracked.reserve(n);
+        for (std::size_t i = 0; i < n; ++i)
+            if (const git_index_entry* e = git_index_get_byindex(index, i)) out.tracked.emplace_back(e->path);
+        git_index_free(index);
+    }
     const std::filesystem::path info_exclude = std::filesystem::path(git_repository_commondir(repo.get())) / "info" / "exclude";
     for (const auto& f : {excludes, info_exclude}) {
         std::error_code ec;

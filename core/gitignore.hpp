@@ -42,6 +42,9 @@ struct GitRepository {
     // core.excludesFile (or $XDG_CONFIG_HOME/git/ignore), then $GIT_COMMON_DIR/info/exclude: the
     // patterns every .gitignore of the tree overrides, in that order. Each is (file, text).
     std::vector<std::pair<std::filesystem::path, std::string>> global_ignores;
+    // The paths git tracks (its index), '/'-separated from `top`: ignore patterns do not hold for
+    // them, as in git (IDEA-Research/DINO tracks its scripts/ and ignores "scripts/").
+    std::vector<std::string> tracked;
 };
 // nullopt when `dir` is in no work tree (or in a bare repository).
 std::optional<GitRepository> find_git_repository(const std::filesystem::path& dir);

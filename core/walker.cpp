@@ -7,7 +7,9 @@
 #include <atomic>
 #include <thread>
 #include <chrono>
+#include <memory>
 #include <set>
+#include <unordered_set>
 
 #include "core/gitignore.hpp"
 #include "core/hash.hpp"
@@ -89,6 +91,15 @@ public:
                     m_prefix = rel == "." ? "" : rel.generic_string();
                     if (!m_prefix.empty() && m_prefix.back() == '/') m_prefix.pop_back();
                     for (const auto& [file, text] : repo->global_ignores) m_ignore.add("", text);
+                    if (!repo->tracked.empty()) {
+                        auto tracked = std::make_shared<Tracked>();
+                        for (const auto& path : repo->tracked) {
+                            tracked->files.insert(path);
+                            for (auto slash = path.rfind('/'); slash != std::string::npos && slash > 0; slash = path.rfind('/', slash - 1))
+                                if (!tracked->dirs.insert(path.substr(0, slash)).second) break;
+                        }
+                        m_tracked = std::move(tracked);
+                    }
                 }
             }
         }
@@ -96,6 +107,7 @@ public:
             std::string text;
             for (const auto& e : options.exclude) text += e + "\n";
             m_ignore.add(m_prefix, text);
+            m_own_ignore.add(m_prefix, text);
         }
     }
 
@@ -160,7 +172,23 @@ private:
     std::string ignore_path(const std::string& rel) const {
         return m_prefix.empty() ? rel : rel.empty() ? m_prefix : m_prefix + "/" + rel;
     }
-    bool ignored(const std::string& rel, bool is_dir) const { return !m_ignore.empty() && m_ignore.is_ignored(ignore_path(rel), is_dir); }
+    // A path git tracks (or a folder holding one) is ignored only by mpsport's own patterns
+    // (.mpsportignore, --exclude): git's do not hold for what it tracks.
+    bool ignored(const std::string& rel, bool is_dir) const {
+        if (m_ignore.empty()) return false;
+        const std::string path = ignore_path(rel);
+        const bool tracked = m_tracked && (is_dir ? m_tracked->dirs.count(path) : m_tracked->files.count(path));
+        if (tracked) return !m_own_ignore.empty() && m_own_ignore.is_ignored(path, is_dir);
+        if (m_ignore.is_ignored(path, is_dir)) return true;
+        // An untracked path below an ignored folder that is walked for the files git tracks in it
+        if (m_tracked)
+            for (auto slash = path.rfind('/'); slash != std::string::npos && slash > 0; slash = path.rfind('/', slash - 1)) {
+                // only a folder kept for what git tracks in it can be an ignored one the walk entered
+                const std::string dir = path.substr(0, slash);
+                if (m_tracked->dirs.count(dir) && m_ignore.is_ignored(dir, true)) return true;
+            }
+        return false;
+    }
 
     // The .gitignore files of the folders from the work tree's top down to the scanned root.
     void load_ignore_files_above(const fs::path& dir) {
@@ -192,7 +220,9 @@ private:
             const fs::path f = dir / name;
             if (!fs::is_regular_file(f, ec)) continue;
             try {
-                m_ignore.add(rel, read_file(f));
+                const std::string text = read_file(f);
+                m_ignore.add(rel, text);
+                if (std::string_view(name) == ".mpsportignore") m_own_ignore.add(rel, text);
             } catch (const std::exception& e) {
                 m_result.skipped.push_back({rel.empty() ? name : rel + "/" + name, std::string("ignore file unreadable: ") + e.what()});
             }
@@ -292,7 +322,12 @@ private:
     std::string m_prefix;  // the base relative to m_top ("" when they are the same)
     WalkOptions m_options;
     std::vector<std::pair<fs::path, std::string>>* m_defer = nullptr;
-    IgnoreRules m_ignore;
+    IgnoreRules m_ignore;      // git's patterns and mpsport's own
+    IgnoreRules m_own_ignore;  // .mpsportignore and --exclude alone
+    struct Tracked {
+        std::unordered_set<std::string> files, dirs;
+    };
+    std::shared_ptr<const Tracked> m_tracked;  // what git tracks, from the top; null outside a repository
     std::set<std::string> m_loaded;
     std::set<std::string> m_licence_looked;  // folders licensed_parents() has listed
     std::set<std::string> m_active;

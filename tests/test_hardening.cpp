@@ -141,6 +141,36 @@ TEST(Gitignore, SubfolderScanHonoursTheTopsIgnoreFilesAndGitConfig) {
     EXPECT_TRUE(walk(d.path() / "src", {d.path() / "src"}, excluded).files.empty());
 }
 
+// IDEA-Research/DINO's .gitignore says "scripts/" and "*.pth", yet git tracks its scripts/DINO_train.sh
+// (which runs main.py): as in git, ignore patterns do not hold for tracked files, or for the folders
+// that hold them. An untracked file there is still ignored, and .mpsportignore / --exclude still hold
+// for tracked files.
+TEST(Gitignore, TrackedFilesAreNeverIgnoredByGitsPatterns) {
+    test::TempDir d;
+    const std::string git = "cd " + quote(d.path()) + " && git -c user.email=t@t -c user.name=t ";
+    ASSERT_EQ(test::run_command(git + "init -q . 2>&1").exit_code, 0);
+    d.write("scripts/train.sh", "python main.py\n");
+    d.write("weights/base.pth", "not a real checkpoint");
+    d.write("main.py", "import torch\n");
+    ASSERT_EQ(test::run_command(git + "add -A && " + git + "commit -qm init 2>&1").exit_code, 0);
+    d.write(".gitignore", "scripts/\n*.pth\nvendored/\n");
+    d.write("scripts/local.sh", "python other.py\n");  // untracked: ignored
+    d.write("scripts/more/local.py", "import torch\n");  // untracked, in an untracked folder below
+    d.write("vendored/lib.py", "import torch\n");
+    ASSERT_EQ(test::run_command(git + "add -f vendored/lib.py 2>&1").exit_code, 0);  // tracked, but .mpsportignore'd below
+    d.write(".mpsportignore", "vendored/\n");
+    auto paths_of = [&](const WalkOptions& o) {
+        std::vector<std::string> paths;
+        for (const auto& f : walk(d.path(), {d.path()}, o).files) paths.push_back(f.path);
+        std::sort(paths.begin(), paths.end());
+        return paths;
+    };
+    EXPECT_EQ(paths_of(WalkOptions{}), (std::vector<std::string>{"main.py", "scripts/train.sh", "weights/base.pth"}));
+    WalkOptions excluded;
+    excluded.exclude = {"scripts/"};
+    EXPECT_EQ(paths_of(excluded), (std::vector<std::string>{"main.py", "weights/base.pth"}));
+}
+
 // ---- guards on resolved names ----------------------------------------------------------------
 
 TEST(Guards, MpsAwarenessIsAResolvedNameNotASubstring) {
