@@ -294,14 +294,18 @@ TEST_F(PythonEngineTest, AHandlerThatSkipsTheRestOfTheWorkIsNoFallback) {
     const auto fs = of(scan("import torch\n\n\ndef train(loader, model):\n    for imgs in loader:\n        try:\n"
                             "            imgs = imgs.cuda()\n            loss = model(imgs)\n        except Exception as e:\n"
                             "            print(e)\n            continue\n\n\ndef warm(x):\n    try:\n        x = x.cuda()\n"
-                            "    except Exception:\n        pass\n    return x\n"),
+                            "    except Exception:\n        pass\n    return x\n\n\n"
+                            "def step(x):\n    try:\n        x = x.cuda()\n    except Exception:\n        return\n    return x\n\n\n"
+                            "def smooth(x):\n    try:\n        return x.cuda()\n    except Exception:\n        return x\n"),
                        "cuda-method-call");
     std::map<int, const Finding*> at;
     for (const auto& f : fs) at[f.location.line] = &f;
-    ASSERT_TRUE(at.count(7) && at.count(16)) << fs.size();
-    EXPECT_EQ(at[7]->guard, GuardKind::none) << at[7]->guard_note;
-    EXPECT_EQ(at[7]->severity, Severity::major);
-    EXPECT_EQ(at[16]->guard, GuardKind::import_fallback) << at[16]->guard_note;
+    ASSERT_TRUE(at.count(7) && at.count(16) && at.count(24) && at.count(32)) << fs.size();
+    for (int line : {7, 24}) {  // continue; a bare return
+        EXPECT_EQ(at[line]->guard, GuardKind::none) << line << ": " << at[line]->guard_note;
+        EXPECT_EQ(at[line]->severity, Severity::major) << line;
+    }
+    for (int line : {16, 32}) EXPECT_EQ(at[line]->guard, GuardKind::import_fallback) << line << ": " << at[line]->guard_note;  // falls through; returns another result
 }
 
 // votenet's copy of Pointnet2: `except ImportError: if not getattr(builtins, "__POINTNET2_SETUP__",

@@ -1041,8 +1041,8 @@ std::vector<TSNode> GuardFinder::import_error_handlers(TSNode try_statement) con
 Guard GuardFinder::from_try(TSNode try_statement, TSNode node) const {
     if (!contains(field(try_statement, "body"), node)) return {};
     // Code that is no import: a handler that skips the rest of the work (`except Exception as e:
-    // print(e); continue` around Yet-Another-EfficientDet-Pytorch's whole training step) leaves no
-    // way round the CUDA call, it only hides the failure on every batch.
+    // print(e); continue` around Yet-Another-EfficientDet-Pytorch's whole training step; break; a
+    // bare return) leaves no way round the CUDA call, it only hides the failure on every batch.
     bool import_site = false;
     for (TSNode n = node; !ts_node_is_null(n) && !ts_node_eq(n, try_statement) && !import_site; n = ts_node_parent(n))
         import_site = is_type(n, "import_statement") || is_type(n, "import_from_statement");
@@ -1051,7 +1051,10 @@ Guard GuardFinder::from_try(TSNode try_statement, TSNode node) const {
         for (uint32_t k = count; k > 0; --k) {
             const TSNode last = ts_node_named_child(block, k - 1);
             if (is_type(last, "comment")) continue;
-            return is_type(last, "continue_statement") || is_type(last, "break_statement") || is_type(last, "return_statement");
+            // `return x` (sam2's `except Exception: return x`) hands back another result: a way round
+            if (is_type(last, "return_statement"))
+                return ts_node_named_child_count(last) == 0 || m_facts.text(ts_node_named_child(last, 0)) == "None";
+            return is_type(last, "continue_statement") || is_type(last, "break_statement");
         }
         return false;
     };
