@@ -70,9 +70,8 @@ std::vector<std::string> overrides(const std::vector<std::string>& tokens, std::
     return out;
 }
 
-// The scripts and modules one command line runs.
-void commands(std::string_view line, int line_no, FileFacts& out) {
-    const auto tokens = tokens_of(line);
+// The scripts and modules one command line (its tokens) runs.
+void commands(const std::vector<std::string>& tokens, int line_no, FileFacts& out) {
     for (std::size_t i = 0; i < tokens.size(); ++i) {
         if (!is_python(tokens[i]) && !is_launcher(tokens[i])) continue;
         for (std::size_t k = i + 1; k < tokens.size(); ++k) {
@@ -135,9 +134,9 @@ void script_lines(std::string_view text, FileFacts& out, bool fenced_blocks) {
             logical.append(line);
         }
         const std::size_t before = out.entry_refs.size();
-        commands(logical, start_line, out);
-        // `cd utils && python train.py`: the folder entered before the command runs
         const auto tokens = tokens_of(logical);
+        commands(tokens, start_line, out);
+        // `cd utils && python train.py`: the folder entered before the command runs
         const auto run = std::find_if(tokens.begin(), tokens.end(), [](const std::string& t) { return is_python(t) || is_launcher(t); });
         std::string here = cwd;
         enter_folder(tokens, static_cast<std::size_t>(run - tokens.begin()), here);
