@@ -29,13 +29,13 @@ bool known_predicate(const std::string& op) {
     static const std::set<std::string> ops = {"eq", "not-eq", "any-of", "not-any-of", "match", "not-match",
                                               "qualname-eq", "qualname-any-of", "qualname-match", "value-match",
                                               "not-in-call", "in-function", "not-beside-call", "rebound-by-call", "not-rebound-by-call", "assigned-qualname-match",
-                                              "not-keyword-eq", "not-parent-type", "not-assigned-to", "not-bare-call-of"};
+                                              "not-keyword-eq", "not-parent-type", "not-assigned-to", "not-bare-call-of", "not-in-table-of"};
     return ops.count(op) > 0;
 }
 bool takes_regex(const std::string& op) {
     static const std::set<std::string> ops = {"match",       "not-match",       "qualname-match",         "value-match",
                                               "not-in-call", "not-beside-call", "rebound-by-call", "not-rebound-by-call", "assigned-qualname-match",
-                                              "not-bare-call-of"};
+                                              "not-bare-call-of", "not-in-table-of"};
     return ops.count(op) > 0;
 }
 
@@ -182,6 +182,25 @@ bool QuerySet::holds(const Predicate& p, const TSQueryMatch& match, const Module
         const TSNode parent = ts_node_parent(node);
         return ts_node_is_null(parent) || !(is_type(parent, "assignment") || is_type(parent, "augmented_assignment")) ||
                !ts_node_eq(field(parent, "left"), node);
+    }
+    if (op == "not-in-table-of") {
+        // (#not-in-table-of? @finding "^torch\\."): not a key or value of a dict literal with three or
+        // more entries naming such things: a lookup table over dtypes (stable-fast-3d's `EPS_DTYPE =
+        // {torch.float16: 1e-4, ..., torch.float64: 1e-8}`, an old collate's `numpy_type_map`) makes none.
+        const TSNode pair = ts_node_parent(node);
+        const TSNode dict = ts_node_is_null(pair) ? TSNode{} : ts_node_parent(pair);
+        if (!is_type(pair, "pair") || !is_type(dict, "dictionary")) return true;
+        int naming = 0;
+        for (uint32_t i = 0; i < ts_node_named_child_count(dict); ++i) {
+            const TSNode entry = ts_node_named_child(dict, i);
+            if (!is_type(entry, "pair")) continue;
+            for (const TSNode side : {field(entry, "key"), field(entry, "value")})
+                if (!ts_node_is_null(side) && std::regex_search(facts.qualname(side), *p.regex)) {
+                    ++naming;
+                    break;
+                }
+        }
+        return naming < 3;
     }
     if (op == "not-parent-type") {  // (#not-parent-type? @call "comparison_operator"): not an operand of that
         const TSNode parent = ts_node_parent(node);

@@ -26,6 +26,20 @@ def covariance(x, device):
     return x, w, v, u, f, a, label, same
 
 
+# A lookup table over dtypes makes no float64 tensor (stable-fast-3d's EPS_DTYPE)
+EPS_DTYPE = {
+    torch.float16: 1e-4,
+    torch.bfloat16: 1e-4,
+    torch.float32: 1e-7,
+    # ok: float64-dtype
+    torch.float64: 1e-8,
+}
+# ok: float64-dtype
+numpy_type_map = {"float64": torch.DoubleTensor, "float32": torch.FloatTensor, "int64": torch.LongTensor}
+# ruleid: float64-dtype
+config = {"dtype": torch.float64, "steps": 10}
+
+
 class Diffusion(nn.Module):
     def __init__(self, timesteps):
         super().__init__()
