@@ -389,7 +389,10 @@ bool classify_file(std::string_view rel, FileKind& kind) {
     if (name == "CMakeLists.txt" || ends_with(name, ".cmake")) return kind = FileKind::cmake, true;
     // READMEs and docs name how a repository is run (`python train.py config/…`): entry points only.
     if (ends_with(name, ".md") || ends_with(name, ".rst")) return kind = FileKind::markdown, true;
-    if (ends_with(name, ".cpp") || ends_with(name, ".cc") || ends_with(name, ".cxx") || ends_with(name, ".hpp") || ends_with(name, ".h"))
+    // .mm: Objective-C++, where an extension's MPS kernels register (read as C++: the registrations
+    // parse, the Objective-C in function bodies is recovered from)
+    if (ends_with(name, ".cpp") || ends_with(name, ".cc") || ends_with(name, ".cxx") || ends_with(name, ".hpp") || ends_with(name, ".h") ||
+        ends_with(name, ".mm"))
         return kind = FileKind::cpp, true;
     if (ends_with(name, ".pt") || ends_with(name, ".pth") || ends_with(name, ".ckpt") || ends_with(name, ".bin") ||
         ends_with(name, ".safetensors"))

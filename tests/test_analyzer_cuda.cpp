@@ -200,6 +200,36 @@ TEST(ClangEngine, ACheckThatATensorIsNotOnCudaIsNoCudaGate) {
     EXPECT_EQ(hits(r, "cuda-tensor-gate").size(), 0u);
 }
 
+// Stability-AI/stable-fast-3d's texture baker registers its MPS kernels in an Objective-C++ file
+// (baker_kernel.mm, beside a .metal shader), CUDA ones in a .cu and CPU ones in a .cpp. The .mm is
+// read as C++: the registration parses, the Objective-C around it is recovered from. The op runs
+// natively on a Mac: info, not the CPU path's dual-track.
+TEST(ClangEngine, AnOpWithAnMpsKernelInAnObjectiveCppFileRunsNatively) {
+    if (!cuda::ClangEngine::available()) return;
+    test::TempDir d;
+    d.write("baker/csrc/baker.cpp", "#include <torch/extension.h>\nat::Tensor rasterize_cpu(const at::Tensor& uv) { return uv.clone(); }\n"
+                                    "TORCH_LIBRARY(baker, m) {\n  m.def(\"rasterize(Tensor uv) -> Tensor\");\n}\n"
+                                    "TORCH_LIBRARY_IMPL(baker, CPU, m) { m.impl(\"rasterize\", rasterize_cpu); }\n");
+    d.write("baker/csrc/baker_kernel.cu", "#include <torch/extension.h>\n__global__ void raster(float* x) {}\n"
+                                          "at::Tensor rasterize_cuda(const at::Tensor& uv) { raster<<<1, 1>>>(nullptr); return uv; }\n"
+                                          "TORCH_LIBRARY_IMPL(baker, CUDA, m) { m.impl(\"rasterize\", rasterize_cuda); }\n");
+    d.write("baker/csrc/baker_kernel.mm", "#import <Foundation/Foundation.h>\n#import <Metal/Metal.h>\n#include <torch/extension.h>\n"
+                                          "namespace baker {\nat::Tensor rasterize_mps(const at::Tensor& uv) {\n  @autoreleasepool {\n"
+                                          "    id<MTLDevice> device = MTLCreateSystemDefaultDevice();\n    [device newBufferWithLength:16 options:0];\n"
+                                          "  }\n  return uv;\n}\n    TORCH_LIBRARY_IMPL(baker, MPS, m) { m.impl(\"rasterize\", rasterize_mps); }\n}\n");
+    const ScanResult r = scan_tree(d.path());
+    const NativeOp* op = find_op(r, "baker::rasterize");
+    ASSERT_NE(op, nullptr);
+    EXPECT_NE(std::find(op->devices.begin(), op->devices.end(), NativeDevice::MPS), op->devices.end());
+    EXPECT_EQ(hits(r, "extension-op-with-mps-kernel").size(), 1u);
+    EXPECT_EQ(hits(r, "extension-op-with-cpu-path").size(), 0u);
+    for (const auto& f : r.findings)
+        if (f.rule_id == "extension-op-with-mps-kernel") {
+            EXPECT_EQ(f.severity, Severity::info);
+            EXPECT_EQ(f.impact, VerdictImpact::none);
+        }
+}
+
 TEST(ClangEngine, CompileCommandsRepositoryHeadersAndMacroLocations) {
     if (!cuda::ClangEngine::available()) return;
     test::TempDir d;

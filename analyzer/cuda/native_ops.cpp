@@ -124,7 +124,10 @@ void add_findings(const NativeModule& module, const std::map<std::string, std::s
     for (const auto& op : module.ops) {
         const bool cuda = std::count(op.devices.begin(), op.devices.end(), NativeDevice::CUDA) > 0;
         if (!cuda) continue;
-        const std::string when = op.devices.size() == 1 ? "cuda-only" : "cuda-and-other";
+        // an MPS kernel beside the CUDA one (an Objective-C++ file's TORCH_LIBRARY_IMPL(ns, MPS, m)):
+        // the op runs natively on a Mac
+        const bool mps = std::count(op.devices.begin(), op.devices.end(), NativeDevice::MPS) > 0;
+        const std::string when = op.devices.size() == 1 ? "cuda-only" : mps ? "cuda-and-mps" : "cuda-and-other";
         for (const auto& rule : catalogue.rules()) {
             if (rule.engine != "clang" || rule.check != "native-op-devices") continue;
             const auto it = rule.params.find("when");
