@@ -435,13 +435,16 @@ Guard GuardFinder::from_if(TSNode if_statement, TSNode node) const {
                                     : static_cast<std::size_t>(std::find_if(conditions.begin(), conditions.end(),
                                                                             [&](TSNode c) { return ts_node_eq(c, branch_condition); }) -
                                                                conditions.begin());
-    for (std::size_t k = 0; k < arm && k < conditions.size(); ++k) {
+    // An else after one negated test is the branch below's; a chain or its siblings that test MPS
+    // know MPS, as there.
+    for (std::size_t k = 0; !(in_else && conditions.size() == 1) && !chain_mps && k < arm && k < conditions.size(); ++k) {
         const Test earlier = classify(conditions[k]);
-        if (earlier.mps) break;
-        if (earlier.kind == GuardKind::device_check && earlier.negated && !earlier.cpu)
-            return {GuardKind::device_check, false, "after `" + one_line(conditions[k]) + "`: this arm runs only with CUDA"};
-        if (earlier.kind == GuardKind::platform && earlier.names_mac && !earlier.negated)
-            return {GuardKind::platform, false, "after `" + one_line(conditions[k]) + "`: this arm never runs on a Mac"};
+        const bool cuda_only = earlier.kind == GuardKind::device_check && earlier.negated && !earlier.cpu;
+        const bool not_mac = earlier.kind == GuardKind::platform && earlier.names_mac && !earlier.negated;
+        if (!cuda_only && !not_mac) continue;
+        if (sibling_checks_mps(if_statement)) break;
+        return cuda_only ? Guard{GuardKind::device_check, false, "after `" + one_line(conditions[k]) + "`: this arm runs only with CUDA"}
+                         : Guard{GuardKind::platform, false, "after `" + one_line(conditions[k]) + "`: this arm never runs on a Mac"};
     }
     if (in_else) {
         // The else of `if sys.platform == "darwin":` never runs on a Mac; the else of a negated
