@@ -180,12 +180,14 @@ private:
         const bool tracked = m_tracked && (is_dir ? m_tracked->dirs.count(path) : m_tracked->files.count(path));
         if (tracked) return !m_own_ignore.empty() && m_own_ignore.is_ignored(path, is_dir);
         if (m_ignore.is_ignored(path, is_dir)) return true;
-        // An untracked path below an ignored folder that is walked for the files git tracks in it
+        // An untracked path below an ignored folder that is walked for the files git tracks in it. Only
+        // tracked folders can be such: up from the path's folder while they are tracked (an untracked
+        // folder was weighed so when the walk entered it, and its ancestors are all tracked).
         if (m_tracked)
             for (auto slash = path.rfind('/'); slash != std::string::npos && slash > 0; slash = path.rfind('/', slash - 1)) {
-                // only a folder kept for what git tracks in it can be an ignored one the walk entered
                 const std::string dir = path.substr(0, slash);
-                if (m_tracked->dirs.count(dir) && m_ignore.is_ignored(dir, true)) return true;
+                if (!m_tracked->dirs.count(dir)) break;
+                if (m_ignore.is_ignored(dir, true)) return true;
             }
         return false;
     }
