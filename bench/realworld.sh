@@ -7,7 +7,8 @@
 #
 # SNAPSHOTS holds one git directory per repository, named owner+name (with the git directory
 # itself or a `repo` folder inside it), as the search tool's `fetch` leaves them. OUT (default: a
-# temporary folder) receives the exported trees and one JSON report per repository.
+# temporary folder) receives one JSON report per repository; each exported tree is removed once
+# its report is written (some 2 GB for the whole list) unless REALWORLD_KEEP_TREES=1.
 # REALWORLD_LABELS=FILE runs another list of the same form (a holdout set labelled before it is added).
 # A repository whose report crashes, fails or takes longer than REALWORLD_TIMEOUT seconds (600) counts
 # as wrong and is named; the others still run.
@@ -20,7 +21,7 @@ mkdir -p "$out"
 # No label moves to match the tool: the suite's own labels are checked against their history first.
 [[ -n "${REALWORLD_LABELS:-}" ]] || python3 "$repo_root/bench/check_labels.py"
 REALWORLD_BENCH_DIR="$repo_root/bench" python3 - "${REALWORLD_LABELS:-$repo_root/bench/realworld.json}" "$snapshots" "$out" "$mpsport" <<'PY'
-import json, os, subprocess, sys, time
+import json, os, shutil, subprocess, sys, time
 labels, snapshots, out, mpsport = sys.argv[1:5]
 sys.path.insert(0, os.environ["REALWORLD_BENCH_DIR"])
 from build_tree import export  # skips the blobs a snapshot lacks (large binaries)
@@ -54,6 +55,8 @@ for entry in json.load(open(labels))["repos"]:
     except subprocess.TimeoutExpired:
         got = f"hung > {timeout}s"
     seconds = time.time() - start
+    if os.environ.get("REALWORLD_KEEP_TREES") != "1":
+        shutil.rmtree(tree, ignore_errors=True)
     if got in verdicts:
         matrix[(entry["label"], got)] += 1
     else:

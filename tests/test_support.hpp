@@ -6,6 +6,7 @@
 #include <fstream>
 #include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 
 #include "analyzer/scanner.hpp"
@@ -43,7 +44,11 @@ public:
     std::filesystem::path write(const std::string& rel, const std::string& text) const {
         const auto p = m_path / rel;
         std::filesystem::create_directories(p.parent_path());
-        std::ofstream(p, std::ios::binary) << text;
+        std::ofstream out(p, std::ios::binary);
+        out << text;
+        out.close();
+        // A short write (a full disk) would make a test pass or fail for a reason it does not name.
+        if (!out) throw std::runtime_error("cannot write test input " + p.string() + " (is the disk full?)");
         return p;
     }
 
