@@ -213,6 +213,9 @@ struct ProgramVocabulary {
     std::optional<WeightRule> vendored_fallback;
     // an extension build with nvcc flags and sources the scan cannot read, in a repository with no .cu/.cuh file
     std::optional<WeightRule> no_cuda_sources;
+    // An op of the repository's extension whose every Python call sits under a device check: a Mac
+    // takes the path beside it. Weighs in place of the device-check guard's own weight.
+    std::optional<WeightRule> device_routed_op;
     // A stay-on-CUDA import that the run reaches through names another module of the repository
     // defines too, with nothing CUDA-only on load: importing that twin is the port.
     std::optional<WeightRule> twin_definition;

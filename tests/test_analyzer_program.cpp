@@ -608,7 +608,9 @@ TEST(ProgramModel, Float64OfTensorsTheLabsLoaderPutsOnTheCpuIsNotReported) {
 // sources=[...])` in `_init()`, the repository's wrapper of cpp_extension.load (rules/program.yaml
 // extension_loaders), called as `x.device.type == 'cuda' and _init()`; the op is called in the forward
 // of an autograd Function that `_bias_act_cuda()` makes, whose `.apply` runs under the same check. The
-// build and the op are on a path a Mac never takes: info. Called without the check, the op is required.
+// build is on a path a Mac never takes: info. The op is nothing to edit, but a Mac runs the pure-PyTorch
+// path beside it instead (rules/program.yaml device_routed_op): minor and dual-track, as every such
+// repository is labelled. Called without the check, the op is required.
 TEST(ProgramModel, AnExtensionBuiltThroughTheRepositorysLoaderTakesTheGuardOfItsCalls) {
     test::TempDir d;
     d.write("torch_utils/__init__.py", "");
@@ -641,10 +643,12 @@ TEST(ProgramModel, AnExtensionBuiltThroughTheRepositorysLoaderTakesTheGuardOfIts
     };
     const ScanResult guarded = scan_dir(d);
     ASSERT_NE(op(guarded), nullptr);
-    EXPECT_EQ(op(guarded)->severity, Severity::info) << op(guarded)->note;
-    EXPECT_EQ(op(guarded)->impact, VerdictImpact::none);
+    EXPECT_EQ(op(guarded)->severity, Severity::minor) << op(guarded)->note;
+    EXPECT_EQ(op(guarded)->impact, VerdictImpact::dual) << op(guarded)->note;
+    EXPECT_EQ(op(guarded)->guard, GuardKind::device_check) << op(guarded)->note;
     EXPECT_NE(op(guarded)->note.find("callers of _bias_act_cuda(): impl == 'cuda' and x.device.type == 'cuda'"), std::string::npos)
         << op(guarded)->note;
+    EXPECT_NE(op(guarded)->note.find("sends a Mac down the pure-PyTorch path beside it"), std::string::npos) << op(guarded)->note;
     const Finding* kernel = find(guarded, "cuda-kernel-source", "torch_utils/ops/bias_act.cu");
     ASSERT_NE(kernel, nullptr);
     EXPECT_EQ(kernel->severity, Severity::info) << kernel->note;
@@ -668,7 +672,8 @@ TEST(ProgramModel, AnExtensionBuiltThroughTheRepositorysLoaderTakesTheGuardOfIts
                                                "        return _bias_act_cuda().apply(x, b)\n    return x + b\n\n\n" + cuda_class);
     const ScanResult named = scan_dir(d);
     ASSERT_NE(op(named), nullptr);
-    EXPECT_EQ(op(named)->severity, Severity::info) << op(named)->note;
+    EXPECT_EQ(op(named)->severity, Severity::minor) << op(named)->note;
+    EXPECT_EQ(op(named)->impact, VerdictImpact::dual) << op(named)->note;
 
     // stylegan2-ada's upfirdn2d: the build in try/except (a fallback beside it) inside that _init(); its
     // callers' device check says more, the Mac never builds it, and its kernels are info too

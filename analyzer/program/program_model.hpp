@@ -339,8 +339,10 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
 
 // The one place a finding's final severity and verdict impact are decided, from the rule's weight,
 // the guard around it, its reach and any `context` weights (a data file no code reads, a checkpoint
-// every load remaps), each with its reason; `note` says what changed and why.
+// every load remaps), each with its reason; `note` says what changed and why. `guard_weight_override`,
+// where given, weighs in place of the weight of the finding's guard kind (around the finding, and on
+// its import chain where the chain's guard is of that kind).
 void weigh(Finding& f, Level level, const FileReach& reach, const ProgramVocabulary& vocabulary,
-           const std::vector<std::pair<const WeightRule*, std::string>>& context = {});
+           const std::vector<std::pair<const WeightRule*, std::string>>& context = {}, const WeightRule* guard_weight_override = nullptr);
 
 }  // namespace mpsport::program

@@ -18,8 +18,9 @@ RelatedLocation call_location(const CallSite& c, const std::string& what) {
 }
 
 // An op of a compiled module is as needed as the Python calls of it: a CUDA-only op that the
-// training run never calls does not keep the run on CUDA, one that it calls does.
-void weigh_by_op_calls(const ProgramModel& model, const ExtensionLink* ext, Finding& f, FileReach& r) {
+// training run never calls does not keep the run on CUDA, one that it calls does. True when every
+// call sits under a device check, which the finding now carries: a Mac takes the path beside them.
+bool weigh_by_op_calls(const ProgramModel& model, const ExtensionLink* ext, Finding& f, FileReach& r) {
     const auto colons = f.native_op.find("::");
     std::vector<CallSite> calls;
     bool module_called = false;
@@ -33,6 +34,7 @@ void weigh_by_op_calls(const ProgramModel& model, const ExtensionLink* ext, Find
     }
     module_called = module_called || (ext && !ext->calls.empty());
     for (const auto& c : calls) f.related.push_back(call_location(c, f.native_op));
+    bool routed = false;
     // Every call under a guard (stylegan3's `if impl == 'cuda' and x.device.type == 'cuda' and _init():`):
     // the op runs only where the weakest of them holds, wherever the calling file is reached from.
     if (!calls.empty() && f.guard == GuardKind::none &&
@@ -43,6 +45,7 @@ void weigh_by_op_calls(const ProgramModel& model, const ExtensionLink* ext, Find
         f.guard = weakest->guard;
         f.guard_note = "every Python call of " + f.native_op + " is guarded; " + weakest->path + ":" + std::to_string(weakest->line) + ": " +
                        weakest->guard_note;
+        routed = f.guard == GuardKind::device_check;
     }
     const auto called = model.reach_of_calls(calls);
     if (called && called->level > Level::unreached) {
@@ -67,6 +70,7 @@ void weigh_by_op_calls(const ProgramModel& model, const ExtensionLink* ext, Find
         r.guard_note = (called ? called->guard_note : "no Python call of " + f.native_op + " was found") + ", while other ops of " +
                        f.subject + " are called";
     }
+    return routed;
 }
 
 // Built or imported unconditionally, but every call of its ops sits behind a guard with another
@@ -202,7 +206,7 @@ void cap_declarations_by_uses(const ProgramModel& model, std::vector<Finding>& f
 }  // namespace
 
 void weigh(Finding& f, Level level, const FileReach& reach, const ProgramVocabulary& vocabulary,
-           const std::vector<std::pair<const WeightRule*, std::string>>& context) {
+           const std::vector<std::pair<const WeightRule*, std::string>>& context, const WeightRule* guard_weight_override) {
     int drop = 0;
     int impact_drop = 0;
     std::optional<Severity> max_severity;
@@ -229,12 +233,14 @@ void weigh(Finding& f, Level level, const FileReach& reach, const ProgramVocabul
     // rule's weight is already the fallback's, so the guard does not weigh on it again.
     const bool weighed_by_rule = f.guard == GuardKind::import_fallback && f.category == "dependency" && is_python_source(f.location.path);
     if (f.guard != GuardKind::none && !weighed_by_rule)
-        take(guard_weight(f.guard), std::string(to_string(f.guard)) + " guard `" + f.guard_note + "`");
+        take(guard_weight_override ? guard_weight_override : guard_weight(f.guard), std::string(to_string(f.guard)) + " guard `" + f.guard_note + "`");
     switch (level) {
         case Level::optional_fallback:
         case Level::optional_dead:
             take(reach_weight(Reach::optional), reach.guard_note.empty() ? "optional" : "optional: " + reach.guard_note);
-            if (level == Level::optional_dead) take(guard_weight(reach.guard), std::string(to_string(reach.guard)) + " on the import chain");
+            if (level == Level::optional_dead)
+                take(guard_weight_override && reach.guard == f.guard ? guard_weight_override : guard_weight(reach.guard),
+                     std::string(to_string(reach.guard)) + " on the import chain");
             break;
         case Level::tooling: take(reach_weight(Reach::tooling), reach.guard_note.empty() ? "tooling" : "tooling: " + reach.guard_note); break;
         case Level::unreached: take(reach_weight(Reach::unreached), reach.guard_note.empty() ? "unreached" : "unreached: " + reach.guard_note); break;
@@ -301,6 +307,7 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
         if (f.category == "dependency" && !f.subject.empty() && model.is_own_package(f.subject, f.location.path)) continue;
         FileReach r;
         const ExtensionLink* linked = nullptr;  // the extension the finding is of, if any
+        bool routed = false;                    // an op whose every call a device check routes (device_routed_op)
         if (const ExtensionLink* ext = model.extension_defined_at(f.location.path, f.location.line)) {
             linked = ext;
             r = ext->reach;
@@ -339,7 +346,7 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
                     }
                 }
             }
-            if (!f.native_op.empty() && r.level != Level::tooling) weigh_by_op_calls(model, src, f, r);
+            if (!f.native_op.empty() && r.level != Level::tooling) routed = weigh_by_op_calls(model, src, f, r);
         } else if (is_declaration(f)) {
             // a declaration (requirements, pyproject, setup.py's install_requires): as needed as its imports
             r = model.reach_of_importers(f.subject, f.location.path).value_or(model.reach_of(f.location.path));
@@ -408,7 +415,9 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
                                                   : file));
             }
         }
-        weigh(f, r.level, r, vocabulary, context);
+        // (in code the run reaches: an op no entry reaches is as nothing as the device check makes it)
+        const bool run_reaches = r.level != Level::unreached && r.level != Level::tooling;
+        weigh(f, r.level, r, vocabulary, context, routed && run_reaches && vocabulary.device_routed_op ? &*vocabulary.device_routed_op : nullptr);
         kept.push_back(std::move(f));
     }
     findings = std::move(kept);
