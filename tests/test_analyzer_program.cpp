@@ -779,7 +779,10 @@ TEST(ProgramModel, ATestHelperThatOnlySkippedTestsCallIsInfo) {
 // unconditionally) keeps the launcher's weight; unconditional DDP does not (at world size 1 it is the
 // model itself: an edit). A script that no file of the repository is
 // (ControlNet's vendored annotator/uniformer/exp/*/run.sh launches a tools/train.py it does not ship)
-// runs none of the repository's code: unreached, on every line of a command continued with `\`.
+// runs none of the repository's code: unreached, on every line of a command continued with `\`. So does
+// a module of two or more names that no file is, from whatever folder (ml-mobileclip's training configs
+// launch `-m src.open_clip_train.main`, of open_clip installed beside it), unless the command runs a
+// script of the repository too (`python -m torch.distributed.launch ... train.py`).
 TEST(ProgramModel, ALauncherOfAScriptThatRunsAsOneProcessIsScaleOut) {
     test::TempDir d;
     d.write("train.py", "import os\nimport torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n\n"
@@ -789,12 +792,16 @@ TEST(ProgramModel, ALauncherOfAScriptThatRunsAsOneProcessIsScaleOut) {
                             "if __name__ == '__main__':\n    dist.init_process_group('nccl')\n    model = FullyShardedDataParallel(torch.nn.Linear(2, 2))\n");
     d.write("scripts/dist.sh", "#!/bin/bash\nNUM_PROC=$1\ntorchrun --nproc_per_node=$NUM_PROC train.py \"$@\"\n"
                                "torchrun --nproc_per_node=8 train_ddp.py\ntorchrun --nproc_per_node=8 elsewhere/train.py\n"
-                               "PYTHONPATH=. \\\n    python -m torch.distributed.launch --nproc_per_node=8 \\\n    train.py --launcher pytorch\n");
+                               "PYTHONPATH=. \\\n    python -m torch.distributed.launch --nproc_per_node=8 \\\n    train.py --launcher pytorch\n"
+                               "torchrun --nproc_per_node=8 -m src.open_clip_train.main --local-loss\n"
+                               "torchrun --nproc_per_node=8 -m pkg.train\n");
+    d.write("src/pkg/__init__.py", "");
+    d.write("src/pkg/train.py", "import torch.distributed as dist\n\nif __name__ == '__main__':\n    dist.init_process_group('nccl')\n");
     const ScanResult r = scan_dir(d);
     std::map<int, const Finding*> launches;
     for (const auto& f : r.findings)
         if (f.rule_id == "multi-gpu-launch" && f.location.path == "scripts/dist.sh") launches[f.location.line] = &f;
-    ASSERT_EQ(launches.size(), 4u);
+    ASSERT_EQ(launches.size(), 6u);
     EXPECT_EQ(launches[3]->impact, VerdictImpact::none) << launches[3]->note;
     EXPECT_EQ(launches[3]->severity, Severity::info) << launches[3]->note;
     EXPECT_NE(launches[3]->note.find("launches train.py, whose own distributed code is behind a gate"), std::string::npos) << launches[3]->note;
@@ -806,6 +813,12 @@ TEST(ProgramModel, ALauncherOfAScriptThatRunsAsOneProcessIsScaleOut) {
     // the launcher on the second line of a command that starts on the line before, of train.py
     EXPECT_EQ(launches[7]->impact, VerdictImpact::none) << launches[7]->note;
     EXPECT_NE(launches[7]->note.find("launches train.py, whose own distributed code is behind a gate"), std::string::npos) << launches[7]->note;
+    EXPECT_EQ(launches[9]->reach, Reach::unreached) << launches[9]->note;
+    EXPECT_EQ(launches[9]->impact, VerdictImpact::none) << launches[9]->note;
+    EXPECT_NE(launches[9]->note.find("launches src.open_clip_train.main, which is not in this repository"), std::string::npos) << launches[9]->note;
+    // run from src/, pkg.train is src/pkg/train.py: it could be the repository's
+    EXPECT_NE(launches[10]->reach, Reach::unreached) << launches[10]->note;
+    EXPECT_EQ(launches[10]->note.find("not in this repository"), std::string::npos) << launches[10]->note;
     // the rules program.yaml names are rules of the bundled catalogue (a catalogue of a few rules may lack them)
     for (const auto& id : test::bundled_catalogue().program().scale_out_rules) EXPECT_NE(test::bundled_catalogue().find(id), nullptr) << id;
 }

@@ -897,6 +897,29 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
         return;
     }
     std::vector<std::pair<const EntryRef*, const FileRecord*>> documented;  // imports in documents' code
+    std::vector<std::pair<const EntryRef*, const FileRecord*>> absent_modules;  // modules launched that no file is
+    // Whether some file of the repository could be the dotted module `a.b.c` run from some folder:
+    // a/b/c.py, b/c.py or their packages. A module of one name (`-m pip`) or not written out always could.
+    auto could_be_module = [&](const std::string& dotted) {
+        std::vector<std::string> parts;
+        for (std::size_t at = 0; at <= dotted.size();) {
+            const std::size_t dot = std::min(dotted.find('.', at), dotted.size());
+            parts.push_back(dotted.substr(at, dot - at));
+            at = dot + 1;
+        }
+        const bool names = std::all_of(parts.begin(), parts.end(), [](const std::string& p) {
+            return !p.empty() && std::all_of(p.begin(), p.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+        });
+        if (parts.size() < 2 || !names) return true;
+        for (std::size_t k = 0; k + 2 <= parts.size(); ++k) {
+            std::string tail;
+            for (std::size_t j = k; j < parts.size(); ++j) tail += (tail.empty() ? "" : "/") + parts[j];
+            for (const std::string& wanted : {tail + ".py", tail + "/__init__.py", tail + "/__main__.py"})
+                if (std::any_of(m_python_index.begin(), m_python_index.end(), [&](const std::string& p) { return p == wanted || ends_with(p, "/" + wanted); }))
+                    return true;
+        }
+        return false;
+    };
     for (const auto& f : files) {
         if (f.kind == FileKind::notebook) {
             if (f.facts && !f.facts->hosted_demo.empty())
@@ -943,6 +966,12 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
                                       });
                 if (!ref.module && ends_with(wanted, ".py") && !could_be)
                     for (int line = ref.line; line <= std::max(ref.line, ref.end_line); ++line) m_missing_launches[{f.path, line}] = ref.target;
+                // `torchrun ... -m src.open_clip_train.main` (ml-mobileclip's training configs, for open_clip
+                // patched and installed beside it): a module of two or more names that no file of the
+                // repository is, whatever folder it is run from (`a/b/c.py`, `b/c.py`, their packages).
+                if (ref.module && f.kind != FileKind::pyproject && f.kind != FileKind::setup_cfg && f.kind != FileKind::python &&
+                    !could_be_module(ref.target))
+                    absent_modules.emplace_back(&ref, &f);
                 continue;
             }
             // every line of a command continued with `\`: a finding may sit on any of them
@@ -951,6 +980,15 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
             add(*target, (console ? "console script in " : "run by ") + where);
             m_commanded.insert(*target);
         }
+    }
+    // ... unless the same command runs a script of the repository too (`python -m torch.distributed.run
+    // --nproc_per_node 8 train.py`: the launcher is a module of torch).
+    for (const auto& [ref, f] : absent_modules) {
+        const int last = std::max(ref->line, ref->end_line);
+        bool runs_own = false;
+        for (int line = ref->line; line <= last && !runs_own; ++line) runs_own = m_launched.count({f->path, line}) > 0;
+        if (!runs_own)
+            for (int line = ref->line; line <= last; ++line) m_missing_launches[{f->path, line}] = ref->target;
     }
     // A repository whose commands run no script but some that are tooling by their file name alone
     // (rules/program.yaml tooling.sole_run_files: CRAFT-pytorch's README runs `python test.py
