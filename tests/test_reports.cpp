@@ -53,6 +53,12 @@ TEST_F(ReportsTest, VerdictFollowsImpacts) {
     EXPECT_EQ(assess({finding("nccl-backend", cat)}, nullptr, cat, {}).verdict, Verdict::migrate);
     // A CUDA container image is set-up work (a native environment beside it), not a reason to keep a GPU.
     EXPECT_EQ(assess({finding("cuda-base-image", cat)}, nullptr, cat, {}).verdict, Verdict::migrate);
+    // A float64 tensor is an edit (float32, or that part on the Mac's CPU): item 6 warns, the verdict stays
+    // migrate (EDM, torchdiffeq, shap-e: labelled migrate). A model in float64 throughout is dual-track.
+    const Assessment float64 = assess({finding("float64-dtype", cat)}, nullptr, cat, {});
+    EXPECT_EQ(float64.verdict, Verdict::migrate);
+    EXPECT_EQ(float64.items[5].status, ItemStatus::warn);
+    EXPECT_EQ(assess({finding("default-dtype-float64", cat)}, nullptr, cat, {}).verdict, Verdict::dual_track);
     EXPECT_EQ(assess({finding("fully-sharded-data-parallel", cat), finding("cuda-extension-build", cat)}, nullptr, cat, {}).verdict, Verdict::stay_on_cuda);
     Finding downgraded = finding("cuda-extension-build", cat);
     downgraded.severity = Severity::info;  // info findings never decide the verdict
@@ -89,11 +95,11 @@ TEST_F(ReportsTest, ConfidenceNamesItsCauses) {
 }
 
 TEST_F(ReportsTest, StaticOnlyChecklistMarksRuntimeItemsNotRun) {
-    const Assessment a = assess({finding("float64-dtype", cat)}, nullptr, cat, {});
+    const Assessment a = assess({finding("default-dtype-float64", cat)}, nullptr, cat, {});
     ASSERT_EQ(a.items.size(), 9u);
     for (int n : {1, 2, 4, 5, 7, 8}) EXPECT_EQ(a.items[static_cast<std::size_t>(n - 1)].status, ItemStatus::not_run) << "item " << n;
     EXPECT_EQ(a.items[5].status, ItemStatus::fail);
-    EXPECT_EQ(a.items[5].evidence, std::vector<std::string>{"float64-dtype@a.py:1"});
+    EXPECT_EQ(a.items[5].evidence, std::vector<std::string>{"default-dtype-float64@a.py:1"});
     EXPECT_TRUE(a.static_only);
     EXPECT_NE(a.verdict_reason.find("static-only"), std::string::npos);
 }
