@@ -1997,6 +1997,36 @@ TEST(ProgramModel, AnExtensionBuiltInOneArmOfAConditionalExpressionHasACppBuild)
     EXPECT_EQ(find(only_cuda, "cuda-extension-build", "setup.py")->impact, VerdictImpact::stay);
 }
 
+// MinkowskiEngine's setup.py: `Extension = CUDAExtension`, then the kind is taken out of a table that
+// holds both by a key chosen at run time (`SOURCE_SETS = {"cpu": [CppExtension, ...], "gpu":
+// [CUDAExtension, ...]}`, `Extension = SOURCE_SETS[target][0]` with `target = "cpu" if CPU_ONLY else
+// "gpu"`). The last assignment decides: a C++ build exists, and the CUDA one is optional. A table of
+// CUDA builds alone keeps it required.
+TEST(ProgramModel, AnExtensionKindTakenFromATableOfBothHasACppBuild) {
+    test::TempDir d;
+    auto setup = [&](const std::string& cpu_kind) {
+        return "import torch\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CppExtension, CUDAExtension\n\n"
+               "CPU_ONLY = not torch.cuda.is_available()\nExtension = CUDAExtension\n"
+               "SOURCE_SETS = {\n    'cpu': [" + cpu_kind + ", ['src/conv_cpu.cpp'], ['pybind/me.cpp']],\n"
+               "    'gpu': [CUDAExtension, ['src/conv_gpu.cu'], ['pybind/me.cu']],\n}\n"
+               "target = 'cpu' if CPU_ONLY else 'gpu'\nExtension = SOURCE_SETS[target][0]\n"
+               "setup(name='me', packages=['me'], ext_modules=[Extension(name='MEBackend._C', sources=SOURCE_SETS[target][1])])\n";
+    };
+    d.write("setup.py", setup("CppExtension"));
+    d.write("me/__init__.py", "import MEBackend._C as _C\n\n\ndef conv(x):\n    return _C.conv(x)\n");
+    d.write("train.py", "import torch\nimport me\n\nif __name__ == '__main__':\n    me.conv(torch.ones(2))\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* build = find(r, "cuda-extension-build", "setup.py");
+    ASSERT_NE(build, nullptr);
+    EXPECT_EQ(build->reach, Reach::optional) << build->note;
+    EXPECT_EQ(build->impact, VerdictImpact::dual) << build->note;
+    EXPECT_NE(build->note.find("a CppExtension otherwise"), std::string::npos) << build->note;
+    d.write("setup.py", setup("CUDAExtension"));
+    const ScanResult only_cuda = scan_dir(d);
+    ASSERT_NE(find(only_cuda, "cuda-extension-build", "setup.py"), nullptr);
+    EXPECT_EQ(find(only_cuda, "cuda-extension-build", "setup.py")->impact, VerdictImpact::stay) << find(only_cuda, "cuda-extension-build", "setup.py")->note;
+}
+
 // torchsparse's shape: the extension kind is a conditional expression, its sources a glob, and two
 // setup scripts build the same module. The build is found (optional: a C++ build exists), the kernels
 // belong to it, and each op weighs by its Python calls: one called only on CUDA tensors is optional,

@@ -288,7 +288,34 @@ bool other_arms_leave(TSNode value, const GuardFinder& guards) {
 // CUDA assignment is conditional and a C++ one stands otherwise.
 std::string extension_through_variable(TSNode function, const ModuleFacts& facts, const GuardFinder& guards, bool& cuda_optional) {
     bool cuda = false, cuda_always = false, cpp = false;
-    for (const auto& b : bindings_of(function, facts)) {
+    const std::vector<Binding> bindings = bindings_of(function, facts);
+    // The last unconditional assignment before the call takes one kind out of a collection that holds
+    // both, by a key chosen at run time: MinkowskiEngine's `SOURCE_SETS = {"cpu": [CppExtension, ...],
+    // "gpu": [CUDAExtension, ...]}` and `Extension = SOURCE_SETS[target][0]`, with `target = "cpu" if
+    // CPU_ONLY else "gpu"`. The setup has a C++ build beside the CUDA one; what came before is overwritten.
+    const Binding* last = nullptr;
+    for (const auto& b : bindings)
+        if (!b.conditional && ts_node_start_byte(b.value) < ts_node_start_byte(function)) last = &b;
+    if (last && is_type(last->value, "subscript")) {
+        TSNode base = last->value;
+        while (is_type(base, "subscript")) base = field(base, "value");
+        bool cuda_in = false, cpp_in = false;
+        for (const auto& table : bindings_of(base, facts)) {
+            if (!is_type(table.value, "dictionary") && !is_type(table.value, "list") && !is_type(table.value, "tuple")) continue;
+            for_each_node(table.value, [&](TSNode n) {
+                if (!is_type(n, "identifier") && !is_type(n, "attribute")) return;
+                const std::string q = facts.qualname(n);
+                if (q.compare(0, kCppExtension.size(), kCppExtension) != 0) return;
+                cuda_in = cuda_in || q.substr(kCppExtension.size()) == "CUDAExtension";
+                cpp_in = cpp_in || q.substr(kCppExtension.size()) == "CppExtension";
+            });
+        }
+        if (cuda_in && cpp_in) {
+            cuda_optional = true;
+            return std::string(kCppExtension) + "CUDAExtension";
+        }
+    }
+    for (const auto& b : bindings) {
         if (b.qualname.compare(0, kCppExtension.size(), kCppExtension) != 0) continue;
         const std::string kind = b.qualname.substr(kCppExtension.size());
         if (kind == "CUDAExtension") (b.conditional && !other_arms_leave(b.value, guards) ? cuda : cuda_always) = true;
