@@ -78,6 +78,23 @@ TEST(ManifestScans, FirstPartyPackagesAreNotCudaOnlyImports) {
     EXPECT_EQ(got, (std::multiset<std::string>{"mamba_ssm/ops.py:1", "mamba_ssm/ops.py:2", "train.py:2"}));
 }
 
+// A CUDA-only package whose own pure-PyTorch references do the same job (mamba_ssm's
+// selective_scan_ref) is dual-track, and says what replaces it; one with none (flash_attn's kernels
+// in this list are stay) keeps the run on CUDA.
+TEST(ManifestScans, APackageWithItsOwnReferenceImplementationIsDualTrack) {
+    test::TempDir d;
+    d.write("train.py", "import torch\nfrom mamba_ssm.ops.selective_scan_interface import selective_scan_fn\nimport flash_attn\n\n"
+                        "if __name__ == '__main__':\n    print(selective_scan_fn, flash_attn)\n");
+    const ScanResult r = scan_dir(d);
+    std::map<int, const Finding*> imports;
+    for (const auto& f : r.findings)
+        if (f.rule_id == "cuda-only-package-import") imports[f.location.line] = &f;
+    ASSERT_EQ(imports.size(), 2u);
+    EXPECT_EQ(imports[2]->impact, VerdictImpact::dual) << imports[2]->note;
+    EXPECT_NE(imports[2]->note.find("selective_scan_ref"), std::string::npos) << imports[2]->note;
+    EXPECT_EQ(imports[3]->impact, VerdictImpact::stay) << imports[3]->note;
+}
+
 // NVIDIA's conda channel is only where the solver looks: EDM's environment.yml lists it beside
 // pytorch and asks for no package of NVIDIA's, so on a Mac it costs nothing (info). With
 // pytorch-cuda, which pulls the CUDA runtime from it, the channel is a Linux environment's (minor).

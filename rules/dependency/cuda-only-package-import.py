@@ -10,6 +10,9 @@ import triton.language as tl
 import deepspeed
 # ok: cuda-only-package-import
 import numpy as np
+# MambaVision's mixer: dual-track (the package's own selective_scan_ref replaces it), still reported
+# ruleid: cuda-only-package-import
+from mamba_ssm.ops.selective_scan_interface import selective_scan_fn
 # ruleid: cuda-only-package-import
 import onnxruntime
 # ruleid: cuda-only-package-import
