@@ -235,6 +235,10 @@ struct ProgramVocabulary {
     // runs is the repository's and has no unguarded distributed finding of its own.
     std::vector<std::string> scale_out_rules;
     std::optional<WeightRule> scale_out;
+    // An extension built with CUDA or, without it, as C++, whose every op has an MPS kernel (these op
+    // rules): the build weighs this.
+    std::vector<std::string> mps_build_rules;
+    std::optional<WeightRule> mps_build;
     // By the kind of file a finding is in (parse_file_kind names): a Dockerfile builds a Linux image,
     // which a Mac runs in a VM with no access to its GPU.
     std::map<std::string, WeightRule> file_kind_weights;

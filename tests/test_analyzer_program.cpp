@@ -2027,6 +2027,45 @@ TEST(ProgramModel, AnExtensionKindTakenFromATableOfBothHasACppBuild) {
     EXPECT_EQ(find(only_cuda, "cuda-extension-build", "setup.py")->impact, VerdictImpact::stay) << find(only_cuda, "cuda-extension-build", "setup.py")->note;
 }
 
+// stable-fast-3d's texture baker: built with CUDA where it is there and as C++ otherwise, and each op
+// has an MPS kernel, registered in an Objective-C++ file. The Mac builds it without CUDA and runs
+// those kernels: the CUDA build is info with no verdict (rules/program.yaml mps_build). One op without
+// an MPS kernel keeps the build's weight (optional, dual-track).
+TEST(ProgramModel, AnExtensionWhoseEveryOpHasAnMpsKernelBuildsOnTheMac) {
+    if (!cuda::ClangEngine::available()) return;
+    test::TempDir d;
+    d.write("setup.py", "import torch\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import CppExtension, CUDAExtension\n\n"
+                        "use_cuda = torch.cuda.is_available()\nextension = CUDAExtension if use_cuda else CppExtension\n"
+                        "sources = ['baker/csrc/baker.cpp'] + (['baker/csrc/baker_kernel.cu'] if use_cuda else ['baker/csrc/baker_mps.mm'])\n"
+                        "setup(name='baker', packages=['baker'], ext_modules=[extension(name='baker._C', sources=sources)])\n");
+    auto ops = [&](bool both_mps) {
+        d.write("baker/csrc/baker.cpp", std::string("#include <torch/extension.h>\n"
+                                                    "at::Tensor rasterize_cuda(const at::Tensor& uv);\nat::Tensor rasterize_cpu(const at::Tensor& uv);\n"
+                                                    "at::Tensor interpolate_cuda(const at::Tensor& a);\nat::Tensor interpolate_cpu(const at::Tensor& a);\n"
+                                                    "TORCH_LIBRARY(baker, m) {\n  m.def(\"rasterize(Tensor uv) -> Tensor\");\n  m.def(\"interpolate(Tensor a) -> Tensor\");\n}\n"
+                                                    "TORCH_LIBRARY_IMPL(baker, CUDA, m) {\n  m.impl(\"rasterize\", rasterize_cuda);\n  m.impl(\"interpolate\", interpolate_cuda);\n}\n") +
+                                            (both_mps ? "" : "TORCH_LIBRARY_IMPL(baker, CPU, m) {\n  m.impl(\"interpolate\", interpolate_cpu);\n}\n"));
+        d.write("baker/csrc/baker_mps.mm", std::string("#include <torch/extension.h>\nat::Tensor rasterize_mps(const at::Tensor& uv);\n"
+                                                       "at::Tensor interpolate_mps(const at::Tensor& a);\n"
+                                                       "TORCH_LIBRARY_IMPL(baker, MPS, m) {\n  m.impl(\"rasterize\", rasterize_mps);\n") +
+                                               (both_mps ? "  m.impl(\"interpolate\", interpolate_mps);\n" : "") + "}\n");
+    };
+    d.write("baker/__init__.py", "import torch\nfrom . import _C\n\n\ndef bake(uv):\n    return torch.ops.baker.interpolate(torch.ops.baker.rasterize(uv))\n");
+    d.write("run.py", "import torch\nimport baker\n\nif __name__ == '__main__':\n    baker.bake(torch.ones(2))\n");
+    ops(true);
+    const ScanResult r = scan_dir(d);
+    const Finding* build = find(r, "cuda-extension-build", "setup.py");
+    ASSERT_NE(build, nullptr);
+    EXPECT_EQ(build->impact, VerdictImpact::none) << build->note;
+    EXPECT_EQ(build->severity, Severity::info) << build->note;
+    EXPECT_NE(build->note.find("every op of baker._C has an MPS kernel (2)"), std::string::npos) << build->note;
+    ops(false);
+    const ScanResult one_without = scan_dir(d);
+    build = find(one_without, "cuda-extension-build", "setup.py");
+    ASSERT_NE(build, nullptr);
+    EXPECT_EQ(build->impact, VerdictImpact::dual) << build->note;
+}
+
 // torchsparse's shape: the extension kind is a conditional expression, its sources a glob, and two
 // setup scripts build the same module. The build is found (optional: a C++ build exists), the kernels
 // belong to it, and each op weighs by its Python calls: one called only on CUDA tensors is optional,

@@ -88,6 +88,21 @@ void cap_by_guarded_calls(const ProgramModel& model, const ExtensionLink& ext, F
     r.guard_note = "every call of its ops has another path beside it (" + called->guard_note + "); only the build at import needs CUDA: make it lazy";
 }
 
+// A weight taken after `weigh`, from what the whole repository's findings say (`why`: the reason).
+void weigh_again(Finding& f, const WeightRule& w, const std::string& why) {
+    const Severity before = f.severity;
+    const VerdictImpact impact_before = f.impact;
+    f.severity = static_cast<Severity>(std::max(0, static_cast<int>(f.severity) - w.severity_drop));
+    f.impact = static_cast<VerdictImpact>(std::max(0, static_cast<int>(f.impact) - w.impact_drop));
+    if (w.max_severity) f.severity = std::min(f.severity, *w.max_severity);
+    if (w.impact_cap) f.impact = std::min(f.impact, *w.impact_cap);
+    if (f.severity == before && f.impact == impact_before) return;
+    const std::string note =
+        "now " + std::string(to_string(f.severity)) + "/" + std::string(to_string(f.impact)) + ": " + why + (w.why.empty() ? "" : " (" + w.why + ")");
+    f.note = f.note.empty() ? "rule weight " + std::string(to_string(f.rule_severity)) + "/" + std::string(to_string(f.rule_impact)) + ", " + note
+                            : f.note + "; " + note;
+}
+
 // `torchrun --nproc_per_node=8 train.py` where train.py has no unguarded distributed finding of its
 // own: it runs as one process as is (nanoGPT's DDP behind RANK, timm's behind args.distributed), so the
 // launcher is a way to scale out (rules/program.yaml scale_out_launch). A script that does need several
@@ -103,18 +118,34 @@ void weigh_scale_out_launches(const ProgramModel& model, const ProgramVocabulary
             return g.location.path == *script && g.category == "distributed" && g.guard == GuardKind::none && g.impact > VerdictImpact::none;
         });
         if (needs_processes) continue;
-        const WeightRule& w = *vocabulary.scale_out;
-        const Severity before = f.severity;
-        const VerdictImpact impact_before = f.impact;
-        f.severity = static_cast<Severity>(std::max(0, static_cast<int>(f.severity) - w.severity_drop));
-        f.impact = static_cast<VerdictImpact>(std::max(0, static_cast<int>(f.impact) - w.impact_drop));
-        if (w.max_severity) f.severity = std::min(f.severity, *w.max_severity);
-        if (w.impact_cap) f.impact = std::min(f.impact, *w.impact_cap);
-        if (f.severity == before && f.impact == impact_before) continue;
-        const std::string note = "now " + std::string(to_string(f.severity)) + "/" + std::string(to_string(f.impact)) + ": launches " + *script +
-                                 ", whose own distributed code is behind a gate or absent" + (w.why.empty() ? "" : " (" + w.why + ")");
-        f.note = f.note.empty() ? "rule weight " + std::string(to_string(f.rule_severity)) + "/" + std::string(to_string(f.rule_impact)) + ", " + note
-                                : f.note + "; " + note;
+        weigh_again(f, *vocabulary.scale_out, "launches " + *script + ", whose own distributed code is behind a gate or absent");
+    }
+}
+
+// stable-fast-3d's texture baker: `extension = CUDAExtension if use_cuda else CppExtension`, and every op
+// the extension exports has an MPS kernel (an Objective-C++ .mm registration). The Mac builds the
+// extension without CUDA and runs those kernels: the CUDA build is the Linux hosts' (rules/program.yaml
+// mps_build). An op without one (GroundingDINO's CUDA-only deformable attention) keeps the build's weight,
+// and so does an extension whose ops the scan did not find.
+void weigh_mps_builds(const ProgramModel& model, const ProgramVocabulary& vocabulary, std::vector<Finding>& findings) {
+    if (!vocabulary.mps_build) return;
+    std::map<const ExtensionLink*, std::pair<int, int>> ops;  // the extension -> its op findings, those with an MPS kernel
+    for (const auto& f : findings) {
+        if (f.native_op.empty() || !is_native_source(f.location.path)) continue;
+        const ExtensionLink* ext = model.extension_with_source(f.location.path);
+        if (!ext) continue;
+        auto& [all, mps] = ops[ext];
+        ++all;
+        if (std::find(vocabulary.mps_build_rules.begin(), vocabulary.mps_build_rules.end(), f.rule_id) != vocabulary.mps_build_rules.end()) ++mps;
+    }
+    for (auto& f : findings) {
+        if (f.category != "extension" || !f.native_op.empty()) continue;
+        const ExtensionLink* ext = model.extension_defined_at(f.location.path, f.location.line);
+        if (!ext || !ext->fact.cuda_optional) continue;
+        const auto counted = ops.find(ext);
+        if (counted == ops.end() || counted->second.first == 0 || counted->second.first != counted->second.second) continue;
+        weigh_again(f, *vocabulary.mps_build, "every op of " + ext->fact.name + " has an MPS kernel (" + std::to_string(counted->second.first) +
+                                                  "), and a build without CUDA is beside this one");
     }
 }
 
@@ -422,6 +453,7 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
     }
     findings = std::move(kept);
     weigh_scale_out_launches(model, vocabulary, findings);
+    weigh_mps_builds(model, vocabulary, findings);
     cap_declarations_by_uses(model, findings);
 }
 
