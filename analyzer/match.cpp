@@ -112,9 +112,11 @@ void describe_package(Match& m, const PackageInfo& pkg) {
     m.impact = pkg.impact;
     if (m.rule->severity > Severity::major) {
         m.severity = Severity::major;
-        // dual, not the rule's stay: the package is for scale or speed, or something that runs on a Mac replaces it
-        m.note = pkg.alternative.empty() ? "this package is needed for scale or speed, not for correctness"
-                                         : "dual-track, not stay-on-CUDA: it has a replacement or can be left out (" + pkg.alternative + ")";
+        // dual, not the rule's stay: the package is for scale or speed, or something that runs on a Mac replaces
+        // it; none: a drop-in replacement makes the swap an edit
+        if (pkg.alternative.empty()) m.note = "this package is needed for scale or speed, not for correctness";
+        else if (pkg.impact == VerdictImpact::none) m.note = "no verdict impact: what it provides has drop-in replacements that run on a Mac (" + pkg.alternative + ")";
+        else m.note = "dual-track, not stay-on-CUDA: it has a replacement or can be left out (" + pkg.alternative + ")";
     }
 }
 }  // namespace mpsport

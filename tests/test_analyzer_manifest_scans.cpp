@@ -80,19 +80,25 @@ TEST(ManifestScans, FirstPartyPackagesAreNotCudaOnlyImports) {
 
 // A CUDA-only package whose own pure-PyTorch references do the same job (mamba_ssm's
 // selective_scan_ref) is dual-track, and says what replaces it; one with none (flash_attn's kernels
-// in this list are stay) keeps the run on CUDA.
+// in this list are stay) keeps the run on CUDA. One whose every API is a fused version of PyTorch's
+// own (apex: amp, its DDP, FusedLayerNorm) is an edit, used unguarded or not (glow-tts's
+// `model = DDP(generator)`): major, no verdict impact.
 TEST(ManifestScans, APackageWithItsOwnReferenceImplementationIsDualTrack) {
     test::TempDir d;
-    d.write("train.py", "import torch\nfrom mamba_ssm.ops.selective_scan_interface import selective_scan_fn\nimport flash_attn\n\n"
-                        "if __name__ == '__main__':\n    print(selective_scan_fn, flash_attn)\n");
+    d.write("train.py", "import torch\nfrom mamba_ssm.ops.selective_scan_interface import selective_scan_fn\nimport flash_attn\n"
+                        "from apex.parallel import DistributedDataParallel as DDP\n\n"
+                        "if __name__ == '__main__':\n    print(selective_scan_fn, flash_attn)\n    model = DDP(torch.nn.Linear(2, 2))\n");
     const ScanResult r = scan_dir(d);
     std::map<int, const Finding*> imports;
     for (const auto& f : r.findings)
         if (f.rule_id == "cuda-only-package-import") imports[f.location.line] = &f;
-    ASSERT_EQ(imports.size(), 2u);
+    ASSERT_EQ(imports.size(), 3u);
     EXPECT_EQ(imports[2]->impact, VerdictImpact::dual) << imports[2]->note;
     EXPECT_NE(imports[2]->note.find("selective_scan_ref"), std::string::npos) << imports[2]->note;
     EXPECT_EQ(imports[3]->impact, VerdictImpact::stay) << imports[3]->note;
+    EXPECT_EQ(imports[4]->impact, VerdictImpact::none) << imports[4]->note;
+    EXPECT_EQ(imports[4]->severity, Severity::major) << imports[4]->note;
+    EXPECT_NE(imports[4]->note.find("drop-in replacements that run on a Mac (torch.amp"), std::string::npos) << imports[4]->note;
 }
 
 // NVIDIA's conda channel is only where the solver looks: EDM's environment.yml lists it beside

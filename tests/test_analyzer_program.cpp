@@ -1055,35 +1055,35 @@ TEST(ProgramModel, AnEntryOfAnotherFrameworkIsTooling) {
     EXPECT_EQ(find(through, "cuda-only-package-import", "scripts/gluon/run_lib.py")->reach, Reach::core);
 }
 
-// jeonsworld/ViT-pytorch imports apex at its top (`from apex import amp`, apex's DDP) and uses them only
-// under `if args.fp16:` and `if args.local_rank != -1:`: moving the import is the edit, no Linux GPU
-// needed, but the import fails where apex is missing: major, no verdict, where the README's command
-// turns --fp16 on; minor where nothing does (the option's own weight). One use outside a guard keeps
-// the package's weight (major, dual-track).
+// jeonsworld/ViT-pytorch's shape, with a package for speed (bitsandbytes: dual-track) imported at the
+// top and used only under `if args.bits8:` and `if args.local_rank != -1:`: moving the import is the
+// edit, no Linux GPU needed, but the import fails where the package is missing: major, no verdict,
+// where the README's command turns --bits8 on; minor where nothing does (the option's own weight). One
+// use outside a guard keeps the package's weight (major, dual-track).
 TEST(ProgramModel, APackageForSpeedUsedOnlyUnderGuardsIsAnImportToMove) {
     test::TempDir d;
     const std::string head =
-        "import argparse\nimport torch\nfrom apex import amp\nfrom apex.parallel import DistributedDataParallel as DDP\n\n\n"
+        "import argparse\nimport torch\nimport bitsandbytes as bnb\nfrom bitsandbytes.optim import GlobalOptimManager\n\n\n"
         "def setup(args, model, optimizer):\n"
-        "    if args.fp16:\n        model, optimizer = amp.initialize(models=model, optimizers=optimizer)\n"
-        "    if args.local_rank != -1:\n        model = DDP(model)\n";
+        "    if args.bits8:\n        optimizer = bnb.optim.Adam8bit(model.parameters())\n"
+        "    if args.local_rank != -1:\n        GlobalOptimManager.get_instance().register_parameters(model.parameters())\n";
     const std::string tail =
         "    return model, optimizer\n\n\nif __name__ == '__main__':\n    parser = argparse.ArgumentParser()\n"
-        "    parser.add_argument('--fp16', action='store_true')\n    parser.add_argument('--local_rank', type=int, default=-1)\n"
+        "    parser.add_argument('--bits8', action='store_true')\n    parser.add_argument('--local_rank', type=int, default=-1)\n"
         "    setup(parser.parse_args(), torch.nn.Linear(2, 2), None)\n";
     d.write("train.py", head + tail);
-    d.write("README.md", "# vit\n\n    python train.py --fp16\n");
+    d.write("README.md", "# vit\n\n    python train.py --bits8\n");
     const ScanResult r = scan_dir(d);
-    const auto apex = by_line(r, "cuda-only-package-import", "train.py");
-    ASSERT_NE(apex.count(3), 0u);
-    EXPECT_EQ(apex.at(3)->impact, VerdictImpact::none) << apex.at(3)->note;
-    EXPECT_EQ(apex.at(3)->severity, Severity::major) << apex.at(3)->note;
-    EXPECT_NE(apex.at(3)->note.find("imported at the top but used only under guards (off by default: --fp16)"), std::string::npos) << apex.at(3)->note;
+    const auto bnb = by_line(r, "cuda-only-package-import", "train.py");
+    ASSERT_NE(bnb.count(3), 0u);
+    EXPECT_EQ(bnb.at(3)->impact, VerdictImpact::none) << bnb.at(3)->note;
+    EXPECT_EQ(bnb.at(3)->severity, Severity::major) << bnb.at(3)->note;
+    EXPECT_NE(bnb.at(3)->note.find("imported at the top but used only under guards (off by default: --bits8)"), std::string::npos) << bnb.at(3)->note;
     d.write("README.md", "# vit\n\n    python train.py\n");
     const ScanResult off = scan_dir(d);
     EXPECT_EQ(by_line(off, "cuda-only-package-import", "train.py").at(3)->severity, Severity::minor);
     // one unguarded use
-    d.write("train.py", head + "    amp.load_state_dict({})\n" + tail);
+    d.write("train.py", head + "    bnb.optim.Adam8bit(model.parameters())\n" + tail);
     const ScanResult used = scan_dir(d);
     const auto again = by_line(used, "cuda-only-package-import", "train.py");
     ASSERT_NE(again.count(3), 0u);
