@@ -214,9 +214,11 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
             }
         // `try: from xformers.ops import fmha` / `except ImportError: raise AssertionError("xFormers is
         // required for training")` (dinov2): a package usually needed only for speed, which this
-        // repository declares required. No path of its code runs without it: the rule's own weight.
-        if (!optional && guard.kind == GuardKind::none && m.impact && *m.impact == pkg->impact && pkg->impact < rule.impact &&
-            pkg->mps == MpsStatus::none)
+        // repository declares required. No path of its code runs without it: the rule's own weight. Not
+        // a package with drop-in replacements (its weight none: apex, whose amp maskrcnn-benchmark's
+        // train_net.py requires so): requiring it asks for the swap, an edit.
+        if (!optional && guard.kind == GuardKind::none && m.impact && *m.impact == pkg->impact && pkg->impact == VerdictImpact::dual &&
+            pkg->impact < rule.impact && pkg->mps == MpsStatus::none)
             if (const auto handler = in.guards.required_by_handler(at)) {
                 m.impact = rule.impact;
                 m.severity = rule.severity;
