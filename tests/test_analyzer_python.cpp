@@ -271,6 +271,20 @@ TEST_F(PythonEngineTest, PackageForSpeedThatTheCodeRequiresIsABlocker) {
     EXPECT_EQ(logs[0].impact, VerdictImpact::none);
 }
 
+// PyTorch-GAN's scripts: `cuda = True if torch.cuda.is_available() else False`, then `if cuda:
+// generator.cuda()` and `Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor`: the name is
+// the availability test itself. A conditional expression that picks a value is no such name.
+TEST_F(PythonEngineTest, ANameBoundToTrueIfCudaElseFalseIsTheCudaTest) {
+    const std::string script = "import torch\n\ncuda = True if torch.cuda.is_available() else False\n"
+                               "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n\n"
+                               "generator = torch.nn.Linear(2, 2)\nif cuda:\n    generator.cuda()\nif device:\n    generator.cuda()\n";
+    const auto fs = of(scan(script), "cuda-method-call");
+    ASSERT_EQ(fs.size(), 2u);
+    EXPECT_EQ(fs[0].location.line, 8);
+    EXPECT_EQ(fs[0].guard, GuardKind::device_check) << fs[0].guard_note;
+    EXPECT_EQ(fs[1].guard, GuardKind::none) << fs[1].guard_note;
+}
+
 // moco-v3's main_moco.py: `if not torch.cuda.is_available(): print('using CPU') elif
 // args.distributed: ... DistributedDataParallel(model) else: model = model.cuda()`. The arms after a
 // failed `not torch.cuda.is_available()` run only with CUDA; the arms after a `sys.platform ==

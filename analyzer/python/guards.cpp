@@ -270,6 +270,11 @@ void GuardFinder::bind_names(TSNode root) {
             std::string name;
             if (is_type(left, "identifier")) name = std::string(m_facts.text(left));
             else if (is_type(left, "attribute")) name = std::string(m_facts.text(field(left, "attribute")));
+            // `cuda = True if torch.cuda.is_available() else False` (PyTorch-GAN's scripts) is its test;
+            // any other conditional expression picks a value (`'cuda' if ... else 'cpu'`), not a truth.
+            if (!ts_node_is_null(right) && is_type(right, "conditional_expression") && ts_node_named_child_count(right) == 3 &&
+                is_type(ts_node_named_child(right, 0), "true") && is_type(ts_node_named_child(right, 2), "false"))
+                right = ts_node_named_child(right, 1);
             if (name.empty() || ts_node_is_null(right) || is_type(right, "conditional_expression") || m_bound.count(name)) continue;
             // A skip decorator kept under a name of its own: @requires_cuda on each test.
             if (pass == 0 && is_type(left, "identifier") && is_type(right, "call") &&
