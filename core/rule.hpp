@@ -256,6 +256,11 @@ struct PackageInfo {
     // Where the package keeps its CUDA code (mmcv: ops): an import that names none of these submodules
     // (`from mmcv.utils import Registry`, `import mmcv`) reads only pure Python. Empty: all of it.
     std::vector<std::string> cuda_submodules;
+    // The package's modules whose CUDA functions have a pure-PyTorch reference beside them (mamba_ssm:
+    // ops.selective_scan_interface, with selective_scan_ref): an import from one of them weighs the
+    // package's verdict_impact; any other import of the package (its Mamba module, its Triton layer
+    // norm) weighs the import rule's own. Empty: every import weighs the package's.
+    std::vector<std::string> reference_modules;
     // Keyword arguments and callees of other libraries that load this package without an import in
     // the repository's code: transformers' `from_pretrained(..., load_in_8bit=True)` and
     // `BitsAndBytesConfig(...)` load bitsandbytes.

@@ -360,6 +360,7 @@ void parse_package(const YAML::Node& item, const fs::path& file, PackageInfo& p)
     p.mac_build = optional_string(item, "mac_build");
     if (item["cuda_submodules"]) p.cuda_submodules = string_list(item, "cuda_submodules", file);
     if (item["used_through"]) p.used_through = string_list(item, "used_through", file);
+    if (item["reference_modules"]) p.reference_modules = string_list(item, "reference_modules", file);
     for (const auto& d : string_list(item, "distributions", file)) p.distributions.push_back(normalise_distribution(d));
     if (p.distributions.empty() && !p.import_name.empty()) p.distributions.push_back(normalise_distribution(p.import_name));
     const std::string label = p.import_name.empty() ? (p.distributions.empty() ? "?" : p.distributions.front()) : p.import_name;

@@ -79,7 +79,8 @@ TEST(ManifestScans, FirstPartyPackagesAreNotCudaOnlyImports) {
 }
 
 // A CUDA-only package whose own pure-PyTorch references do the same job (mamba_ssm's
-// selective_scan_ref) is dual-track, and says what replaces it; one with none (flash_attn's kernels
+// selective_scan_ref, beside selective_scan_fn in ops.selective_scan_interface) is dual-track where
+// the import is of that module, and says what replaces it; one with none (flash_attn's kernels
 // in this list are stay) keeps the run on CUDA. One whose every API is a fused version of PyTorch's
 // own (apex: amp, its DDP, FusedLayerNorm) is an edit, used unguarded or not (glow-tts's
 // `model = DDP(generator)`): major, no verdict impact.
@@ -99,6 +100,17 @@ TEST(ManifestScans, APackageWithItsOwnReferenceImplementationIsDualTrack) {
     EXPECT_EQ(imports[4]->impact, VerdictImpact::none) << imports[4]->note;
     EXPECT_EQ(imports[4]->severity, Severity::major) << imports[4]->note;
     EXPECT_NE(imports[4]->note.find("drop-in replacements that run on a Mac (torch.amp"), std::string::npos) << imports[4]->note;
+    // the references sit beside the selective-scan interface only: caduceus's import of the Mamba
+    // module has none, and keeps the run on CUDA
+    d.write("model.py", "import torch\nfrom mamba_ssm.modules.mamba_simple import Mamba\n\n\ndef build():\n    return Mamba(16)\n");
+    d.write("train.py", "import torch\nimport model\n\nif __name__ == '__main__':\n    model.build()\n");
+    const ScanResult module = scan_dir(d);
+    const Finding* mamba = nullptr;
+    for (const auto& f : module.findings)
+        if (f.rule_id == "cuda-only-package-import" && f.location.path == "model.py") mamba = &f;
+    ASSERT_NE(mamba, nullptr);
+    EXPECT_EQ(mamba->impact, VerdictImpact::stay) << mamba->note;
+    EXPECT_NE(mamba->note.find("imports mamba_ssm.modules.mamba_simple, which has no pure-PyTorch reference"), std::string::npos) << mamba->note;
 }
 
 // NVIDIA's conda channel is only where the solver looks: EDM's environment.yml lists it beside

@@ -35,6 +35,19 @@ bool reaches_cuda_code(TSNode imp, std::string_view dotted, const PackageInfo& p
     return reaches;
 }
 
+// The module an import statement names: `from a.b import c` -> "a.b", `import a.b as x` -> "a.b" (its
+// first module); "" for anything else.
+std::string imported_module(TSNode imp, const ModuleFacts& facts) {
+    if (is_type(imp, "import_from_statement")) {
+        const TSNode module = field(imp, "module_name");
+        return is_type(module, "dotted_name") ? std::string(facts.text(module)) : std::string();
+    }
+    if (!is_type(imp, "import_statement") || ts_node_named_child_count(imp) == 0) return {};
+    TSNode first = ts_node_named_child(imp, 0);
+    if (is_type(first, "aliased_import")) first = field(first, "name");
+    return is_type(first, "dotted_name") ? std::string(facts.text(first)) : std::string();
+}
+
 // `from_pretrained(..., load_in_8bit=True)`, `BitsAndBytesConfig(...)`: another library loads a listed
 // package for this keyword (with a value other than False or None) or callee (PackageInfo::used_through).
 std::vector<std::pair<TSNode, const PackageInfo*>> package_uses(TSNode root, const ModuleFacts& facts, const RuleCatalogue& catalogue) {
@@ -167,6 +180,25 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
         m.begin = ts_node_start_byte(at);
         m.end = ts_node_end_byte(at);
         describe_package(m, *pkg);
+        // mamba_ssm's weight (dual) holds for its selective-scan interface, whose references a lab can
+        // copy; its Mamba module or Triton layer norm have none there: the import rule's own weight.
+        if (!pkg->reference_modules.empty() && use.empty() && !pure) {
+            const std::string module = imported_module(at, in.facts);
+            const std::string prefix = pkg->import_name + ".";
+            const bool reference = module.compare(0, prefix.size(), prefix) == 0 &&
+                                   std::any_of(pkg->reference_modules.begin(), pkg->reference_modules.end(), [&](const std::string& r) {
+                                       const std::string rest = module.substr(prefix.size());
+                                       return rest == r || rest.compare(0, r.size() + 1, r + ".") == 0;
+                                   });
+            if (!reference) {
+                m.impact = rule.impact;
+                m.severity = rule.severity;
+                std::string refs;
+                for (const auto& r : pkg->reference_modules) refs += (refs.empty() ? "" : ", ") + prefix + r;
+                m.note = "imports " + (module.empty() ? pkg->import_name : module) + ", which has no pure-PyTorch reference beside it (only " + refs +
+                         " has)";
+            }
+        }
         const std::string what = use.empty() ? "imported" : "loaded through " + use;
         // `elif engine: import tensorrt` (yolov5's DetectMultiBackend), `if args.deepspeed: import
         // deepspeed`, MiniGPT-4's `if low_resource: ...from_pretrained(..., load_in_8bit=True)`: a
