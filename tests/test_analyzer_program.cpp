@@ -51,6 +51,27 @@ TEST(ProgramModel, OwnPackageNamedLikeACudaPackageIsNotADependency) {
     EXPECT_EQ(own, 0);
 }
 
+// peft's examples/sft/requirements.txt lists deepspeed, which the package's own code imports: the
+// top-level requirements.txt that declares it too is as needed as that import, the example's
+// declaration is installed only to run the example (tooling).
+TEST(ProgramModel, ADeclarationInAnExamplesFolderIsTooling) {
+    test::TempDir d;
+    d.write("requirements.txt", "torch\ndeepspeed\n");
+    d.write("examples/sft/requirements.txt", "transformers\ndeepspeed\n");
+    d.write("examples/sft/train.py", "import deepspeed\n\nif __name__ == '__main__':\n    deepspeed.init_distributed()\n");
+    d.write("lib/__init__.py", "import deepspeed\n");
+    d.write("train.py", "import lib\n\nif __name__ == '__main__':\n    print(lib)\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* top = find(r, "cuda-only-package-dependency", "requirements.txt");
+    const Finding* example = find(r, "cuda-only-package-dependency", "examples/sft/requirements.txt");
+    ASSERT_NE(top, nullptr);
+    ASSERT_NE(example, nullptr);
+    EXPECT_EQ(top->reach, Reach::core) << top->note;
+    EXPECT_EQ(example->reach, Reach::tooling) << example->note;
+    EXPECT_EQ(example->impact, VerdictImpact::none) << example->note;
+    EXPECT_NE(example->note.find("declared only for the examples"), std::string::npos) << example->note;
+}
+
 // THUDM/ChatGLM-6B declares cpm_kernels (CUDA-only INT4/INT8 kernels) and never imports it: the model
 // code it runs comes from the Hub (`trust_remote_code=True`), and that code's quantize() does. Such a
 // declaration keeps its weight; the same declaration in a repository that runs no remote code is an

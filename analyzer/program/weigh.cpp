@@ -384,6 +384,13 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
             if (r.level == Level::unreached || r.level == Level::tooling) {
                 // a dependency only tests import is still installed by everyone who installs the project
                 if (!model.is_tooling_path(f.location.path)) r.level = std::max(r.level, Level::tooling);
+            } else if (model.is_tooling_path(f.location.path)) {
+                // and one that a file in an examples or tests folder declares (peft's
+                // examples/sft/requirements.txt) is installed only to run those: tooling, however
+                // the package's own code imports it
+                r.level = Level::tooling;
+                r.guard_note = "declared only for the examples, tests or benchmarks in its folder";
+                r.chain.clear();
             }
         } else if (const auto missing = is_python_source(f.location.path) ? std::nullopt : model.missing_launch_at(f.location.path, f.location.line)) {
             // ControlNet's vendored annotator/uniformer/exp/*/run.sh launches a tools/train.py it does not ship
