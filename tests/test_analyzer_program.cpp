@@ -52,11 +52,12 @@ TEST(ProgramModel, OwnPackageNamedLikeACudaPackageIsNotADependency) {
 }
 
 // peft's examples/sft/requirements.txt lists deepspeed, which the package's own code imports: the
-// top-level requirements.txt that declares it too is as needed as that import, the example's
-// declaration is installed only to run the example (tooling).
+// top-level requirements.txt and setup.py that declare it too are as needed as that import, the
+// example's declaration is installed only to run the example (tooling).
 TEST(ProgramModel, ADeclarationInAnExamplesFolderIsTooling) {
     test::TempDir d;
     d.write("requirements.txt", "torch\ndeepspeed\n");
+    d.write("setup.py", "from setuptools import setup\nsetup(name='lib', packages=['lib'], install_requires=['deepspeed'])\n");
     d.write("examples/sft/requirements.txt", "transformers\ndeepspeed\n");
     d.write("examples/sft/train.py", "import deepspeed\n\nif __name__ == '__main__':\n    deepspeed.init_distributed()\n");
     d.write("lib/__init__.py", "import deepspeed\n");
@@ -67,6 +68,10 @@ TEST(ProgramModel, ADeclarationInAnExamplesFolderIsTooling) {
     ASSERT_NE(top, nullptr);
     ASSERT_NE(example, nullptr);
     EXPECT_EQ(top->reach, Reach::core) << top->note;
+    // setup.py is packaging by its name, yet its install_requires is the project's own install
+    const Finding* setup = find(r, "cuda-only-package-dependency", "setup.py");
+    ASSERT_NE(setup, nullptr);
+    EXPECT_EQ(setup->reach, Reach::core) << setup->note;
     EXPECT_EQ(example->reach, Reach::tooling) << example->note;
     EXPECT_EQ(example->impact, VerdictImpact::none) << example->note;
     EXPECT_NE(example->note.find("declared only for the examples"), std::string::npos) << example->note;

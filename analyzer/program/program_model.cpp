@@ -315,6 +315,8 @@ std::optional<std::string> folder_named(const std::string& path, const std::vect
     return std::nullopt;
 }
 
+bool ProgramModel::in_tooling_folder(const std::string& path) const { return folder_named(path, m_tooling_dirs).has_value(); }
+
 bool ProgramModel::is_tooling_path(const std::string& path) const {
     if (folder_named(path, m_tooling_dirs)) return true;
     const std::string name = base_name(path);

@@ -118,6 +118,9 @@ public:
         return it == m_remote_code.end() ? std::nullopt : std::optional<std::string>(it->second);
     }
     FileReach reach_of(const std::string& path) const;
+    // Whether `path` lies in a tests, examples or benchmarks folder (not a tooling file by its name alone:
+    // setup.py is packaging, yet its install_requires is the project's install).
+    bool in_tooling_folder(const std::string& path) const;
     bool is_tooling_path(const std::string& path) const;
     bool is_own_package(std::string_view top_level) const;
     // ... of the repository `path` lies in, in a folder of checkouts (m_projects)

@@ -384,7 +384,7 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
             if (r.level == Level::unreached || r.level == Level::tooling) {
                 // a dependency only tests import is still installed by everyone who installs the project
                 if (!model.is_tooling_path(f.location.path)) r.level = std::max(r.level, Level::tooling);
-            } else if (model.is_tooling_path(f.location.path)) {
+            } else if (model.in_tooling_folder(f.location.path)) {
                 // and one that a file in an examples or tests folder declares (peft's
                 // examples/sft/requirements.txt) is installed only to run those: tooling, however
                 // the package's own code imports it
