@@ -900,6 +900,10 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
     }
     std::vector<std::pair<const EntryRef*, const FileRecord*>> documented;  // imports in documents' code
     std::vector<std::pair<const EntryRef*, const FileRecord*>> absent_modules;  // modules launched that no file is
+    // Whether a Python file of the repository is `wanted` or ends with it, whatever folder a command runs in.
+    auto some_file_ends_with = [&](const std::string& wanted) {
+        return std::any_of(m_python_index.begin(), m_python_index.end(), [&](const std::string& p) { return p == wanted || ends_with(p, "/" + wanted); });
+    };
     // Whether some file of the repository could be the dotted module `a.b.c` run from some folder:
     // a/b/c.py, b/c.py or their packages. A module of one name (`-m pip`) or not written out always could.
     auto could_be_module = [&](const std::string& dotted) {
@@ -917,8 +921,7 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
             std::string tail;
             for (std::size_t j = k; j < parts.size(); ++j) tail += (tail.empty() ? "" : "/") + parts[j];
             for (const std::string& wanted : {tail + ".py", tail + "/__init__.py", tail + "/__main__.py"})
-                if (std::any_of(m_python_index.begin(), m_python_index.end(), [&](const std::string& p) { return p == wanted || ends_with(p, "/" + wanted); }))
-                    return true;
+                if (some_file_ends_with(wanted)) return true;
         }
         return false;
     };
@@ -962,10 +965,7 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
             if (!target) {
                 // A path no file of the repository ends with, whatever folder the command runs in.
                 const std::string wanted = normalise_relative(ref.target);
-                const bool could_be = wanted.empty() || wanted.find('$') != std::string::npos ||
-                                      std::any_of(m_python_index.begin(), m_python_index.end(), [&](const std::string& p) {
-                                          return p == wanted || ends_with(p, "/" + wanted);
-                                      });
+                const bool could_be = wanted.empty() || wanted.find('$') != std::string::npos || some_file_ends_with(wanted);
                 if (!ref.module && ends_with(wanted, ".py") && !could_be)
                     for (int line = ref.line; line <= std::max(ref.line, ref.end_line); ++line) m_missing_launches[{f.path, line}] = ref.target;
                 // `torchrun ... -m src.open_clip_train.main` (ml-mobileclip's training configs, for open_clip

@@ -35,19 +35,6 @@ bool reaches_cuda_code(TSNode imp, std::string_view dotted, const PackageInfo& p
     return reaches;
 }
 
-// The module an import statement names: `from a.b import c` -> "a.b", `import a.b as x` -> "a.b" (its
-// first module); "" for anything else.
-std::string imported_module(TSNode imp, const ModuleFacts& facts) {
-    if (is_type(imp, "import_from_statement")) {
-        const TSNode module = field(imp, "module_name");
-        return is_type(module, "dotted_name") ? std::string(facts.text(module)) : std::string();
-    }
-    if (!is_type(imp, "import_statement") || ts_node_named_child_count(imp) == 0) return {};
-    TSNode first = ts_node_named_child(imp, 0);
-    if (is_type(first, "aliased_import")) first = field(first, "name");
-    return is_type(first, "dotted_name") ? std::string(facts.text(first)) : std::string();
-}
-
 // `from_pretrained(..., load_in_8bit=True)`, `BitsAndBytesConfig(...)`: another library loads a listed
 // package for this keyword (with a value other than False or None) or callee (PackageInfo::used_through).
 std::vector<std::pair<TSNode, const PackageInfo*>> package_uses(TSNode root, const ModuleFacts& facts, const RuleCatalogue& catalogue) {
@@ -156,8 +143,8 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
     // dependency; the later imports are related locations of the first.
     std::map<std::string, std::pair<std::size_t, std::string>> first_of;  // the reporting site, and what it says as a related one
     // `at`: an import statement, or a keyword or call through which another library loads the package
-    // (`use`: how, as written).
-    auto report = [&](TSNode at, const PackageInfo* pkg, bool pure, const std::string& use) {
+    // (`use`: how, as written); `module`: the dotted module an import names (`mamba_ssm.modules.mamba_simple`).
+    auto report = [&](TSNode at, const PackageInfo* pkg, bool pure, const std::string& use, std::string_view module) {
         const Guard guard = in.guards.guard_of(at);
         // the CUDA arm of `if device == "cuda": ... elif device == "mps": ...` (alpaca-lora's
         // generate.py): code that already knows MPS, as for the query rules
@@ -183,11 +170,10 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
         // mamba_ssm's weight (dual) holds for its selective-scan interface, whose references a lab can
         // copy; its Mamba module or Triton layer norm have none there: the import rule's own weight.
         if (!pkg->reference_modules.empty() && use.empty() && !pure) {
-            const std::string module = imported_module(at, in.facts);
             const std::string prefix = pkg->import_name + ".";
             const bool reference = module.compare(0, prefix.size(), prefix) == 0 &&
                                    std::any_of(pkg->reference_modules.begin(), pkg->reference_modules.end(), [&](const std::string& r) {
-                                       const std::string rest = module.substr(prefix.size());
+                                       const std::string_view rest = module.substr(prefix.size());
                                        return rest == r || rest.compare(0, r.size() + 1, r + ".") == 0;
                                    });
             if (!reference) {
@@ -195,7 +181,7 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
                 m.severity = rule.severity;
                 std::string refs;
                 for (const auto& r : pkg->reference_modules) refs += (refs.empty() ? "" : ", ") + prefix + r;
-                m.note = "imports " + (module.empty() ? pkg->import_name : module) + ", which has no pure-PyTorch reference beside it (only " + refs +
+                m.note = "imports " + (module.empty() ? pkg->import_name : std::string(module)) + ", which has no pure-PyTorch reference beside it (only " + refs +
                          " has)";
             }
         }
@@ -331,12 +317,12 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
             if (!is_type(mod, "dotted_name")) continue;
             const std::string_view name = in.facts.text(mod);
             const std::string head(name.substr(0, name.find('.')));
-            if (const PackageInfo* pkg = in.catalogue.find_import(head)) report(imp, pkg, !reaches_cuda_code(imp, name, *pkg, in.facts), "");
+            if (const PackageInfo* pkg = in.catalogue.find_import(head)) report(imp, pkg, !reaches_cuda_code(imp, name, *pkg, in.facts), "", name);
         }
     }
     for (const auto& [at, pkg] : package_uses(in.root, in.facts, in.catalogue)) {
         const std::string_view text = in.facts.text(is_type(at, "call") ? field(at, "function") : at);
-        report(at, pkg, false, "`" + one_line(text, 60) + (is_type(at, "call") ? "(...)`" : "`"));
+        report(at, pkg, false, "`" + one_line(text, 60) + (is_type(at, "call") ? "(...)`" : "`"), {});
     }
 }
 
