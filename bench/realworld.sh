@@ -10,6 +10,8 @@
 # temporary folder) receives one JSON report per repository; each exported tree is removed once
 # its report is written (some 2 GB for the whole list) unless REALWORLD_KEEP_TREES=1.
 # REALWORLD_LABELS=FILE runs another list of the same form (a holdout set labelled before it is added).
+# For the entries that bench/realworld.second_labels.json labels again, blind, the summary also says
+# how often the two labels agree and which of them mpsport matches.
 # A repository whose report crashes, fails or takes longer than REALWORLD_TIMEOUT seconds (600) counts
 # as wrong and is named; the others still run.
 set -euo pipefail
@@ -77,4 +79,18 @@ print(f"\n{right} of {len(rows)} right ({100.0 * right / max(1, len(rows)):.0f}%
       f"migrate called stay-on-CUDA: {matrix[('migrate', 'stay-on-CUDA')]}")
 if missing:
     print("not scanned (no snapshot): " + ", ".join(missing))
+# A second labeller's verdicts for some entries (realworld.second_labels.json): how far two labels
+# agree bounds what a tool can score against one of them.
+bench_dir = os.environ["REALWORLD_BENCH_DIR"]
+second_path = os.path.join(bench_dir, "realworld.second_labels.json")
+if os.path.realpath(labels) == os.path.realpath(os.path.join(bench_dir, "realworld.json")) and os.path.exists(second_path):
+    got_of = {repo: got for repo, _, got, _ in rows}
+    first = {e["repo"]: e for e in json.load(open(labels))["repos"]}
+    both = [e for e in json.load(open(second_path))["repos"] if e["repo"] in got_of and first.get(e["repo"], {}).get("commit") == e["commit"]]
+    if both:
+        agree = sum(first[e["repo"]]["label"] == e["label"] for e in both)
+        tool_first = sum(got_of[e["repo"]] == first[e["repo"]]["label"] for e in both)
+        tool_second = sum(got_of[e["repo"]] == e["label"] for e in both)
+        print(f"\nsecond labels ({len(both)} entries): the two labels agree on {agree}; "
+              f"mpsport matches the first on {tool_first}, the second on {tool_second}")
 PY
