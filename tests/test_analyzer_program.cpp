@@ -3369,6 +3369,34 @@ TEST(ProgramModel, AnExtensionLoadedOnlyUnderAnEnvironmentSwitchIsOffByDefault) 
     EXPECT_GT(impact, VerdictImpact::none) << note;
 }
 
+// In a file no entry reaches, an extension loaded only where CUDA is available (EasyOCR's DBNet ops:
+// `if torch.cuda.is_available(): try: from .. import deform_pool_cuda / except: deform_pool_cuda =
+// cpp_extension.load(...)`) is never built on a Mac: the device check weighs as it would on the run.
+TEST(ProgramModel, AnUnreachedExtensionLoadedOnlyWhereCudaIsAvailableKeepsItsDeviceCheck) {
+    test::TempDir d;
+    d.write("train.py", "import torch\n\n\nif __name__ == '__main__':\n    print(torch.ones(2))\n");
+    d.write("ops/__init__.py", "");
+    const std::string load = "cpp_extension.load(name='deform_pool_cuda', sources=[os.path.join(here, 'k.cu')])\n";
+    auto weigh = [&](const std::string& body) {
+        d.write("ops/deform_pool.py", "import os\nimport torch\nfrom torch.utils import cpp_extension\n\nhere = os.path.dirname(__file__)\n" + body);
+        const ScanResult r = scan_dir(d);
+        const Finding* f = find(r, "cuda-extension-build", "ops/deform_pool.py");
+        EXPECT_NE(f, nullptr) << body;
+        return f ? *f : Finding{};
+    };
+    Finding f = weigh("if torch.cuda.is_available():\n    try:\n        from . import deform_pool_cuda\n    except ImportError:\n"
+                      "        deform_pool_cuda = " + load);
+    EXPECT_EQ(f.reach, Reach::unreached);
+    EXPECT_EQ(f.severity, Severity::info) << f.note;
+    EXPECT_NE(f.note.find("device-check on the import chain"), std::string::npos) << f.note;
+    // without the check, unreached alone: one level below the rule
+    f = weigh("try:\n    from . import deform_pool_cuda\nexcept ImportError:\n    deform_pool_cuda = " + load);
+    EXPECT_EQ(f.severity, Severity::major) << f.note;
+    // one site under the check and one outside it: no shared guard
+    f = weigh("if torch.cuda.is_available():\n    from . import deform_pool_cuda\nelse:\n    deform_pool_cuda = " + load);
+    EXPECT_EQ(f.severity, Severity::major) << f.note;
+}
+
 // YOLOX's JitOp base class passes nvcc flags to every op it builds just in time (`load(name=self.name,
 // sources=self.sources(), extra_cuda_cflags=self.nvcc_args())`); its one op globs cocoeval/*.cpp and the
 // repository has no .cu file: nvcc has nothing to compile (rules/program.yaml no_cuda_sources). With a

@@ -151,10 +151,16 @@ ProgramModel::ProgramModel(const std::vector<FileRecord>& files, const ProgramVo
         }
         // In a file no entry reaches, an extension imported or loaded only under an option that is off by
         // default (`if os.getenv('BASICSR_JIT') == 'True': load(...)`) keeps that guard: nobody runs it as is.
-        if (best.level == Level::unreached && !ext.imports.empty() &&
-            std::all_of(ext.imports.begin(), ext.imports.end(), [](const ImportSite& s) { return s.guard == GuardKind::off_by_default; })) {
-            best.guard = GuardKind::off_by_default;
-            best.guard_note = ext.imports.front().guard_note + " (" + ext.imports.front().path + ":" + std::to_string(ext.imports.front().line) + ")";
+        // So does one imported or built only on a path a Mac never takes (EasyOCR's DBNet ops: `if
+        // torch.cuda.is_available(): ... cpp_extension.load(name="deform_pool_cuda", ...)`), by the kind
+        // of guard all of its sites share.
+        if (best.level == Level::unreached && !ext.imports.empty()) {
+            const GuardKind first = ext.imports.front().guard;
+            const bool shared = std::all_of(ext.imports.begin(), ext.imports.end(), [&](const ImportSite& s) { return s.guard == first; });
+            if (shared && (first == GuardKind::off_by_default || (first != GuardKind::none && guard_strength(first) == 1))) {
+                best.guard = first;
+                best.guard_note = ext.imports.front().guard_note + " (" + ext.imports.front().path + ":" + std::to_string(ext.imports.front().line) + ")";
+            }
         }
         // A build under a condition makes the extension optional only where nothing requires it:
         // flash-attn's `if not SKIP_CUDA_BUILD:` changes nothing when its package imports it anyway.
