@@ -19,9 +19,12 @@ __device__ T warp_max(T v) {
 __global__ void vote(const float* x, unsigned* out) {
     // ruleid: cuda-warp-intrinsic
     unsigned mask = __ballot_sync(0xffffffff, x[threadIdx.x] > 0.f);
-    // ruleid: cuda-warp-intrinsic
+    // ok: cuda-warp-intrinsic
     cg::thread_block block = cg::this_thread_block();
     block.sync();
+    // ruleid: cuda-warp-intrinsic
+    cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
+    mask += tile.ballot(x[threadIdx.x] > 1.f);
     // ok: cuda-warp-intrinsic
     out[threadIdx.x] = mask + static_cast<unsigned>(warp_sum(x[threadIdx.x]));
     // ok: cuda-warp-intrinsic
