@@ -54,6 +54,7 @@ struct Rule {
     std::vector<std::string> file_kinds;    // which file kinds the rule reads (manifest, lines and clang rules)
     // engine: lines
     std::string line_pattern;               // ECMAScript regex, matched on each line
+    bool line_skip_comments = false;        // lines.skip_comments: a line whose first non-blank character is '#' is not matched
     // engine: checkpoint
     std::string checkpoint_check;           // contents | cuda-storage | float64 | unknown-globals
     // engine: clang

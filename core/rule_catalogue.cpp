@@ -161,6 +161,7 @@ Rule parse_rule(const YAML::Node& doc, const fs::path& file) {
         if (!l || !l.IsMap()) fail(file, "a lines rule needs a 'lines' section with 'files' and 'pattern'");
         r.file_kinds = string_list(l, "files", file);
         r.line_pattern = required_string(l, "pattern", file);
+        r.line_skip_comments = l["skip_comments"] && l["skip_comments"].as<bool>();
         if (r.file_kinds.empty()) fail(file, "lines.files must list at least one file kind");
     } else if (r.engine == "checkpoint") {
         const YAML::Node c = doc["checkpoint"];

@@ -33,6 +33,10 @@ std::vector<Match> LineEngine::analyze(FileKind kind, const SourceText& source) 
         if (std::find(l.kinds.begin(), l.kinds.end(), kind) == l.kinds.end()) continue;
         for (int i = 1; i <= static_cast<int>(source.line_count()); ++i) {
             const std::string_view line = source.line(i);
+            if (l.rule->line_skip_comments) {
+                const std::size_t first = line.find_first_not_of(" \t");
+                if (first != std::string_view::npos && line[first] == '#') continue;
+            }
             std::cmatch cm;
             if (!std::regex_search(line.data(), line.data() + line.size(), cm, l.pattern)) continue;
             Match m;

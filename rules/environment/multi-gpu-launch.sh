@@ -6,4 +6,8 @@ python -m torch.distributed.launch --nproc_per_node $NGPUS train.py
 # ok: multi-gpu-launch
 torchrun --nproc_per_node=1 train.py
 # ok: multi-gpu-launch
+# torchrun --nnodes=1 --nproc_per_node=2 --master_port=29509 train.py --config ./configs/ffs_train.yaml
+# ok: multi-gpu-launch
+    #CUDA_VISIBLE_DEVICES='0,1,' python -m torch.distributed.launch --nproc_per_node=2 train.py
+# ok: multi-gpu-launch
 python train.py --device mps
