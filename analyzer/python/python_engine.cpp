@@ -223,7 +223,9 @@ PythonEngine::Result PythonEngine::analyze(std::string_view text, bool full_pars
 
     std::vector<NodeMatch> query_matches;
     const std::vector<bool> query_enabled(enabled.begin(), enabled.begin() + static_cast<std::ptrdiff_t>(m_query_rules.size()));
-    m_queries->run(root, facts, query_enabled, query_matches);
+    // A file parsed only for its program facts (its imports, a config it reads) names no query rule's
+    // trigger: no pattern could report, so the query is not run.
+    if (std::find(query_enabled.begin(), query_enabled.end(), true) != query_enabled.end()) m_queries->run(root, facts, query_enabled, query_matches);
     std::vector<NodeMatch> unguarded;
     for (auto& nm : query_matches) {
         Match& m = nm.match;
