@@ -12,6 +12,7 @@
 #include "analyzer/scan_cache.hpp"
 #include "analyzer/scanner.hpp"
 #include "core/paths.hpp"
+#include "reports/checklist.hpp"
 #include "test_support.hpp"
 
 namespace mpsport {
@@ -1079,6 +1080,35 @@ TEST(ProgramModel, AnEntryOfAnotherFrameworkIsTooling) {
     const ScanResult through = scan_dir(d);
     ASSERT_NE(find(through, "cuda-only-package-import", "scripts/gluon/run_lib.py"), nullptr);
     EXPECT_EQ(find(through, "cuda-only-package-import", "scripts/gluon/run_lib.py")->reach, Reach::core);
+}
+
+// TinyLlama's lit_gpt/model.py: flash_attn (no replacement: stay-on-CUDA) imported at the top, and
+// called only under a device check, with PyTorch's attention beside it. The import is the edit: guard
+// it, and the Mac runs the code beside the call. Major and dual-track, not a blocker. A call outside the
+// check keeps the package's weight.
+TEST(ProgramModel, APackageWithNoReplacementUsedOnlyOnCudaPathsIsAnImportToGuard) {
+    test::TempDir d;
+    const std::string head =
+        "import torch\nimport torch.nn.functional as F\nfrom flash_attn import flash_attn_func\n\n\n"
+        "def attention(q, k, v):\n"
+        "    if q.device.type == 'cuda' and q.dtype == torch.float16:\n        return flash_attn_func(q, k, v, causal=True)\n"
+        "    return F.scaled_dot_product_attention(q, k, v, is_causal=True)\n";
+    const std::string tail = "\n\nif __name__ == '__main__':\n    x = torch.ones(1, 2, 4, 8)\n    print(attention(x, x, x))\n";
+    d.write("train.py", head + tail);
+    const ScanResult r = scan_dir(d);
+    const auto fa = by_line(r, "cuda-only-package-import", "train.py");
+    ASSERT_NE(fa.count(3), 0u);
+    EXPECT_EQ(fa.at(3)->impact, VerdictImpact::dual) << fa.at(3)->note;
+    EXPECT_EQ(fa.at(3)->severity, Severity::major) << fa.at(3)->note;
+    EXPECT_NE(fa.at(3)->note.find("every use is on a path a Mac never takes"), std::string::npos) << fa.at(3)->note;
+    EXPECT_EQ(assess(r.findings, nullptr, test::bundled_catalogue(), r.file_lines, &r).verdict, Verdict::dual_track);
+    // one call outside the check
+    d.write("train.py", head + "\n\ndef fast(q, k, v):\n    return flash_attn_func(q, k, v)\n" + tail);
+    const ScanResult used = scan_dir(d);
+    const auto again = by_line(used, "cuda-only-package-import", "train.py");
+    ASSERT_NE(again.count(3), 0u);
+    EXPECT_EQ(again.at(3)->impact, VerdictImpact::stay) << again.at(3)->note;
+    EXPECT_EQ(assess(used.findings, nullptr, test::bundled_catalogue(), used.file_lines, &used).verdict, Verdict::stay_on_cuda);
 }
 
 // jeonsworld/ViT-pytorch's shape, with a package for speed (bitsandbytes: dual-track) imported at the

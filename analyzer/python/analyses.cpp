@@ -218,6 +218,19 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
                 m.guard = where->kind;
                 m.guard_note = where->note;
             }
+        // A package with no replacement imported at the top of a module whose every use of it sits on a
+        // path a Mac never takes (TinyLlama's `from flash_attn import flash_attn_func`, called only under
+        // `if FlashAttention2Available and ... q.device.type == "cuda"`, with PyTorch's attention beside
+        // it): the code runs on a Mac once the import is guarded. The import still fails there as written,
+        // and guarding it is real work on the run's path: dual-track, not stay-on-CUDA.
+        if (!optional && guard.kind == GuardKind::none && use.empty() && !pure && m.impact.value_or(rule.impact) == VerdictImpact::stay &&
+            ts_node_is_null(enclosing(at, {"function_definition", "class_definition"})))
+            if (const auto where = every_use_guarded(at, in); where && guard_strength(where->kind) == 1) {
+                m.impact = VerdictImpact::dual;
+                m.severity = Severity::major;
+                m.note = "imported at the top, but every use is on a path a Mac never takes (" + where->note +
+                         "): guard the import and the code beside the uses runs";
+            }
         // A package with no replacement, imported in a function only under a flag that is off by default:
         // an option the default run never takes (x-transformers' flash_pack_seq path). Minor, no verdict.
         // (The guard finder names such a flag too, off-by-default: this weight is the import's.)
