@@ -23,6 +23,11 @@ from torchsearchsorted import searchsorted
 # GFPGAN's GFPGANv1 arch: basicsr's compiled ops (only basicsr.ops is CUDA; its archs are plain PyTorch)
 # ruleid: cuda-only-package-import
 from basicsr.ops.fused_act import FusedLeakyReLU
+# TinyLlama's lit_gpt: FlashAttention's fused kernels built from its csrc/ folders, modules of their own
+# ruleid: cuda-only-package-import
+import rotary_emb
+# ruleid: cuda-only-package-import
+import xentropy_cuda_lib
 
 try:
     # ok: cuda-only-package-import
