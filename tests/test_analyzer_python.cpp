@@ -135,6 +135,28 @@ TEST_F(PythonEngineTest, OptionalImportLowersSeverityAndImpact) {
     EXPECT_NE(apex[0].note.find("loses only speed"), std::string::npos) << apex[0].note;
 }
 
+// LAVIS's ULIP point encoder: `if torch.cuda.is_available(): from knn_cuda import KNN; knn = KNN(k=4)`,
+// `else: knn = None`, then knn(...) called with no test of it. The arm a Mac takes leaves None where the
+// code calls the name: the device check is no way round, and the package keeps its weight. A call the
+// code guards by testing the name, or an else arm with a working alternative, leaves the check its weight.
+TEST_F(PythonEngineTest, ADeviceCheckThatLeavesNoneForACallIsNoWayRound) {
+    const std::string head = "import torch\n\nif torch.cuda.is_available():\n    from knn_cuda import KNN\n    knn = KNN(k=4)\n";
+    const std::string use = "\n\ndef graph(x):\n    return knn(x, x)\n";
+    auto fs = of(scan(head + "else:\n    knn = None\n" + use), "cuda-only-package-import");
+    ASSERT_EQ(fs.size(), 1u);
+    EXPECT_EQ(fs[0].guard, GuardKind::none) << fs[0].note;
+    EXPECT_NE(fs[0].note.find("sets knn = None, and line 11 calls knn()"), std::string::npos) << fs[0].note;
+    // the call tests the name first
+    fs = of(scan(head + "else:\n    knn = None\n\n\ndef graph(x):\n    if knn is not None:\n        return knn(x, x)\n    return torch.cdist(x, x)\n"),
+            "cuda-only-package-import");
+    ASSERT_EQ(fs.size(), 1u);
+    EXPECT_EQ(fs[0].guard, GuardKind::device_check) << fs[0].note;
+    // the other arm binds something that works
+    fs = of(scan(head + "else:\n    knn = lambda a, b: torch.cdist(a, b).topk(4, largest=False)\n" + use), "cuda-only-package-import");
+    ASSERT_EQ(fs.size(), 1u);
+    EXPECT_EQ(fs[0].guard, GuardKind::device_check) << fs[0].note;
+}
+
 // Tencent/HunyuanVideo: flash_attn is imported under try/except with None as its fallback, and
 // attention(mode="flash") calls it in its default arm, beside a pure-PyTorch arm. On a Mac the run as
 // written calls None: an edit (pass mode="torch") is needed, and the arm to run already exists:

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <tuple>
 
 namespace mpsport::python {
@@ -137,6 +138,75 @@ std::optional<Guard> every_use_guarded(TSNode import, const AnalysisInput& in) {
     return unguarded ? std::nullopt : weakest;
 }
 
+// `if torch.cuda.is_available(): from knn_cuda import KNN; knn = KNN(k=4) / else: knn = None` (LAVIS's
+// ULIP point encoder, which then calls knn(...) unguarded): the arm a Mac takes leaves None where the
+// code calls the name, so the device check is no way round. The name and the line of the first call
+// outside the if statement that no test of the name encloses; nullopt otherwise. Reads the whole file
+// (the scan may have parsed only the statements around its matches), only where the shape is there.
+std::optional<std::pair<std::string, int>> none_left_for_a_call(TSNode import, const ModuleFacts& facts) {
+    TSNode arm, if_statement;
+    for (TSNode cur = import, parent = ts_node_parent(import); !ts_node_is_null(parent); cur = parent, parent = ts_node_parent(parent)) {
+        if (is_type(parent, "function_definition") || is_type(parent, "class_definition")) return std::nullopt;
+        if (is_type(parent, "block") && is_type(ts_node_parent(parent), "if_statement")) {
+            arm = parent;
+            if_statement = ts_node_parent(parent);
+            break;
+        }
+        if (is_type(parent, "block") && (is_type(ts_node_parent(parent), "else_clause") || is_type(ts_node_parent(parent), "elif_clause"))) {
+            arm = parent;
+            if_statement = ts_node_parent(ts_node_parent(parent));
+            break;
+        }
+    }
+    if (ts_node_is_null(if_statement)) return std::nullopt;
+    // the names the import's arm binds at its own level: imports and plain assignments
+    std::set<std::string, std::less<>> mine;
+    for (uint32_t i = 0; i < ts_node_named_child_count(arm); ++i) {
+        TSNode st = ts_node_named_child(arm, i);
+        if (is_type(st, "expression_statement") && ts_node_named_child_count(st) == 1) st = ts_node_named_child(st, 0);
+        if (is_type(st, "assignment") && is_type(field(st, "left"), "identifier")) mine.emplace(facts.text(field(st, "left")));
+        if (is_type(st, "import_statement") || is_type(st, "import_from_statement"))
+            if (const auto names = names_bound_by(st, facts))
+                for (const auto& n : *names) mine.emplace(n);
+    }
+    std::vector<std::string> nones;
+    for (TSNode other : if_arms(if_statement).blocks) {
+        if (ts_node_eq(other, arm)) continue;
+        for (uint32_t i = 0; i < ts_node_named_child_count(other); ++i) {
+            TSNode st = ts_node_named_child(other, i);
+            if (is_type(st, "expression_statement") && ts_node_named_child_count(st) == 1) st = ts_node_named_child(st, 0);
+            if (is_type(st, "assignment") && is_type(field(st, "left"), "identifier") && is_type(field(st, "right"), "none") &&
+                mine.count(facts.text(field(st, "left"))))
+                nones.emplace_back(facts.text(field(st, "left")));
+        }
+    }
+    if (nones.empty()) return std::nullopt;
+    const ParsedModule whole(facts.source());
+    const TSNode root = whole.root();
+    if (ts_node_is_null(root)) return std::nullopt;
+    const ModuleFacts& all = whole.facts();
+    std::optional<std::pair<std::string, int>> found;
+    for_each_node(root, [&](TSNode n) {
+        if (found || !is_type(n, "call")) return;
+        const TSNode fn = field(n, "function");
+        if (!is_type(fn, "identifier") || !listed(nones, all.text(fn))) return;
+        if (ts_node_start_byte(n) >= ts_node_start_byte(if_statement) && ts_node_end_byte(n) <= ts_node_end_byte(if_statement)) return;
+        // `if knn is not None: knn(x)`, `x = knn(x) if knn else ...`: the code tests the name first
+        for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+            const TSNode condition = is_type(p, "if_statement") || is_type(p, "elif_clause") || is_type(p, "conditional_expression")
+                                         ? (is_type(p, "conditional_expression") ? ts_node_named_child(p, 1) : field(p, "condition"))
+                                         : TSNode{};
+            if (!ts_node_is_null(condition)) {
+                bool names_it = false;
+                for_each_node(condition, [&](TSNode c) { names_it = names_it || (is_type(c, "identifier") && all.text(c) == all.text(fn)); });
+                if (names_it) return;
+            }
+        }
+        found = std::make_pair(std::string(all.text(fn)), static_cast<int>(ts_node_start_point(n).row) + 1);
+    });
+    return found;
+}
+
 void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out) {
     const bool want_optional = listed(rule_param(rule, "optional"), "true");
     // One package, one finding per file: `import triton` then `import triton.language as tl` is one
@@ -230,6 +300,14 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
                 m.severity = Severity::major;
                 m.note = "imported at the top, but every use is on a path a Mac never takes (" + where->note +
                          "): guard the import and the code beside the uses runs";
+            }
+        // A device check whose other arm leaves None for a name the code calls anyway: no way round.
+        if (!optional && guard.kind == GuardKind::device_check && use.empty())
+            if (const auto call = none_left_for_a_call(at, in.facts)) {
+                m.guard = GuardKind::none;
+                m.guard_note.clear();
+                m.note = "the check's other arm sets " + call->first + " = None, and line " + std::to_string(call->second) + " calls " +
+                         call->first + "() with no test of it: on a Mac that call fails" + (m.note.empty() ? "" : "; " + m.note);
             }
         // A package with no replacement, imported in a function only under a flag that is off by default:
         // an option the default run never takes (x-transformers' flash_pack_seq path). Minor, no verdict.
