@@ -157,6 +157,25 @@ TEST_F(PythonEngineTest, ADeviceCheckThatLeavesNoneForACallIsNoWayRound) {
     EXPECT_EQ(fs[0].guard, GuardKind::device_check) << fs[0].note;
 }
 
+// trl's ZeRO-3 helpers: `if not is_deepspeed_zero3_enabled(): return nullcontext()`, then `import
+// deepspeed`. What follows the early return runs only where DeepSpeed is in use: a package for scale,
+// imported on demand in one branch (info). An early return whose test does not name the package (a
+// dry run) leaves the import on the function's path.
+TEST_F(PythonEngineTest, AnImportPastAnEarlyReturnThatNamesThePackageIsOnDemand) {
+    const std::string head = "from contextlib import nullcontext\n\n\ndef gather(params, deepspeed_plugin=None, dry_run=False):\n";
+    auto fs = of(scan(head + "    if deepspeed_plugin is None:\n        return nullcontext()\n    import deepspeed\n"
+                             "    return deepspeed.zero.GatheredParameters(params)\n"),
+                 "cuda-only-package-import");
+    ASSERT_EQ(fs.size(), 1u);
+    EXPECT_EQ(fs[0].impact, VerdictImpact::none) << fs[0].note;
+    EXPECT_EQ(fs[0].severity, Severity::info) << fs[0].note;
+    EXPECT_NE(fs[0].note.find("past `if deepspeed_plugin is None: return`"), std::string::npos) << fs[0].note;
+    fs = of(scan(head + "    if dry_run:\n        return nullcontext()\n    import deepspeed\n    return deepspeed.zero.GatheredParameters(params)\n"),
+            "cuda-only-package-import");
+    ASSERT_EQ(fs.size(), 1u);
+    EXPECT_EQ(fs[0].impact, VerdictImpact::dual) << fs[0].note;
+}
+
 // Tencent/HunyuanVideo: flash_attn is imported under try/except with None as its fallback, and
 // attention(mode="flash") calls it in its default arm, beside a pure-PyTorch arm. On a Mac the run as
 // written calls None: an edit (pass mode="torch") is needed, and the arm to run already exists:

@@ -262,7 +262,7 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
         // option the run can leave off: info (a judged sample found all three such findings at minor
         // too loud: LLaVA's Adam8bit, yolov5's TensorRT arm, LoRA's Horovod under `platform == 'azure'`).
         if (!optional && m.impact && *m.impact < rule.impact)
-            if (const auto branch = branch_in_function(at, in.facts)) {
+            if (auto branch = branch_in_function(at, in.facts); branch || (branch = past_early_return_naming(at, in.facts, pkg->import_name))) {
                 m.impact = VerdictImpact::none;
                 m.severity = Severity::info;
                 m.note = "a package for scale or speed, " + what + " on demand in one branch (" + *branch + "): an option the run can leave off";

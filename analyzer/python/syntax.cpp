@@ -346,6 +346,23 @@ std::optional<std::string> branch_in_function(TSNode node, const ModuleFacts& fa
     return std::nullopt;
 }
 
+std::optional<std::string> past_early_return_naming(TSNode node, const ModuleFacts& facts, std::string_view word) {
+    if (word.empty() || ts_node_is_null(enclosing(node, {"function_definition"}))) return std::nullopt;
+    for (TSNode cur = node, parent = ts_node_parent(node); !ts_node_is_null(parent); cur = parent, parent = ts_node_parent(parent)) {
+        if (is_type(parent, "block"))
+            for (TSNode prev = ts_node_prev_named_sibling(cur); !ts_node_is_null(prev); prev = ts_node_prev_named_sibling(prev)) {
+                if (!is_type(prev, "if_statement") || if_arms(prev).blocks.size() != 1) continue;
+                const TSNode body = field(prev, "consequence");
+                const uint32_t n = ts_node_named_child_count(body);
+                if (n == 0 || !is_type(ts_node_named_child(body, n - 1), "return_statement")) continue;
+                const std::string_view test = facts.text(field(prev, "condition"));
+                if (test.find(word) != std::string_view::npos) return "past `if " + one_line(test, 60) + ": return`";
+            }
+        if (is_type(parent, "function_definition") || is_type(parent, "class_definition")) return std::nullopt;
+    }
+    return std::nullopt;
+}
+
 IfArms if_arms(TSNode if_statement) {
     IfArms out{{field(if_statement, "consequence")}};
     for (uint32_t i = 0; i < ts_node_named_child_count(if_statement); ++i) {

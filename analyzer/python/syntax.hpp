@@ -69,6 +69,10 @@ std::string one_line(std::string_view text, std::size_t max = 80);
 // The branch of its function a statement or call sits in: "elif engine:" for an if/elif/else arm,
 // "an except clause" for a handler; nullopt at module level or straight in the function's body.
 std::optional<std::string> branch_in_function(TSNode node, const ModuleFacts& facts);
+// Past an early return in its function whose test names `word` (trl's `if not is_deepspeed_zero3_enabled():
+// return nullcontext()`, then `import deepspeed`): what follows runs only where that test fails, one
+// branch of the function as well. "past `if <test>: return`", or nullopt.
+std::optional<std::string> past_early_return_naming(TSNode node, const ModuleFacts& facts, std::string_view word);
 // The blocks of an if statement in order: its consequence, each elif's, then the else's body.
 struct IfArms {
     std::vector<TSNode> blocks;
