@@ -157,6 +157,21 @@ TEST_F(PythonEngineTest, ADeviceCheckThatLeavesNoneForACallIsNoWayRound) {
     EXPECT_EQ(fs[0].guard, GuardKind::device_check) << fs[0].note;
 }
 
+// trl's models/utils.py: `if TYPE_CHECKING: from deepspeed.runtime.engine import DeepSpeedEngine`. Only
+// type checkers read the block: nothing runs it (never-called, info). `if not TYPE_CHECKING:` runs.
+TEST_F(PythonEngineTest, ABlockOnlyTypeCheckersReadNeverRuns) {
+    const auto fs = of(scan("from typing import TYPE_CHECKING\nimport typing\n\nif TYPE_CHECKING:\n    import triton\n"
+                            "if typing.TYPE_CHECKING and True:\n    import flash_attn\nif not TYPE_CHECKING:\n    import cupy\n"),
+                       "cuda-only-package-import");
+    ASSERT_EQ(fs.size(), 3u);
+    std::map<int, const Finding*> at;
+    for (const auto& f : fs) at[f.location.line] = &f;
+    ASSERT_TRUE(at.count(5) && at.count(7) && at.count(9));
+    EXPECT_EQ(at[5]->guard, GuardKind::never_called) << at[5]->note;
+    EXPECT_EQ(at[7]->guard, GuardKind::never_called) << at[7]->note;
+    EXPECT_EQ(at[9]->guard, GuardKind::none) << at[9]->note;
+}
+
 // trl's ZeRO-3 helpers: `if not is_deepspeed_zero3_enabled(): return nullcontext()`, then `import
 // deepspeed`. What follows the early return runs only where DeepSpeed is in use: a package for scale,
 // imported on demand in one branch (info). An early return whose test does not name the package (a

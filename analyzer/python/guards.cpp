@@ -73,9 +73,11 @@ std::string GuardFinder::one_line(TSNode node) const { return python::one_line(m
 
 void GuardFinder::classify_node(TSNode n, Test& t) const {
     const std::string_view type = node_type(n);
-    // A distributed gate wins over a device check it is combined with; both over a platform test.
+    // A distributed gate wins over a device check it is combined with; both over a platform test. A
+    // block only type checkers read (`if TYPE_CHECKING:`) never runs, whatever else the test says.
     auto rank = [](GuardKind g) {
-        return g == GuardKind::distributed_gate ? 4 : g == GuardKind::device_check ? 3 : g == GuardKind::platform ? 2 : g == GuardKind::import_fallback ? 1 : 0;
+        return g == GuardKind::never_called ? 5 : g == GuardKind::distributed_gate ? 4 : g == GuardKind::device_check ? 3 : g == GuardKind::platform ? 2
+             : g == GuardKind::import_fallback ? 1 : 0;
     };
     auto take = [&](GuardKind k) {
         if (rank(k) > rank(t.kind)) t.kind = k;
@@ -176,6 +178,7 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
             }
         }
         if (listed(m_vocab.platform_names, q)) take(GuardKind::platform);
+        if (listed(m_vocab.type_checking_names, q)) take(GuardKind::never_called);
         if (listed(m_vocab.device_flags, attr)) take(GuardKind::device_check);
         if (listed(m_vocab.distributed_names, attr)) take(GuardKind::distributed_gate);
         if (auto it = m_bound.find(attr); it != m_bound.end()) take(it->second);
@@ -187,6 +190,7 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
         if (listed(m_vocab.device_flags, name)) take(GuardKind::device_check);
         if (listed(m_vocab.distributed_names, name)) take(GuardKind::distributed_gate);
         if (listed(m_vocab.platform_names, name)) take(GuardKind::platform);
+        if (listed(m_vocab.type_checking_names, name) || listed(m_vocab.type_checking_names, m_facts.qualname(n))) take(GuardKind::never_called);
     } else if (type == "string") {
         if (auto v = string_literal(n, m_facts.source())) {
             if (listed(m_vocab.distributed_env, *v)) take(GuardKind::distributed_gate);
