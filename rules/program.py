@@ -3,6 +3,7 @@
 import os
 import sys
 import unittest
+from typing import TYPE_CHECKING
 
 import pytest
 import torch
@@ -286,6 +287,24 @@ def test_aliased_skip():
 def test_marked_slow():
     # guard: none
     torch.ones(2).cuda()
+
+
+# a skip on a condition that says nothing of a Mac (fla's Intel Triton skips): the test runs there
+@pytest.mark.skipif(os.environ.get("DEVICE_PLATFORM") == "intel", reason="Intel Triton failure")
+def test_skipped_on_intel():
+    # guard: none
+    torch.ones(2).cuda()
+
+
+@unittest.skipIf(sys.version_info < (3, 9), "needs 3.9")
+def test_skipped_on_old_python():
+    # guard: none
+    torch.ones(2).cuda()
+
+
+if TYPE_CHECKING:
+    # guard: never-called
+    import triton
 
 
 def pick_dtype():
