@@ -1126,13 +1126,18 @@ Guard GuardFinder::from_decorators(TSNode decorated) const {
         const std::string q = m_facts.qualname(is_type(e, "call") ? field(e, "function") : e);
         if (listed(m_vocab.skip_decorators, q) || listed(m_vocab.skip_decorator_names, last_segment(q)) ||
             (is_type(e, "identifier") && m_skip_aliases.count(m_facts.text(e)))) {
-            // A skip on a condition that names no device, platform, process count or package
+            // A skip on a comparison that names no device, platform, process count or package
             // (`@pytest.mark.skipif(device_platform == "intel")`, `skipIf(sys.version_info < (3, 9))`)
-            // says nothing of a Mac: the test runs there.
+            // says nothing of a Mac: the test runs there. A bare flag (apex's `skipIf(SKIP_TEST)`,
+            // `not HAS_CONV_BIAS_RELU`, set where its CUDA extension fails to import) is taken as the
+            // availability test it usually is.
             const std::string_view tail = last_segment(q);
             if (is_type(e, "call") && (tail == "skipif" || tail == "skipIf" || tail == "skipUnless"))
-                if (const TSNode condition = positional_argument(e, 0); !ts_node_is_null(condition) && classify(condition).kind == GuardKind::none)
-                    continue;
+                if (const TSNode condition = positional_argument(e, 0); !ts_node_is_null(condition) && classify(condition).kind == GuardKind::none) {
+                    bool compares = false;
+                    for_each_node(condition, [&](TSNode c) { compares = compares || is_type(c, "comparison_operator"); });
+                    if (compares) continue;
+                }
             return {GuardKind::test_skip, false, one_line(d)};
         }
     }
