@@ -96,6 +96,7 @@ struct GuardVocabulary {
     std::vector<std::string> device_functions;
     std::vector<std::string> platform_names;     // sys.platform, platform.system, torch.version.hip
     std::vector<std::string> type_checking_names;  // typing.TYPE_CHECKING: a block only type checkers read
+    std::vector<std::string> registry_calls;     // `register`: a function passed to one is stored for a name to pick, not called
     std::vector<std::string> mac_strings;        // "darwin": the branch that names macOS is not a guard
     std::vector<std::string> cluster_strings;    // "philly", "slurm", "tpu": a branch that names one is never a Mac's
     // Shell and Slurm scripts (analyzer/lines/shell_guards.hpp): what a test of the platform or of

@@ -236,7 +236,7 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
         {"mps_strings", &v.mps_strings},             {"distributed_env", &v.distributed_env},
         {"distributed_calls", &v.distributed_calls}, {"distributed_names", &v.distributed_names},
         {"platform_names", &v.platform_names},       {"mac_strings", &v.mac_strings},
-        {"type_checking_names", &v.type_checking_names},
+        {"type_checking_names", &v.type_checking_names}, {"registry_calls", &v.registry_calls},
         {"cluster_strings", &v.cluster_strings},
         {"skip_decorators", &v.skip_decorators},     {"skip_calls", &v.skip_calls},
         {"import_errors", &v.import_errors},         {"no_grad_contexts", &v.no_grad_contexts},

@@ -1111,6 +1111,31 @@ TEST(ProgramModel, APackageWithNoReplacementUsedOnlyOnCudaPathsIsAnImportToGuard
     EXPECT_EQ(assess(used.findings, nullptr, test::bundled_catalogue(), used.file_lines, &used).verdict, Verdict::stay_on_cuda);
 }
 
+// llm-foundry's attention.py: `attention_implementations.register('flash', func=flash_attn_fn)` beside
+// the torch implementation. The registry stores the function under a name a config picks: chosen, not
+// called (alternative-branch), so flash_attn's lazy import in it is one implementation of a choice,
+// dual-track at most. The same function passed to a call that runs it (a thread's target) is a call.
+TEST(ProgramModel, AFunctionPassedToARegistryIsChosenNotCalled) {
+    test::TempDir d;
+    const std::string head =
+        "import threading\nimport torch\n\n\ndef flash_attn_fn(q, k, v):\n    from flash_attn import flash_attn_func\n"
+        "    return flash_attn_func(q, k, v)\n\n\ndef torch_attn_fn(q, k, v):\n"
+        "    return torch.nn.functional.scaled_dot_product_attention(q, k, v)\n\n\n";
+    const std::string tail = "\n\nif __name__ == '__main__':\n    print(torch.ones(2))\n";
+    d.write("train.py", head + "registry.register('flash', func=flash_attn_fn)\nregistry.register('torch', func=torch_attn_fn)\n" + tail);
+    const ScanResult r = scan_dir(d);
+    const Finding* fa = find(r, "cuda-only-package-import", "train.py");
+    ASSERT_NE(fa, nullptr);
+    EXPECT_EQ(fa->guard, GuardKind::alternative_branch) << fa->note;
+    EXPECT_EQ(fa->impact, VerdictImpact::dual) << fa->note;
+    EXPECT_NE(fa->note.find("registered by registry.register('flash', func=flash_attn_fn)"), std::string::npos) << fa->note;
+    d.write("train.py", head + "threading.Thread(target=flash_attn_fn).start()\n" + tail);
+    const ScanResult run = scan_dir(d);
+    const Finding* called = find(run, "cuda-only-package-import", "train.py");
+    ASSERT_NE(called, nullptr);
+    EXPECT_EQ(called->impact, VerdictImpact::stay) << called->note;
+}
+
 // jeonsworld/ViT-pytorch's shape, with a package for speed (bitsandbytes: dual-track) imported at the
 // top and used only under `if args.bits8:` and `if args.local_rank != -1:`: moving the import is the
 // edit, no Linux GPU needed, but the import fails where the package is missing: major, no verdict,

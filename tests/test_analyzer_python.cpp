@@ -191,6 +191,24 @@ TEST_F(PythonEngineTest, AnImportPastAnEarlyReturnThatNamesThePackageIsOnDemand)
     EXPECT_EQ(fs[0].impact, VerdictImpact::dual) << fs[0].note;
 }
 
+// llm-foundry's hf_base.py passes its own parameter on, `use_flash_attention_2=use_flash_attention_2`,
+// which defaults to False: the keyword loads flash_attn only where a caller passes True, and that
+// caller's keyword is the use. A literal True, or a value of unknown origin, is one here.
+TEST_F(PythonEngineTest, AKeywordPassingOnAParameterOffByDefaultLoadsNothing) {
+    const std::string head = "from transformers import AutoModelForCausalLM\n\n\ndef build(name, use_flash_attention_2=False, cfg=None):\n";
+    auto fs = of(scan(head + "    return AutoModelForCausalLM.from_pretrained(name, use_flash_attention_2=use_flash_attention_2)\n"),
+                 "cuda-only-package-import");
+    EXPECT_TRUE(fs.empty()) << fs[0].note;
+    fs = of(scan(head + "    return AutoModelForCausalLM.from_pretrained(name, use_flash_attention_2=True)\n"), "cuda-only-package-import");
+    EXPECT_EQ(fs.size(), 1u);
+    fs = of(scan(head + "    return AutoModelForCausalLM.from_pretrained(name, use_flash_attention_2=cfg.flash)\n"), "cuda-only-package-import");
+    EXPECT_EQ(fs.size(), 1u);
+    // `if is_flash_v2_installed():` tests the package: the import beside it is optional
+    fs = of(scan("def is_flash_v2_installed():\n    return False\n\n\nif is_flash_v2_installed():\n    from flash_attn import bert_padding\n"),
+            "optional-cuda-only-package-import");
+    EXPECT_EQ(fs.size(), 1u);
+}
+
 // Tencent/HunyuanVideo: flash_attn is imported under try/except with None as its fallback, and
 // attention(mode="flash") calls it in its default arm, beside a pure-PyTorch arm. On a Mac the run as
 // written calls None: an edit (pass mode="torch") is needed, and the arm to run already exists:

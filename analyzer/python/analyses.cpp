@@ -38,6 +38,9 @@ bool reaches_cuda_code(TSNode imp, std::string_view dotted, const PackageInfo& p
 
 // `from_pretrained(..., load_in_8bit=True)`, `BitsAndBytesConfig(...)`: another library loads a listed
 // package for this keyword (with a value other than False or None) or callee (PackageInfo::used_through).
+// A value that only passes on the function's own parameter, which defaults to False or None
+// (llm-foundry's `use_flash_attention_2=use_flash_attention_2`), decides nothing here: a caller that
+// passes True is the use, where it writes it.
 std::vector<std::pair<TSNode, const PackageInfo*>> package_uses(TSNode root, const ModuleFacts& facts, const RuleCatalogue& catalogue) {
     std::vector<std::pair<TSNode, const PackageInfo*>> uses;
     const bool any = std::any_of(catalogue.packages().begin(), catalogue.packages().end(), [&](const PackageInfo& p) {
@@ -48,7 +51,8 @@ std::vector<std::pair<TSNode, const PackageInfo*>> package_uses(TSNode root, con
         const PackageInfo* pkg = nullptr;
         if (is_type(n, "keyword_argument")) {
             const TSNode value = field(n, "value");
-            if (!is_type(value, "false") && !is_type(value, "none")) pkg = catalogue.find_used_through(facts.text(field(n, "name")));
+            if (!is_type(value, "false") && !is_type(value, "none") && !off_by_default_flag(value, facts))
+                pkg = catalogue.find_used_through(facts.text(field(n, "name")));
         } else if (is_type(n, "call")) {
             pkg = catalogue.find_used_through(last_segment(facts.text(field(n, "function"))));
         }

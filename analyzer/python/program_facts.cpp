@@ -1176,7 +1176,13 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
         if (in_import(n)) return;
         if (called) {
             add_call(parent, it->second);
-        } else if (const TSNode outer = passed_to(n); !ts_node_is_null(outer)) {
+        } else if (const TSNode outer = passed_to(n); !ts_node_is_null(outer) &&
+                                                         listed(guards.vocabulary().registry_calls, last_segment(facts.text(field(outer, "function"))))) {
+            FunctionUses::Call& c = out.selections.emplace_back();
+            c.name = it->second;
+            c.line = line_of(n);
+            c.branch = "registered by " + one_line(facts.text(outer), 60);
+        } else if (!ts_node_is_null(outer)) {
             add_call(outer, it->second, true);
         } else if (const auto branch = selected_in_branch(n, parent, facts)) {
             FunctionUses::Call& c = out.selections.emplace_back();
