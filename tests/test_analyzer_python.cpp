@@ -489,14 +489,16 @@ TEST_F(PythonEngineTest, APackageLoadedThroughAnotherLibrarysKeywordIsAUse) {
 // alpaca-lora's generate.py: `load_in_8bit=` in the CUDA arm of a chain whose next arm is MPS's. The Mac
 // takes the MPS arm; the code already knows MPS, and nothing is reported (as for the query rules).
 TEST_F(PythonEngineTest, APackageInTheCudaArmOfAnMpsAwareChainIsNotReported) {
-    const auto fs = scan("def main(device, load_8bit=False):\n    if device == 'cuda':\n"
-                         "        m = Llama.from_pretrained('x', load_in_8bit=load_8bit)\n    elif device == 'mps':\n"
+    // (a load_in_8bit that passes on the function's own parameter, False by default, loads nothing
+    // there: the keywords here are literal)
+    const auto fs = scan("def main(device):\n    if device == 'cuda':\n"
+                         "        m = Llama.from_pretrained('x', load_in_8bit=True)\n    elif device == 'mps':\n"
                          "        m = Llama.from_pretrained('x', device_map={'': device})\n    return m\n");
     EXPECT_TRUE(of(fs, "cuda-only-package-import").empty());
     EXPECT_TRUE(of(fs, "optional-cuda-only-package-import").empty());
     // without the MPS arm, the CUDA arm is a device check (reported, and weighed by it)
-    const auto cuda_only = of(scan("def main(device, load_8bit=False):\n    if device == 'cuda':\n"
-                                   "        m = Llama.from_pretrained('x', load_in_8bit=load_8bit)\n    return m\n"),
+    const auto cuda_only = of(scan("def main(device):\n    if device == 'cuda':\n"
+                                   "        m = Llama.from_pretrained('x', load_in_8bit=True)\n    return m\n"),
                               "cuda-only-package-import");
     ASSERT_EQ(cuda_only.size(), 1u);
     EXPECT_EQ(cuda_only[0].guard, GuardKind::device_check);
