@@ -311,6 +311,15 @@ def test_skipped_without_the_extension():
     torch.ones(2).cuda()
 
 
+from vissl.utils.test_utils import gpu_test  # vissl's: skips below gpu_count CUDA devices
+
+
+@gpu_test(gpu_count=1)
+def test_on_one_gpu():
+    # guard: test-skip
+    torch.ones(2).cuda()
+
+
 if TYPE_CHECKING:
     # guard: never-called
     import triton
