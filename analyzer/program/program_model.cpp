@@ -157,7 +157,7 @@ ProgramModel::ProgramModel(const std::vector<FileRecord>& files, const ProgramVo
         if (best.level == Level::unreached && !ext.imports.empty()) {
             const GuardKind first = ext.imports.front().guard;
             const bool shared = std::all_of(ext.imports.begin(), ext.imports.end(), [&](const ImportSite& s) { return s.guard == first; });
-            if (shared && (first == GuardKind::off_by_default || (first != GuardKind::none && guard_strength(first) == 1))) {
+            if (shared && (first == GuardKind::off_by_default || guard_strength(first) == 1)) {
                 best.guard = first;
                 best.guard_note = ext.imports.front().guard_note + " (" + ext.imports.front().path + ":" + std::to_string(ext.imports.front().line) + ")";
             }

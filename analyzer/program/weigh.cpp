@@ -279,12 +279,10 @@ void weigh(Finding& f, Level level, const FileReach& reach, const ProgramVocabul
     }
     // An option the default run leaves off, on the way to the code (`if args.jit: from .ops import x`,
     // an extension built only on request): its weight too, wherever the file is reached from.
-    if (reach.guard == GuardKind::off_by_default && level != Level::optional_dead && level != Level::core)
-        take(guard_weight(reach.guard), std::string(to_string(reach.guard)) + " on the import chain `" + reach.guard_note + "`");
     // And a path a Mac never takes on the way into a file no training run reaches (an extension loaded
     // only under `if torch.cuda.is_available():`): where an entry reaches it, optional_dead weighs it.
-    if ((level == Level::unreached || level == Level::tooling) && reach.guard != GuardKind::none && reach.guard != GuardKind::off_by_default &&
-        guard_strength(reach.guard) == 1)
+    if ((reach.guard == GuardKind::off_by_default && level != Level::optional_dead && level != Level::core) ||
+        ((level == Level::unreached || level == Level::tooling) && guard_strength(reach.guard) == 1))
         take(guard_weight(reach.guard), std::string(to_string(reach.guard)) + " on the import chain `" + reach.guard_note + "`");
     // What the rule's category adds for its reach (rules/program.yaml reach_weights_for).
     // Optional for a reason the model sees (a guard on the chain or around the calls), not only
