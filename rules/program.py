@@ -714,3 +714,37 @@ def gan_losses(parser, args, real, fake):
     else:
         extra = torch.zeros(1).mean()
     return loss + extra
+
+
+class MPTConfig:
+    # A switch __init__ stores as it is (`self.X = X`) has its parameter's default wherever the class
+    # reads it (llm-foundry's MPTConfig: `use_pad_tok_in_ffn: bool = True`, then `if not
+    # self.use_pad_tok_in_ffn:` in another method). `not X` with X on by default is off by default.
+    def __init__(self, use_pad_tok_in_ffn=True, fused=False, fc_type="torch"):
+        self.use_pad_tok_in_ffn = use_pad_tok_in_ffn
+        self.fused = fused
+        self.fc_type = fc_type
+
+    def validate(self):
+        if not self.use_pad_tok_in_ffn:
+            # guard: off-by-default
+            from flash_attn.bert_padding import unpad_input
+        if not self.fused:
+            # guard: none
+            import apex
+        # a lazy import where the run picks an implementation by name, with no other arm: the code
+        # goes on without it for any other value
+        if self.fc_type == "te" or self.fc_type in ("te_fp8", "te_mlp"):
+            # guard: alternative-branch
+            import transformer_engine.pytorch as te
+        if self.fc_type == "te":
+            # guard: none
+            import transformer_engine.pytorch as te
+        else:
+            print("an other arm that binds nothing: the choice is no way round")
+        return te
+
+
+if sys.argv[1] == "te":
+    # guard: none
+    import transformer_engine.pytorch as te  # at module level, not lazy: the option test is no guard here

@@ -278,15 +278,27 @@ TEST(ProgramModel, AFunctionThatEveryCallerGuardsTakesTheirGuard) {
     ASSERT_NE(passed, nullptr);
     EXPECT_EQ(passed->guard, GuardKind::none) << passed->guard_note;
 
-    // a decorated function may be registered and called by name
+    // a decorated function may be called by whatever the decorator hands it to: its calls are not known
     d.write("tools/eval.py", "print(1)\n");
-    d.write("pkg/dist.py", "from torch.nn.parallel import DistributedDataParallel as DDP\nfrom .registry import register\n\n\n"
-                           "@register\ndef wrap(model):\n    return DDP(model, device_ids=[0])\n");
-    d.write("pkg/registry.py", "def register(f):\n    return f\n");
+    d.write("pkg/dist.py", "from torch.nn.parallel import DistributedDataParallel as DDP\nfrom .hooks import on_start\n\n\n"
+                           "@on_start\ndef wrap(model):\n    return DDP(model, device_ids=[0])\n");
+    d.write("pkg/hooks.py", "def on_start(f):\n    return f\n");
     const ScanResult decorated_scan = scan_dir(d);
     const Finding* decorated = find(decorated_scan, "distributed-data-parallel", "pkg/dist.py");
     ASSERT_NE(decorated, nullptr);
     EXPECT_EQ(decorated->guard, GuardKind::none) << decorated->guard_note;
+    // a registry decorator (guards.registry_calls) stores it for a name a config picks: one more
+    // choice of it beside its calls, which keep their guards
+    d.write("pkg/dist.py", "from torch.nn.parallel import DistributedDataParallel as DDP\nfrom .registry import register\n\n\n"
+                           "@register\ndef wrap(model):\n    return DDP(model, device_ids=[0])\n");
+    d.write("pkg/registry.py", "def register(f):\n    return f\n");
+    const ScanResult registered_scan = scan_dir(d);
+    const Finding* registered = find(registered_scan, "distributed-data-parallel", "pkg/dist.py");
+    ASSERT_NE(registered, nullptr);
+    EXPECT_EQ(registered->guard, GuardKind::import_fallback) << registered->guard_note;
+    EXPECT_TRUE(std::any_of(registered->related.begin(), registered->related.end(),
+                            [](const RelatedLocation& l) { return l.label.find("registered by @register") != std::string::npos; }))
+        << registered->guard_note;
 }
 
 // The caller-guard pass parses a large calling file only in part: the statements that name the
@@ -1132,6 +1144,29 @@ TEST(ProgramModel, AFunctionPassedToARegistryIsChosenNotCalled) {
     d.write("train.py", head + "threading.Thread(target=flash_attn_fn).start()\n" + tail);
     const ScanResult run = scan_dir(d);
     const Finding* called = find(run, "cuda-only-package-import", "train.py");
+    ASSERT_NE(called, nullptr);
+    EXPECT_EQ(called->impact, VerdictImpact::stay) << called->note;
+}
+
+// llm-foundry's norm.py: `@norms.register_class('triton_rmsnorm')` on a class whose __init__ imports
+// flash_attn's Triton RMSNorm. The decorator stores the class for a name a config picks: chosen, not
+// called (alternative-branch), dual-track at most. Built by the run itself, the class is a call.
+TEST(ProgramModel, AClassADecoratorRegistersIsChosenNotCalled) {
+    test::TempDir d;
+    const std::string cls =
+        "import torch\n\n\n@norms.register_class('triton_rmsnorm')\nclass TritonRMSNorm(torch.nn.Module):\n"
+        "    def __init__(self, n):\n        super().__init__()\n        from flash_attn.ops.triton.layer_norm import rms_norm_fn\n"
+        "        self.fn = rms_norm_fn\n\n\n";
+    d.write("train.py", cls + "if __name__ == '__main__':\n    print(norms.get('rmsnorm')(4))\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* fa = find(r, "cuda-only-package-import", "train.py");
+    ASSERT_NE(fa, nullptr);
+    EXPECT_EQ(fa->guard, GuardKind::alternative_branch) << fa->note;
+    EXPECT_EQ(fa->impact, VerdictImpact::dual) << fa->note;
+    EXPECT_NE(fa->note.find("registered by @norms.register_class('triton_rmsnorm')"), std::string::npos) << fa->note;
+    d.write("train.py", cls + "if __name__ == '__main__':\n    print(TritonRMSNorm(4))\n");
+    const ScanResult built = scan_dir(d);
+    const Finding* called = find(built, "cuda-only-package-import", "train.py");
     ASSERT_NE(called, nullptr);
     EXPECT_EQ(called->impact, VerdictImpact::stay) << called->note;
 }

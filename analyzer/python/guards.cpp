@@ -479,6 +479,15 @@ Guard GuardFinder::from_if(TSNode if_statement, TSNode node) const {
         const Guard alternative = from_alternative(if_statement, node);
         if (alternative.kind != GuardKind::none || alternative.mps_aware) return alternative;
         if (const auto flag = off_by_default(branch_condition)) return {GuardKind::off_by_default, false, "off by default: " + *flag};
+        // A lazy import under `if <option> == "<name>":` with no other arm (llm-foundry's `if
+        // self.fc_type['name'] == 'te' ...: import transformer_engine`): the package loads only where
+        // the run picks that implementation by name; with any other value the code goes on without it.
+        bool other_arm = conditions.size() > 1;
+        for (uint32_t i = 0; i < n; ++i) other_arm = other_arm || is_type(ts_node_named_child(if_statement, i), "else_clause");
+        if (!other_arm && names_implementation(branch_condition) && !ts_node_is_null(enclosing(node, {"function_definition"})) &&
+            (is_type(node, "import_statement") || is_type(node, "import_from_statement") ||
+             !ts_node_is_null(enclosing(node, {"import_statement", "import_from_statement"}))))
+            return {GuardKind::alternative_branch, false, "imported only where `" + one_line(branch_condition) + "` picks it; other values run without it"};
         return alternative;
     }
     if (t.kind == GuardKind::platform) {
@@ -704,6 +713,21 @@ bool GuardFinder::is_option_test(TSNode condition) const {
     // arm runs: the variable of an enclosing `for` loop is no option.
     const TSNode tested = strings(left) ? right : left;
     return !is_type(tested, "identifier") || ts_node_is_null(binding_loop(condition, m_facts.text(tested), m_facts));
+}
+
+bool GuardFinder::names_implementation(TSNode condition) const {
+    // `impl == "te"`, `kind in ("a", "b")`, and `or` of such: a value named among implementations
+    const std::string_view type = node_type(condition);
+    if (type == "parenthesized_expression" && ts_node_named_child_count(condition) == 1) return names_implementation(ts_node_named_child(condition, 0));
+    if (type == "boolean_operator")
+        return m_facts.text(condition).find(" or ") != std::string_view::npos && names_implementation(field(condition, "left")) &&
+               names_implementation(field(condition, "right"));
+    if (type != "comparison_operator" || ts_node_named_child_count(condition) != 2 || !is_option_test(condition)) return false;
+    const TSNode left = ts_node_named_child(condition, 0), right = ts_node_named_child(condition, 1);
+    const std::string_view op = m_facts.text(condition).substr(ts_node_end_byte(left) - ts_node_start_byte(condition),
+                                                               ts_node_start_byte(right) - ts_node_end_byte(left));
+    const std::string_view trimmed = op.substr(op.find_first_not_of(" \t\n"), op.find_last_not_of(" \t\n") - op.find_first_not_of(" \t\n") + 1);
+    return trimmed == "==" || trimmed == "in";
 }
 
 bool GuardFinder::unpacked_kind(TSNode name) const {

@@ -975,6 +975,28 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
             const auto names = decorator_names(decorated, facts);
             return std::all_of(names.begin(), names.end(), [&](std::string_view n) { return listed(guards.vocabulary().transparent_decorators, n); });
         };
+        // A decorator that hands the definition to a registry (rules/program.yaml registry_calls:
+        // llm-foundry's `@norms.register_class('triton_rmsnorm')`) stores it for a name a config picks:
+        // the definition is chosen there, not called, as `registry.register('flash', func=f)` chooses f.
+        auto registered_by = [&](TSNode decorated) -> std::string {
+            for (uint32_t k = 0; k < ts_node_named_child_count(decorated); ++k) {
+                const TSNode d = ts_node_named_child(decorated, k);
+                if (!is_type(d, "decorator") || ts_node_named_child_count(d) == 0) continue;
+                TSNode e = ts_node_named_child(d, 0);
+                if (is_type(e, "call")) e = field(e, "function");
+                if (listed(guards.vocabulary().registry_calls, last_segment(facts.text(e)))) return one_line(facts.text(d), 60);
+            }
+            return {};
+        };
+        auto select_registered = [&](TSNode decorated) {
+            const std::string by = registered_by(decorated);
+            if (by.empty()) return false;
+            FunctionUses::Call& c = out.selections.emplace_back();
+            c.name = facts.text(field(field(decorated, "definition"), "name"));
+            c.line = line_of(decorated);
+            c.branch = "registered by " + by;
+            return true;
+        };
         // A class's __init__ runs where the class is called: it goes by the class's name, as a
         // function would, its parameters after self (consistency_models' QKVFlashAttention, built only
         // in one arm of `if attention_type == "flash":`).
@@ -982,7 +1004,9 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
         std::pair<int, int> class_span{0, 0};
         bool class_registered = false;
         auto mark = [&](TSNode stmt, const std::string& prefix, const std::string& constructed) {
-            const bool decorated = is_type(stmt, "decorated_definition") && !transparent(stmt);
+            const bool registered = constructed.empty() && is_type(stmt, "decorated_definition") &&
+                                    is_type(field(stmt, "definition"), "function_definition") && select_registered(stmt);
+            const bool decorated = is_type(stmt, "decorated_definition") && !transparent(stmt) && !registered;
             const TSNode def = is_type(stmt, "decorated_definition") ? field(stmt, "definition") : stmt;
             if (!is_type(def, "function_definition")) return false;
             const bool init = !constructed.empty() && facts.text(field(def, "name")) == "__init__";
@@ -1050,6 +1074,7 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
                 fields = field_class(stmt);
                 positional = fields && fields_by_position(stmt, field(stmt, "definition"));
                 class_registered = !fields && !transparent(stmt);
+                select_registered(stmt);
                 stmt = field(stmt, "definition");
             }
             if (mark(stmt, "", "") || !is_type(stmt, "class_definition")) continue;

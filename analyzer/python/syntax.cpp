@@ -52,15 +52,46 @@ TSNode parameter_default(TSNode function_definition, std::string_view name, cons
     return TSNode{};
 }
 
+// The default of the parameter a flag stands for: `flag` a parameter of the enclosing function, or
+// `self.flag` one of the class's __init__ that __init__ stores as it is (`self.flag = flag`) and no
+// other method of the class assigns (llm-foundry's MPTConfig: `use_pad_tok_in_ffn: bool = True`, read
+// as `if not self.use_pad_tok_in_ffn:` in _validate_config). A null node when not known.
+static TSNode flag_default(TSNode flag_node, const ModuleFacts& facts) {
+    const bool self = is_type(flag_node, "attribute") && facts.text(field(flag_node, "object")) == "self";
+    const std::string_view flag = is_type(flag_node, "identifier") ? facts.text(flag_node) : self ? facts.text(field(flag_node, "attribute")) : "";
+    if (flag.empty()) return TSNode{};
+    const TSNode def = enclosing(flag_node, {"function_definition"});
+    if (ts_node_is_null(def)) return TSNode{};
+    if (const TSNode value = parameter_default(def, flag, facts); !ts_node_is_null(value) || !self) return value;
+    const TSNode cls = enclosing(def, {"class_definition"});
+    if (ts_node_is_null(cls)) return TSNode{};
+    TSNode init{};
+    int stores = 0, others = 0;
+    for_each_node(field(cls, "body"), [&](TSNode n) {
+        if (is_type(n, "function_definition") && facts.text(field(n, "name")) == "__init__" && ts_node_eq(enclosing(n, {"class_definition"}), cls))
+            init = n;
+        if (!is_type(n, "assignment") && !is_type(n, "augmented_assignment")) return;
+        const TSNode left = field(n, "left");
+        if (!is_type(left, "attribute") || facts.text(field(left, "object")) != "self" || facts.text(field(left, "attribute")) != flag) return;
+        const TSNode in = enclosing(n, {"function_definition"});
+        const bool stored = is_type(n, "assignment") && facts.text(field(n, "right")) == flag && !ts_node_is_null(in) &&
+                            facts.text(field(in, "name")) == "__init__";
+        (stored ? stores : others) += 1;
+    });
+    if (ts_node_is_null(init) || stores != 1 || others != 0) return TSNode{};
+    return parameter_default(init, flag, facts);
+}
+
 std::optional<std::string> off_by_default_flag(TSNode condition, const ModuleFacts& facts) {
-    std::string_view flag;
-    if (is_type(condition, "identifier")) flag = facts.text(condition);
-    else if (is_type(condition, "attribute") && facts.text(field(condition, "object")) == "self") flag = facts.text(field(condition, "attribute"));
-    if (flag.empty()) return std::nullopt;
-    const TSNode def = enclosing(condition, {"function_definition"});
-    if (ts_node_is_null(def)) return std::nullopt;
-    const TSNode value = parameter_default(def, flag, facts);
-    if (is_type(value, "false") || is_type(value, "none")) return std::string(flag) + "=" + std::string(facts.text(value));
+    // `not flag` with the flag on by default is off by default as `flag` with it off is
+    const bool negated = is_type(condition, "not_operator");
+    const TSNode flag = negated ? field(condition, "argument") : condition;
+    if (!is_type(flag, "identifier") && !is_type(flag, "attribute")) return std::nullopt;
+    const TSNode value = flag_default(flag, facts);
+    if (ts_node_is_null(value)) return std::nullopt;
+    const bool off = negated ? is_type(value, "true") : is_type(value, "false") || is_type(value, "none");
+    const std::string_view name = is_type(flag, "identifier") ? facts.text(flag) : facts.text(field(flag, "attribute"));
+    if (off) return std::string(name) + "=" + std::string(facts.text(value));
     return std::nullopt;
 }
 
