@@ -1298,6 +1298,45 @@ TEST(ProgramModel, ABlockerThatOnlyOneOfTheProgramsNeedsIsDualTrack) {
     EXPECT_EQ(find(both, "cuda-only-package-import", "chat/train/flash_patch.py")->impact, VerdictImpact::stay);
 }
 
+// cszn/KAIR: main_test_face_enhancement.py, a __main__ block no command runs, imports a module that
+// builds a CUDA extension on load, while the README's programs (main_train_psnr.py,
+// main_test_swinir.py) share its utilities and run without it: the blocker is that script's, dual-track.
+// With no documented program beside it, or one that needs the module too, it stays the run's.
+TEST(ProgramModel, ABlockerOnlyAnUndocumentedScriptReachesIsDualBesideTheDocumentedPrograms) {
+    test::TempDir d;
+    d.write("utils/__init__.py", "");
+    d.write("utils/utils_image.py", "import numpy as np\n\n\ndef imread(p):\n    return np.zeros(2)\n");
+    d.write("models/__init__.py", "");
+    d.write("models/op/__init__.py", "");
+    d.write("models/op/fused_act.py",
+            "import os\nfrom torch.utils.cpp_extension import load\n\nmodule_path = os.path.dirname(__file__)\n"
+            "fused = load('fused', sources=[os.path.join(module_path, 'fused_bias_act.cpp'), os.path.join(module_path, 'fused_bias_act_kernel.cu')])\n");
+    d.write("models/network_faceenhancer.py", "from models.op.fused_act import fused\n\n\ndef build():\n    return fused\n");
+    d.write("models/network_swinir.py", "import torch\n\n\ndef build():\n    return torch.nn.Linear(2, 2)\n");
+    d.write("main_test_face_enhancement.py",
+            "from utils import utils_image as util\nfrom models.network_faceenhancer import build\n\nif __name__ == '__main__':\n"
+            "    build()\n    util.imread('x')\n");
+    d.write("main_test_swinir.py",
+            "from utils import utils_image as util\nfrom models.network_swinir import build\n\nif __name__ == '__main__':\n"
+            "    build()\n    util.imread('x')\n");
+    const auto build = [](const ScanResult& r) { return find(r, "cuda-extension-build", "models/op/fused_act.py"); };
+    const ScanResult alone = scan_dir(d);
+    ASSERT_NE(build(alone), nullptr);
+    EXPECT_EQ(build(alone)->impact, VerdictImpact::stay) << "no command runs either script: " << build(alone)->note;
+
+    d.write("README.md", "```bash\npython main_test_swinir.py --task real_sr\n```\n");
+    const ScanResult r = scan_dir(d);
+    ASSERT_NE(build(r), nullptr);
+    EXPECT_EQ(build(r)->reach, Reach::core);
+    EXPECT_EQ(build(r)->impact, VerdictImpact::dual) << build(r)->note;
+    EXPECT_NE(build(r)->note.find("main_test_swinir.py, a program of the repository, runs without models/op/fused_act.py"), std::string::npos)
+        << build(r)->note;
+
+    // the documented program needs it too
+    d.write("models/network_swinir.py", "import torch\nfrom models.op.fused_act import fused\n\n\ndef build():\n    return fused\n");
+    EXPECT_EQ(build(scan_dir(d))->impact, VerdictImpact::stay);
+}
+
 // facebookresearch/ConvNeXt-V2: models/utils.py imports MinkowskiEngine on load for its sparse layers.
 // The fine-tuning program takes only LayerNorm and GRN from it, which use none of it (directly or
 // through another definition); the pre-training program's sparse model needs it. Fine-tuning runs

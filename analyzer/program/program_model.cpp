@@ -1416,7 +1416,26 @@ std::optional<std::string> ProgramModel::program_without(const std::string& path
         if (needs(entry, files)) with.insert(files.begin(), files.end());
     // Only when a program needs it: a file that only other entries reach may still be the repository's
     // run (Pointnet2_PyTorch's pointnet2_ops, reached from its package's __init__.py, no program's import).
-    if (with.empty()) return std::nullopt;
+    // Or when the entry its chain starts from is a script no command runs, named as a program is, and
+    // the programs the repository's commands run share its code (KAIR's main_test_face_enhancement.py,
+    // a __main__ block that builds the GPEN extension, beside the documented main_train_psnr.py and
+    // main_test_swinir.py): those programs run without it.
+    if (with.empty()) {
+        const auto reach = m_reach.find(path);
+        if (reach == m_reach.end() || reach->second.level != Level::core || reach->second.chain.empty()) return std::nullopt;
+        const std::string& first = reach->second.chain.front();
+        const std::string entry = first.substr(0, first.rfind(':') == std::string::npos ? first.size() : first.rfind(':'));
+        const auto e = std::find_if(m_summary.entry_points.begin(), m_summary.entry_points.end(), [&](const EntryPoint& x) { return x.path == entry; });
+        if (e == m_summary.entry_points.end() || e->tooling || m_commanded.count(entry) || m_side_entries.count(entry) ||
+            e->why.rfind("__main__ block", 0) != 0)
+            return std::nullopt;
+        const auto words = name_words(entry);
+        if (std::none_of(words.begin(), words.end(), [&](const std::string& w) { return std::find(m_vocab.program_words.begin(), m_vocab.program_words.end(), w) != m_vocab.program_words.end(); }))
+            return std::nullopt;
+        const std::set<std::string> files = imported_from(entry);
+        if (!needs(entry, files)) return std::nullopt;
+        with = files;
+    }
     for (const auto& program : m_programs) {
         const std::string& entry = program.first;
         const std::set<std::string>& files = program.second;
