@@ -748,3 +748,11 @@ class MPTConfig:
 if sys.argv[1] == "te":
     # guard: none
     import transformer_engine.pytorch as te  # at module level, not lazy: the option test is no guard here
+
+
+def build_model(cfg, model):
+    # A config key names the process count as the flag does, in any case (TimeSformer's cfg.NUM_GPUS).
+    if cfg.NUM_GPUS > 1:
+        # guard: distributed-gate
+        model = torch.nn.parallel.DistributedDataParallel(model)
+    return model

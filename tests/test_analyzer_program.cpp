@@ -223,6 +223,38 @@ TEST(ProgramModel, LazyImportTakesTheGuardOfItsCallers) {
     EXPECT_EQ(find(unguarded, "cuda-only-package-import", "pkg/triton_ops.py")->reach, Reach::core);
 }
 
+// bigscience-workshop/petals: make_inference_graphed_callable() (CUDA graphs and streams) is called in
+// `_optimized_*` methods, which `forward` calls only under `x.device.type == "cuda"`; another class's
+// __init__ builds the class unguarded. A method called by its own name runs where those calls are, not
+// where its class is built: the device check is its guard.
+TEST(ProgramModel, AMethodCalledByItsNameTakesTheGuardOfThoseCallsNotOfItsClass) {
+    test::TempDir d;
+    d.write("pkg/__init__.py", "");
+    d.write("pkg/graphs.py", "import torch\n\n\ndef make_graphed(fn, args):\n    s = torch.cuda.Stream()\n    return fn\n");
+    const std::string attn =
+        "import torch\nfrom pkg.graphs import make_graphed\n\n\nclass Attn(torch.nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.g = None\n\n    def _optimized(self, x):\n        if self.g is None:\n"
+        "            self.g = make_graphed(torch.relu, (x,))\n        return self.g(x)\n\n";
+    const std::string layer =
+        "\n\nclass Layer(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.attn = Attn()\n\n"
+        "    def forward(self, x):\n        return self.attn(x)\n";
+    d.write("train.py", "import torch\nfrom pkg.block import Layer\n\nif __name__ == '__main__':\n    print(Layer()(torch.ones(2, 1)))\n");
+    d.write("pkg/block.py", attn +
+                                "    def forward(self, x):\n        if x.size(1) == 1 and x.device.type == \"cuda\":\n"
+                                "            return self._optimized(x)\n        return torch.relu(x)\n" + layer);
+    const ScanResult r = scan_dir(d);
+    const Finding* stream = find(r, "torch-cuda-stream-event", "pkg/graphs.py");
+    ASSERT_NE(stream, nullptr);
+    EXPECT_EQ(stream->guard, GuardKind::device_check) << stream->guard_note;
+    EXPECT_NE(stream->guard_note.find("callers of _optimized()"), std::string::npos) << stream->guard_note;
+    // called unguarded by its name: no guard, whatever builds the class
+    d.write("pkg/block.py", attn + "    def forward(self, x):\n        return self._optimized(x)\n" + layer);
+    const ScanResult open = scan_dir(d);
+    const Finding* unguarded = find(open, "torch-cuda-stream-event", "pkg/graphs.py");
+    ASSERT_NE(unguarded, nullptr);
+    EXPECT_EQ(unguarded->guard, GuardKind::none) << unguarded->guard_note;
+}
+
 // yolov5's smart_DDP(): the DDP wrap sits in a helper that only guarded callers call, in other files,
 // through a from-import, a module import and a relative import. The finding takes their guard; one
 // unguarded call, a use that is not a call, or a decorator (which may register the function where no

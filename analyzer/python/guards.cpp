@@ -2,6 +2,8 @@
 
 #include <fnmatch.h>
 
+#include <cctype>
+
 #include <algorithm>
 
 namespace mpsport::python {
@@ -139,7 +141,7 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
                 if (auto v = string_literal(ts_node_named_child(args, 0), m_facts.source()); v && listed(m_vocab.device_strings, v->substr(0, v->find(':'))))
                     take_device_name(v->substr(0, v->find(':')));
         if (!is_type(fn, "attribute")) classify_node(fn, t);
-        else if (listed(m_vocab.distributed_names, m_facts.text(field(fn, "attribute")))) take(GuardKind::distributed_gate);
+        else if (distributed_name(m_facts.text(field(fn, "attribute")))) take(GuardKind::distributed_gate);
         if (const TSNode args = field(n, "arguments"); !ts_node_is_null(args)) classify_node(args, t);
         return;
     } else if (type == "comparison_operator" && ts_node_named_child_count(n) == 2) {
@@ -180,7 +182,7 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
         if (listed(m_vocab.platform_names, q)) take(GuardKind::platform);
         if (listed(m_vocab.type_checking_names, q)) take(GuardKind::never_called);
         if (listed(m_vocab.device_flags, attr)) take(GuardKind::device_check);
-        if (listed(m_vocab.distributed_names, attr)) take(GuardKind::distributed_gate);
+        if (distributed_name(attr)) take(GuardKind::distributed_gate);
         if (auto it = m_bound.find(attr); it != m_bound.end()) take(it->second);
         if (under_any(m_vocab.mps_names, q)) t.mps = true;
         return;  // `args.distributed` is one name, not `args` and `distributed`
@@ -188,7 +190,7 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
         const std::string_view name = m_facts.text(n);
         if (auto it = m_bound.find(name); it != m_bound.end()) take(it->second);
         if (listed(m_vocab.device_flags, name)) take(GuardKind::device_check);
-        if (listed(m_vocab.distributed_names, name)) take(GuardKind::distributed_gate);
+        if (distributed_name(name)) take(GuardKind::distributed_gate);
         if (listed(m_vocab.platform_names, name)) take(GuardKind::platform);
         if (listed(m_vocab.type_checking_names, name) || listed(m_vocab.type_checking_names, m_facts.qualname(n))) take(GuardKind::never_called);
     } else if (type == "string") {
@@ -713,6 +715,13 @@ bool GuardFinder::is_option_test(TSNode condition) const {
     // arm runs: the variable of an enclosing `for` loop is no option.
     const TSNode tested = strings(left) ? right : left;
     return !is_type(tested, "identifier") || ts_node_is_null(binding_loop(condition, m_facts.text(tested), m_facts));
+}
+
+bool GuardFinder::distributed_name(std::string_view name) const {
+    // in any case: a config key (TimeSformer's and SlowFast's `cfg.NUM_GPUS > 1`) is the flag's name too
+    std::string lower(name);
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return listed(m_vocab.distributed_names, lower);
 }
 
 bool GuardFinder::names_implementation(TSNode condition) const {

@@ -172,6 +172,17 @@ Guard guard_through_callers(TSNode function, const ModuleFacts& facts, const Gua
     if (!ts_node_is_null(factory)) names.emplace_back(std::string(facts.text(field(factory, "name"))), factory);
     Guard weakest;
     bool first = true;
+    // A method called by its own name (`self._optimized(x)`) runs where those calls are, not where its
+    // class is built (petals' `_optimized_input_layernorm`, called only under `x.device.type ==
+    // "cuda"`, in a class another class's __init__ builds unguarded). The class's callers stand for a
+    // dunder (__init__ runs where the class is called) and for a method no call names (an autograd
+    // Function's forward, run by `Cls.apply(...)`).
+    const std::string_view own = names.front().first;
+    const bool by_own_name = own.substr(0, 2) != "__" && names.size() > 1 && [&] {
+        const auto it = calls.find(names.front().first);
+        return it != calls.end() && std::any_of(it->second.begin(), it->second.end(), [&](TSNode c) { return !contains(function, c); });
+    }();
+    if (by_own_name) names.resize(1);
     for (const auto& [name, scope] : names) {
         auto it = calls.find(name);
         if (it == calls.end()) continue;
