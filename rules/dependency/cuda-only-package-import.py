@@ -28,6 +28,11 @@ from basicsr.ops.fused_act import FusedLeakyReLU
 import rotary_emb
 # ruleid: cuda-only-package-import
 import xentropy_cuda_lib
+# whisperX's asr.py: Whisper on CTranslate2, which has no Metal backend (CPU only on a Mac)
+# ruleid: cuda-only-package-import
+import ctranslate2
+# ruleid: cuda-only-package-import
+from faster_whisper.transcribe import TranscriptionOptions
 
 try:
     # ok: cuda-only-package-import
@@ -50,3 +55,4 @@ def load(path, quantise):
     fp16 = AutoModelForCausalLM.from_pretrained(path, load_in_8bit=False)
     # ruleid: cuda-only-package-import
     return AutoModelForCausalLM.from_pretrained(path, load_in_8bit=quantise)
+
