@@ -268,6 +268,10 @@ struct PackageInfo {
     // the repository's code: transformers' `from_pretrained(..., load_in_8bit=True)` and
     // `BitsAndBytesConfig(...)` load bitsandbytes.
     std::vector<std::string> used_through;
+    // Those of used_through whose call only switches the package on for speed, the library running its
+    // own path without it (diffusers' enable_xformers_memory_efficient_attention): dropping the call is
+    // the port.
+    std::vector<std::string> toggles;
     std::vector<std::string> distributions;  // normalised names in manifests; '*' matches any run
     std::string provides;                    // what the package gives the lab
     MpsStatus mps = MpsStatus::none;

@@ -362,6 +362,10 @@ void parse_package(const YAML::Node& item, const fs::path& file, PackageInfo& p)
     p.mac_build = optional_string(item, "mac_build");
     if (item["cuda_submodules"]) p.cuda_submodules = string_list(item, "cuda_submodules", file);
     if (item["used_through"]) p.used_through = string_list(item, "used_through", file);
+    if (item["toggles"]) p.toggles = string_list(item, "toggles", file);
+    for (const auto& t : p.toggles)
+        if (std::find(p.used_through.begin(), p.used_through.end(), t) == p.used_through.end())
+            fail(file, "package " + p.import_name + ": toggle '" + t + "' must also be listed in used_through");
     if (item["reference_modules"]) p.reference_modules = string_list(item, "reference_modules", file);
     for (const auto& d : string_list(item, "distributions", file)) p.distributions.push_back(normalise_distribution(d));
     if (p.distributions.empty() && !p.import_name.empty()) p.distributions.push_back(normalise_distribution(p.import_name));

@@ -260,6 +260,14 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
             }
         }
         const std::string what = use.empty() ? "imported" : "loaded through " + use;
+        // diffusers' `unet.enable_xformers_memory_efficient_attention()` only switches the package on for
+        // speed: without the call the library runs its own attention (PyTorch's SDPA). Dropping the call
+        // is the port, as turning off optional AMP is (rules/packages toggles): minor, no verdict impact.
+        if (!optional && !use.empty() && is_type(at, "call") && listed(pkg->toggles, last_segment(in.facts.text(field(at, "function"))))) {
+            m.impact = VerdictImpact::none;
+            m.severity = Severity::minor;
+            m.note = "only switches " + pkg->import_name + " on for speed: without the call the library runs its own path; drop it on the Mac";
+        }
         // `elif engine: import tensorrt` (yolov5's DetectMultiBackend), `if args.deepspeed: import
         // deepspeed`, MiniGPT-4's `if low_resource: ...from_pretrained(..., load_in_8bit=True)`: a
         // package needed only for scale or speed, used on demand in one branch of a function, is an

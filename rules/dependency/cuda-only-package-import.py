@@ -56,3 +56,8 @@ def load(path, quantise):
     # ruleid: cuda-only-package-import
     return AutoModelForCausalLM.from_pretrained(path, load_in_8bit=quantise)
 
+
+def train_setup(pipe):
+    # Marigold's trainers: a switch diffusers offers for speed still loads xformers (reported, at minor)
+    # ruleid: cuda-only-package-import
+    pipe.unet.enable_xformers_memory_efficient_attention()
