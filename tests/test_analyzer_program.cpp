@@ -2753,6 +2753,24 @@ TEST(ProgramModel, ATestOfACudaOnlyExtensionIsInfo) {
                       "imports pkg/fused.py, which needs the CUDA extension fused_lib (pkg/fused.py:1) to load");
 }
 
+// MzeroMiko/VMamba's analyze/ folder: scripts that measure a trained model (effective receptive field,
+// throughput), run by the README as `python analyze/erf.py`, one of which imports mamba_ssm. They are
+// not the training run: tooling, like benchmarks (guards.tooling.dirs). The training script is core.
+TEST(ProgramModel, AnalysisScriptsAreTooling) {
+    test::TempDir d;
+    d.write("models/__init__.py", "");
+    d.write("models/vmamba.py", "import torch\n\n\nclass VSSM(torch.nn.Module):\n    pass\n");
+    d.write("main.py", "import torch\nfrom models.vmamba import VSSM\n\nif __name__ == '__main__':\n    VSSM().to('cuda')\n");
+    d.write("analyze/erf.py", "import mamba_ssm\nfrom models.vmamba import VSSM\n\nif __name__ == '__main__':\n    print(VSSM(), mamba_ssm)\n");
+    d.write("README.md", "```bash\npython main.py\npython analyze/erf.py\n```\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* mamba = find(r, "cuda-only-package-import", "analyze/erf.py");
+    ASSERT_NE(mamba, nullptr);
+    EXPECT_EQ(mamba->reach, Reach::tooling) << mamba->note;
+    EXPECT_EQ(mamba->impact, VerdictImpact::none) << mamba->note;
+    EXPECT_EQ(assess(r.findings, nullptr, test::bundled_catalogue(), r.file_lines, &r).verdict, Verdict::migrate);
+}
+
 // A library that no script runs: its public subpackages are its API as much as the package is.
 // nvdiffrast's own __init__.py imports nothing; users write `import nvdiffrast.torch as dr`, and only
 // its sample programs (samples/, tooling) do so here. The subpackage's required CUDA-only extension
