@@ -59,7 +59,8 @@ bool imports_module_or_package(const ImportFact& imp, const std::string& importe
 bool is_candidate(const Finding& f, const RuleCatalogue& catalogue) {
     // An arm of a choice may yet run only where its callers' guards hold: they decide when stronger.
     // So may an option off by default: its callers may be tests that skip, or none at all.
-    if ((f.guard != GuardKind::none && f.guard != GuardKind::alternative_branch && f.guard != GuardKind::off_by_default) ||
+    if ((f.guard != GuardKind::none && f.guard != GuardKind::alternative_branch && f.guard != GuardKind::off_by_default &&
+         f.guard != GuardKind::default_arm) ||
         !ends_with(f.location.path, ".py"))
         return false;
     // An import in a function (consistency_models' `from flash_attn... import` in QKVFlashAttention's
@@ -335,7 +336,7 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
     // The call's guard once the arms' calls are seen: none, with why, when every other arm calls such a
     // function; else the note of the first arm that does not.
     auto weigh_arms = [&](const std::string& path, FunctionUses::Call& call, const std::string& category) {
-        if (call.guard != GuardKind::alternative_branch || call.arms.empty()) return;
+        if ((call.guard != GuardKind::alternative_branch && call.guard != GuardKind::default_arm) || call.arms.empty()) return;
         const auto calls = held_calls.find(path);
         if (calls == held_calls.end()) return;
         std::string why;
@@ -344,7 +345,7 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
                 return h.line >= arm.first && h.line <= arm.last && h.held->count(category) > 0;
             });
             if (hit == calls->second.end()) {  // this arm is a way round
-                call.note = arm.note;
+                call.note = call.guard == GuardKind::default_arm ? "the default takes the arm of this call; " + arm.note : arm.note;
                 return;
             }
             const Finding* other = hit->held->at(category);

@@ -74,13 +74,16 @@ std::string_view to_string(GuardKind g) {
         case GuardKind::alternative_branch: return "alternative-branch";
         case GuardKind::never_called: return "never-called";
         case GuardKind::off_by_default: return "off-by-default";
+        case GuardKind::default_arm: return "default-arm";
     }
     return "none";
 }
 
 int guard_strength(GuardKind g) {
     if (g == GuardKind::none) return 3;
-    if (g == GuardKind::import_fallback || g == GuardKind::non_cpu_branch || g == GuardKind::alternative_branch || g == GuardKind::off_by_default) return 2;
+    if (g == GuardKind::import_fallback || g == GuardKind::non_cpu_branch || g == GuardKind::alternative_branch || g == GuardKind::off_by_default ||
+        g == GuardKind::default_arm)
+        return 2;
     return 1;
 }
 

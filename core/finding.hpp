@@ -17,10 +17,11 @@ enum class Reach { core = 0, optional = 1, tooling = 2, unreached = 3 };
 // default_unused: a parameter's default that every call of its function overrides (analyzer/call_guards.cpp).
 // never_called: in a module-level function that no file of the repository calls or names (the same).
 // alternative_branch: one arm of an if/elif/else choice whose other arm does the same job without CUDA.
+// default_arm: such an arm that the default of the option takes (`attention_type='flash'`).
 // no_grad and grad_unknown weigh only a fallback of a backward op (analyzer/python/op_coverage.cpp): the
 // call runs without gradients (torch.no_grad, an inference path), or nothing says whether gradients flow.
 enum class GuardKind { none = 0, import_fallback, device_check, distributed_gate, platform, test_skip, availability_select, no_grad, grad_unknown, non_cpu_branch, default_unused,
-                       alternative_branch, never_called, off_by_default };
+                       alternative_branch, never_called, off_by_default, default_arm };
 
 // How much of a path a guard leaves: 3 none (always taken), 2 a fallback beside it (import fallback,
 // the non-CPU branch MPS shares with CUDA, another arm of a choice), 1 a path a Mac never takes. The program model's reach
@@ -65,6 +66,9 @@ struct RelatedLocation {
 // How a dependency finding's note starts when the import takes only pure-Python parts of a package
 // (python/analyses.cpp); the declarations of that package read it (program/weigh.cpp).
 inline constexpr std::string_view kPurePartsNote = "imports only pure-Python parts of ";
+// How the guard note of a function's import in one arm of an if starts (python/program_facts.cpp):
+// an option the run can leave off, not a choice between implementations (program/weigh.cpp).
+inline constexpr std::string_view kOnDemandBranchNote = "imported on demand in one branch";
 
 inline RelatedLocation related_line(const std::string& path, int line, std::string label) {
     RelatedLocation rel;

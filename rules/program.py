@@ -531,10 +531,11 @@ instantiate_device_type_tests(TestFusedNorm, globals(), only_for=("cuda",))
 instantiate_device_type_tests(TestEverywhere, globals(), only_for=("cuda", "cpu"))
 
 
-# Choices between ways of doing one job: the arm a Mac selects does it without CUDA.
+# Choices between ways of doing one job: the arm a Mac selects does it without CUDA. The arm the
+# parameter's default takes is the run as written (default-arm): the Mac passes the other value.
 def attention_block(attention_type="flash", use_fused=False):
     if attention_type == "flash":
-        # guard: alternative-branch
+        # guard: default-arm
         from flash_attn import flash_attn_func as attend
     else:
         attend = torch.nn.functional.scaled_dot_product_attention

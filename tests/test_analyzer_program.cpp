@@ -486,8 +486,10 @@ TEST(ProgramModel, ADefaultThatEveryCallPassesIsInfo) {
 
 // consistency_models' attention: flash-attn is imported inside QKVFlashAttention's constructor, and the
 // class is built only in the `attention_type == "flash"` arm of a choice whose else builds the pure-PyTorch
-// QKVAttentionLegacy. The import runs where the class is called: one arm of a choice, so the blocker is
-// optional (major, dual-track at most). A call outside the choice, or the class used as a base, keeps it.
+// QKVAttentionLegacy. The import runs where the class is called: one arm of a choice, the one the
+// default (`attention_type='flash'`) takes, so the blocker is the run's as written until the Mac passes
+// the other value (default-arm: major, dual-track at most; another arm, no verdict impact). A call
+// outside the choice, or the class used as a base, keeps it.
 TEST(ProgramModel, AConstructorCalledInOneArmOfAChoiceTakesItsGuard) {
     test::TempDir d;
     d.write("pkg/__init__.py", "");
@@ -504,8 +506,9 @@ TEST(ProgramModel, AConstructorCalledInOneArmOfAChoiceTakesItsGuard) {
     const Finding* f = find(r, "cuda-only-package-import", "pkg/unet.py");
     ASSERT_NE(f, nullptr);
     EXPECT_EQ(f->location.line, 6);
-    EXPECT_EQ(f->guard, GuardKind::alternative_branch) << f->guard_note;
-    EXPECT_EQ(f->guard_note, "every call of FlashAttn() is guarded; pkg/unet.py:20: the arm `else` binds self.attention without CUDA");
+    EXPECT_EQ(f->guard, GuardKind::default_arm) << f->guard_note;
+    EXPECT_EQ(f->guard_note,
+              "every call of FlashAttn() is guarded; pkg/unet.py:20: the default takes the arm of this call; the arm `else` binds self.attention without CUDA");
     EXPECT_EQ(f->severity, Severity::major);
     EXPECT_EQ(f->impact, VerdictImpact::dual);
     ASSERT_EQ(f->related.size(), 1u);
@@ -1157,8 +1160,8 @@ TEST(ProgramModel, APackageWithNoReplacementUsedOnlyOnCudaPathsIsAnImportToGuard
 
 // llm-foundry's attention.py: `attention_implementations.register('flash', func=flash_attn_fn)` beside
 // the torch implementation. The registry stores the function under a name a config picks: chosen, not
-// called (alternative-branch), so flash_attn's lazy import in it is one implementation of a choice,
-// dual-track at most. The same function passed to a call that runs it (a thread's target) is a call.
+// called (alternative-branch), so flash_attn's lazy import in it is one implementation of a choice:
+// minor, no verdict impact. The same function passed to a call that runs it (a thread's target) is a call.
 TEST(ProgramModel, AFunctionPassedToARegistryIsChosenNotCalled) {
     test::TempDir d;
     const std::string head =
@@ -1171,7 +1174,8 @@ TEST(ProgramModel, AFunctionPassedToARegistryIsChosenNotCalled) {
     const Finding* fa = find(r, "cuda-only-package-import", "train.py");
     ASSERT_NE(fa, nullptr);
     EXPECT_EQ(fa->guard, GuardKind::alternative_branch) << fa->note;
-    EXPECT_EQ(fa->impact, VerdictImpact::dual) << fa->note;
+    EXPECT_EQ(fa->impact, VerdictImpact::none) << fa->note;
+    EXPECT_EQ(fa->severity, Severity::minor) << fa->note;
     EXPECT_NE(fa->note.find("registered by registry.register('flash', func=flash_attn_fn)"), std::string::npos) << fa->note;
     d.write("train.py", head + "threading.Thread(target=flash_attn_fn).start()\n" + tail);
     const ScanResult run = scan_dir(d);
@@ -1182,7 +1186,7 @@ TEST(ProgramModel, AFunctionPassedToARegistryIsChosenNotCalled) {
 
 // llm-foundry's norm.py: `@norms.register_class('triton_rmsnorm')` on a class whose __init__ imports
 // flash_attn's Triton RMSNorm. The decorator stores the class for a name a config picks: chosen, not
-// called (alternative-branch), dual-track at most. Built by the run itself, the class is a call.
+// called (alternative-branch): minor, no verdict impact. Built by the run itself, the class is a call.
 TEST(ProgramModel, AClassADecoratorRegistersIsChosenNotCalled) {
     test::TempDir d;
     const std::string cls =
@@ -1194,7 +1198,7 @@ TEST(ProgramModel, AClassADecoratorRegistersIsChosenNotCalled) {
     const Finding* fa = find(r, "cuda-only-package-import", "train.py");
     ASSERT_NE(fa, nullptr);
     EXPECT_EQ(fa->guard, GuardKind::alternative_branch) << fa->note;
-    EXPECT_EQ(fa->impact, VerdictImpact::dual) << fa->note;
+    EXPECT_EQ(fa->impact, VerdictImpact::none) << fa->note;
     EXPECT_NE(fa->note.find("registered by @norms.register_class('triton_rmsnorm')"), std::string::npos) << fa->note;
     d.write("train.py", cls + "if __name__ == '__main__':\n    print(TritonRMSNorm(4))\n");
     const ScanResult built = scan_dir(d);
@@ -2753,6 +2757,30 @@ TEST(ProgramModel, ATestOfACudaOnlyExtensionIsInfo) {
                       "imports pkg/fused.py, which needs the CUDA extension fused_lib (pkg/fused.py:1) to load");
 }
 
+// KwaiVGI/LivePortrait: the cropper imports the animal-mode landmark runner only where the run picks
+// that mode by name (`if self.image_type == "animal_face":`), and the runner's module needs a
+// CUDA-only package on load. The module is optional through one arm of a choice: choosing the other
+// (human) mode is the edit, no reason to keep a Linux GPU. Imported unconditionally, it is the run's.
+TEST(ProgramModel, AModuleImportedOnlyForOneNamedModeIsNoVerdict) {
+    test::TempDir d;
+    d.write("src/__init__.py", "");
+    d.write("src/animal_runner.py", "import flash_attn\n\n\nclass Runner:\n    pass\n");
+    const std::string cropper_head = "import torch\n\n\nclass Cropper:\n    def __init__(self, image_type='human_face'):\n"
+                                     "        self.image_type = image_type\n";
+    d.write("src/cropper.py", cropper_head + "        if self.image_type == 'animal_face':\n            from src.animal_runner import Runner\n"
+                                              "            self.runner = Runner()\n");
+    d.write("inference.py", "from src.cropper import Cropper\n\nif __name__ == '__main__':\n    Cropper()\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* fa = find(r, "cuda-only-package-import", "src/animal_runner.py");
+    ASSERT_NE(fa, nullptr);
+    EXPECT_EQ(fa->reach, Reach::optional) << fa->note;
+    EXPECT_EQ(fa->impact, VerdictImpact::none) << fa->note;
+    EXPECT_LE(fa->severity, Severity::minor) << fa->note;
+    d.write("src/cropper.py", cropper_head + "        from src.animal_runner import Runner\n        self.runner = Runner()\n");
+    const ScanResult always = scan_dir(d);
+    EXPECT_EQ(find(always, "cuda-only-package-import", "src/animal_runner.py")->impact, VerdictImpact::stay);
+}
+
 // MzeroMiko/VMamba's analyze/ folder: scripts that measure a trained model (effective receptive field,
 // throughput), run by the README as `python analyze/erf.py`, one of which imports mamba_ssm. They are
 // not the training run: tooling, like benchmarks (guards.tooling.dirs). The training script is core.
@@ -3044,8 +3072,8 @@ TEST(ProgramModel, AnArmOfKindsUnpackedFromOneCallIsAnAlternative) {
 // PixArt-alpha's MPT attention: flash_attn_fn() imports flash_attn (its handler raises: required
 // where it runs), and MultiheadAttention only chooses it, `if self.attn_impl == 'flash': self.attn_fn =
 // flash_attn_fn`, beside a `torch` arm. The function runs only where that arm was taken: one arm of a
-// choice, optional, so dual-track at most. Chosen outside any branch, or also called unguarded, the
-// import is the run's again.
+// choice, the Mac selects the other (train.py passes 'torch'): minor, no verdict impact. Chosen outside
+// any branch, or also called unguarded, the import is the run's again.
 TEST(ProgramModel, AStayImportInAFunctionChosenInOneArmIsOptional) {
     test::TempDir d;
     d.write("train.py", "from pkg.attention import Attention\n\nif __name__ == '__main__':\n    Attention('torch')\n");
@@ -3062,7 +3090,8 @@ TEST(ProgramModel, AStayImportInAFunctionChosenInOneArmIsOptional) {
     const Finding* f = find(r, "cuda-only-package-import", "pkg/attention.py");
     ASSERT_NE(f, nullptr);
     EXPECT_EQ(f->guard, GuardKind::alternative_branch) << f->guard_note;
-    EXPECT_EQ(f->impact, VerdictImpact::dual) << f->note;
+    EXPECT_EQ(f->impact, VerdictImpact::none) << f->note;
+    EXPECT_EQ(f->severity, Severity::minor) << f->note;
     EXPECT_NE(f->guard_note.find("chosen, not called, in `if attn_impl == 'flash':`"), std::string::npos) << f->guard_note;
     EXPECT_TRUE(std::none_of(r.findings.begin(), r.findings.end(), [](const Finding& x) { return x.impact == VerdictImpact::stay; }));
 

@@ -272,6 +272,13 @@ void weigh(Finding& f, Level level, const FileReach& reach, const ProgramVocabul
             if (level == Level::optional_dead)
                 take(guard_weight_override && reach.guard == f.guard ? guard_weight_override : guard_weight(reach.guard),
                      std::string(to_string(reach.guard)) + " on the import chain");
+            // A module imported only in one arm of a choice between implementations (LivePortrait's
+            // animal-mode landmark runner, under `self.image_type == "animal_face"`): choosing the other
+            // arm is the edit, as for code in that arm. Not any branch of a function (vid2vid's FlowNet2,
+            // imported under `if opt.isTrain:`: training needs it), and not a program of its own beside
+            // the main one (mark_side_programs), whose blockers are that program's: dual-track.
+            else if (reach.guard == GuardKind::alternative_branch && !reach.side_program && reach.guard_note.rfind(kOnDemandBranchNote, 0) != 0)
+                take(guard_weight(reach.guard), std::string(to_string(reach.guard)) + " on the import chain");
             break;
         case Level::tooling: take(reach_weight(Reach::tooling), reach.guard_note.empty() ? "tooling" : "tooling: " + reach.guard_note); break;
         case Level::unreached: take(reach_weight(Reach::unreached), reach.guard_note.empty() ? "unreached" : "unreached: " + reach.guard_note); break;

@@ -811,6 +811,14 @@ Guard GuardFinder::from_alternative(TSNode if_statement, TSNode node) const {
             const auto it = defaults.find(m_facts.text(field(eq->first, "attribute")));
             if (it != defaults.end() && it->second == eq->second) return {};
         }
+    // The arm a parameter's default takes (consistency_models' `def __init__(..., attention_type='flash')`
+    // then `if attention_type == 'flash':`): the run as written takes it (default-arm).
+    bool default_arm = false;
+    if (const TSNode c = conditions[static_cast<std::size_t>(own - arms.begin())]; !ts_node_is_null(c))
+        if (const auto eq = equals_string(c, m_facts)) {
+            const TSNode value = flag_default(eq->first, m_facts);
+            default_arm = is_type(value, "string") && m_facts.string_value(value) == eq->second;
+        }
     std::set<std::string, std::less<>> mine;
     bound_in(*own, m_facts, mine);
     if (mine.empty()) return {};
@@ -869,7 +877,9 @@ Guard GuardFinder::from_alternative(TSNode if_statement, TSNode node) const {
         const auto shared = std::find_if(mine.begin(), mine.end(), [&](const std::string& name) { return theirs.count(name) > 0; });
         if (shared == mine.end()) continue;
         const std::string note = "the arm `" + labels[i] + "` binds " + *shared + " without CUDA";
-        if (found.kind == GuardKind::none) found = {GuardKind::alternative_branch, false, note};
+        if (found.kind == GuardKind::none)
+            found = {default_arm ? GuardKind::default_arm : GuardKind::alternative_branch, false,
+                     default_arm ? "the default takes this arm (" + one_line(conditions[static_cast<std::size_t>(own - arms.begin())]) + "); " + note : note};
         found.arms.push_back({static_cast<int>(ts_node_start_point(arms[i]).row) + 1, static_cast<int>(ts_node_end_point(arms[i]).row) + 1, note});
     }
     return found;
@@ -1236,11 +1246,15 @@ Guard GuardFinder::guard_of(TSNode node) const {
         if (g.mps_aware) return found.kind == GuardKind::none ? g : found;
         if (g.kind == GuardKind::none) continue;
         if (found.kind == GuardKind::none) found = g;
-        else if ((found.kind == GuardKind::import_fallback || found.kind == GuardKind::alternative_branch) && g.kind != GuardKind::off_by_default) found = g;
+        else if ((found.kind == GuardKind::import_fallback || found.kind == GuardKind::alternative_branch || found.kind == GuardKind::default_arm) &&
+                 g.kind != GuardKind::off_by_default)
+            found = g;
         // an option off by default inside a branch a Mac never takes (`if x.is_cuda:` around `if
         // args.profile:`): the outer guard says more
         else if (found.kind == GuardKind::off_by_default && guard_strength(g.kind) < guard_strength(found.kind)) found = g;
-        if (found.kind != GuardKind::import_fallback && found.kind != GuardKind::alternative_branch && found.kind != GuardKind::off_by_default) return found;
+        if (found.kind != GuardKind::import_fallback && found.kind != GuardKind::alternative_branch && found.kind != GuardKind::off_by_default &&
+            found.kind != GuardKind::default_arm)
+            return found;
     }
     return found.kind != GuardKind::none ? found : m_file_guard;
 }

@@ -247,7 +247,7 @@ void add_import(TSNode imp, const ModuleFacts& facts, const GuardFinder& guards,
     // except clause, whose import is the fallback that runs where the package is missing.
     if (lazy && g.kind == GuardKind::none && !g.mps_aware && !is_type(enclosing(imp, {"if_statement", "elif_clause", "else_clause", "except_clause", "function_definition"}), "except_clause"))
         if (const auto branch = branch_in_function(imp, facts); branch && !imported_in_every_arm(imp, facts, guards))
-            g = {GuardKind::alternative_branch, false, "imported on demand in one branch (" + *branch + ")"};
+            g = {GuardKind::alternative_branch, false, std::string(kOnDemandBranchNote) + " (" + *branch + ")"};
     auto make = [&](std::string module, int level) {
         ImportFact f;
         f.module = std::move(module);

@@ -56,7 +56,7 @@ TSNode parameter_default(TSNode function_definition, std::string_view name, cons
 // `self.flag` one of the class's __init__ that __init__ stores as it is (`self.flag = flag`) and no
 // other method of the class assigns (llm-foundry's MPTConfig: `use_pad_tok_in_ffn: bool = True`, read
 // as `if not self.use_pad_tok_in_ffn:` in _validate_config). A null node when not known.
-static TSNode flag_default(TSNode flag_node, const ModuleFacts& facts) {
+TSNode flag_default(TSNode flag_node, const ModuleFacts& facts) {
     const bool self = is_type(flag_node, "attribute") && facts.text(field(flag_node, "object")) == "self";
     const std::string_view flag = is_type(flag_node, "identifier") ? facts.text(flag_node) : self ? facts.text(field(flag_node, "attribute")) : "";
     if (flag.empty()) return TSNode{};
