@@ -1374,16 +1374,18 @@ std::set<std::string> ProgramModel::imported_from(const std::string& path) const
     return reached;
 }
 
+bool ProgramModel::named_as_program(const std::string& path) const {
+    const auto words = name_words(path);
+    return std::any_of(words.begin(), words.end(), [&](const std::string& w) {
+        return std::find(m_vocab.program_words.begin(), m_vocab.program_words.end(), w) != m_vocab.program_words.end();
+    });
+}
+
 void ProgramModel::find_programs() {
     for (const auto& e : m_summary.entry_points) {
         if (e.tooling || !m_commanded.count(e.path) || m_side_entries.count(e.path) || e.why.rfind(kPackageApi, 0) == 0) continue;
         // one that trains, serves or samples by its name (not a download script or a Slurm launcher)
-        const auto words = name_words(e.path);
-        if (std::none_of(words.begin(), words.end(), [&](const std::string& w) {
-                return std::find(m_vocab.program_words.begin(), m_vocab.program_words.end(), w) != m_vocab.program_words.end();
-            }))
-            continue;
-        m_programs.emplace_back(e.path, imported_from(e.path));
+        if (named_as_program(e.path)) m_programs.emplace_back(e.path, imported_from(e.path));
     }
 }
 
@@ -1427,10 +1429,7 @@ std::optional<std::string> ProgramModel::program_without(const std::string& path
         const std::string entry = first.substr(0, first.rfind(':') == std::string::npos ? first.size() : first.rfind(':'));
         const auto e = std::find_if(m_summary.entry_points.begin(), m_summary.entry_points.end(), [&](const EntryPoint& x) { return x.path == entry; });
         if (e == m_summary.entry_points.end() || e->tooling || m_commanded.count(entry) || m_side_entries.count(entry) ||
-            e->why.rfind("__main__ block", 0) != 0)
-            return std::nullopt;
-        const auto words = name_words(entry);
-        if (std::none_of(words.begin(), words.end(), [&](const std::string& w) { return std::find(m_vocab.program_words.begin(), m_vocab.program_words.end(), w) != m_vocab.program_words.end(); }))
+            e->why.rfind("__main__ block", 0) != 0 || !named_as_program(entry))
             return std::nullopt;
         const std::set<std::string> files = imported_from(entry);
         if (!needs(entry, files)) return std::nullopt;

@@ -296,6 +296,7 @@ private:
     std::map<std::string, std::string> m_remote_code;                  // checkout -> remote_code_in
     std::optional<std::string> program_without(const std::string& path, const ImportUse* use) const;
     void find_programs();
+    bool named_as_program(const std::string& path) const;  // its file name has one of program_words (train, serve, sample, ...)
     std::set<std::string> m_python;                 // importable .py files, in order (walks over them are deterministic)
     std::unordered_set<std::string> m_python_index; // the same, for the many lookups of an import's candidates
     std::unordered_set<std::string> m_dirs;         // the folders that hold them, at any depth

@@ -729,7 +729,7 @@ bool GuardFinder::names_implementation(TSNode condition) const {
     const std::string_view type = node_type(condition);
     if (type == "parenthesized_expression" && ts_node_named_child_count(condition) == 1) return names_implementation(ts_node_named_child(condition, 0));
     if (type == "boolean_operator")
-        return m_facts.text(condition).find(" or ") != std::string_view::npos && names_implementation(field(condition, "left")) &&
+        return m_facts.text(field(condition, "operator")) == "or" && names_implementation(field(condition, "left")) &&
                names_implementation(field(condition, "right"));
     if (type != "comparison_operator" || ts_node_named_child_count(condition) != 2 || !is_option_test(condition)) return false;
     const TSNode left = ts_node_named_child(condition, 0), right = ts_node_named_child(condition, 1);

@@ -65,8 +65,8 @@ private:
     Guard from_exiting_else(TSNode if_statement) const;
     Guard from_alternative(TSNode if_statement, TSNode node) const;
     bool is_option_test(TSNode condition) const;
-    bool names_implementation(TSNode condition) const;
-    bool distributed_name(std::string_view name) const;  // guards.distributed_names, in any case  // `impl == "te"`, `kind in ("a", "b")`, joined by `or`
+    bool names_implementation(TSNode condition) const;   // `impl == "te"`, `kind in ("a", "b")`, joined by `or`
+    bool distributed_name(std::string_view name) const;  // guards.distributed_names, in any case
     // Whether `name` is one of several flags unpacked from one call in its function (`pt, jit, engine =
     // self._model_type(w)`): one per kind, of which the run takes one.
     bool unpacked_kind(TSNode name) const;

@@ -91,11 +91,11 @@ std::optional<std::vector<std::string>> names_bound_by(TSNode import, const Modu
 
 // The default value of the parameter `name` of a function definition, or a null node when it has none.
 TSNode parameter_default(TSNode function_definition, std::string_view name, const ModuleFacts& facts);
-// A condition that is a flag off by default: `flash` or `self.flash`, where the function around it has
-// a parameter `flash` that defaults to False or None (x-transformers' Attend(flash=False)). The
-// parameter as "flash=False"; nullopt otherwise.
 // The default of the parameter `flag` (or `self.flag`, through the class's __init__) stands for; null if not known.
 TSNode flag_default(TSNode flag_node, const ModuleFacts& facts);
+// A condition that is a flag off by default: `flash` or `self.flash`, where the function around it has
+// a parameter `flash` that defaults to False or None (x-transformers' Attend(flash=False)), or `not
+// flag` where it defaults to True. The parameter as "flash=False"; nullopt otherwise.
 std::optional<std::string> off_by_default_flag(TSNode condition, const ModuleFacts& facts);
 
 // `detectron2.utils.comm.get_world_size` -> `get_world_size`
