@@ -1425,8 +1425,7 @@ std::optional<std::string> ProgramModel::program_without(const std::string& path
     if (with.empty()) {
         const auto reach = m_reach.find(path);
         if (reach == m_reach.end() || reach->second.level != Level::core || reach->second.chain.empty()) return std::nullopt;
-        const std::string& first = reach->second.chain.front();
-        const std::string entry = first.substr(0, first.rfind(':') == std::string::npos ? first.size() : first.rfind(':'));
+        const std::string entry = split_chain_step(reach->second.chain.front()).first;
         const auto e = std::find_if(m_summary.entry_points.begin(), m_summary.entry_points.end(), [&](const EntryPoint& x) { return x.path == entry; });
         if (e == m_summary.entry_points.end() || e->tooling || m_commanded.count(entry) || m_side_entries.count(entry) ||
             e->why.rfind("__main__ block", 0) != 0 || !named_as_program(entry))

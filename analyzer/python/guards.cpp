@@ -484,9 +484,7 @@ Guard GuardFinder::from_if(TSNode if_statement, TSNode node) const {
         // A lazy import under `if <option> == "<name>":` with no other arm (llm-foundry's `if
         // self.fc_type['name'] == 'te' ...: import transformer_engine`): the package loads only where
         // the run picks that implementation by name; with any other value the code goes on without it.
-        bool other_arm = conditions.size() > 1;
-        for (uint32_t i = 0; i < n; ++i) other_arm = other_arm || is_type(ts_node_named_child(if_statement, i), "else_clause");
-        if (!other_arm && names_implementation(branch_condition) && !ts_node_is_null(enclosing(node, {"function_definition"})) &&
+        if (if_arms(if_statement).blocks.size() == 1 && names_implementation(branch_condition) && !ts_node_is_null(enclosing(node, {"function_definition"})) &&
             (is_type(node, "import_statement") || is_type(node, "import_from_statement") ||
              !ts_node_is_null(enclosing(node, {"import_statement", "import_from_statement"}))))
             return {GuardKind::alternative_branch, false, "imported only where `" + one_line(branch_condition) + "` picks it; other values run without it"};
@@ -617,14 +615,23 @@ std::optional<std::pair<std::string, std::string>> env_read(TSNode call, const M
     return std::make_pair(*name, *value);
 }
 
+// The operator of a comparison of two operands (`==`, `in`, `not in`), trimmed; empty for any other node.
+std::string_view comparison_op(TSNode condition, const ModuleFacts& facts) {
+    if (!is_type(condition, "comparison_operator") || ts_node_named_child_count(condition) != 2) return {};
+    const TSNode left = ts_node_named_child(condition, 0), right = ts_node_named_child(condition, 1);
+    std::string_view op = facts.text(condition).substr(ts_node_end_byte(left) - ts_node_start_byte(condition),
+                                                       ts_node_start_byte(right) - ts_node_end_byte(left));
+    const auto first = op.find_first_not_of(" \t\r\n\\");
+    if (first == std::string_view::npos) return {};
+    op = op.substr(first, op.find_last_not_of(" \t\r\n\\") - first + 1);
+    return op;
+}
+
 // `x == "s"` or `"s" == x`: the other operand and the string's
 // value (a literal, or a module constant holding one). nullopt for any other condition.
 std::optional<std::pair<TSNode, std::string>> equals_string(TSNode condition, const ModuleFacts& facts) {
-    if (!is_type(condition, "comparison_operator") || ts_node_named_child_count(condition) != 2) return std::nullopt;
+    if (comparison_op(condition, facts) != "==") return std::nullopt;
     const TSNode left = ts_node_named_child(condition, 0), right = ts_node_named_child(condition, 1);
-    const std::string_view op = facts.text(condition).substr(ts_node_end_byte(left) - ts_node_start_byte(condition),
-                                                             ts_node_start_byte(right) - ts_node_end_byte(left));
-    if (op.find("==") == std::string_view::npos) return std::nullopt;
     const bool string_left = is_type(left, "string");
     const auto value = facts.string_value(string_left ? left : right);
     if (!value) return std::nullopt;
@@ -731,12 +738,8 @@ bool GuardFinder::names_implementation(TSNode condition) const {
     if (type == "boolean_operator")
         return m_facts.text(field(condition, "operator")) == "or" && names_implementation(field(condition, "left")) &&
                names_implementation(field(condition, "right"));
-    if (type != "comparison_operator" || ts_node_named_child_count(condition) != 2 || !is_option_test(condition)) return false;
-    const TSNode left = ts_node_named_child(condition, 0), right = ts_node_named_child(condition, 1);
-    const std::string_view op = m_facts.text(condition).substr(ts_node_end_byte(left) - ts_node_start_byte(condition),
-                                                               ts_node_start_byte(right) - ts_node_end_byte(left));
-    const std::string_view trimmed = op.substr(op.find_first_not_of(" \t\n"), op.find_last_not_of(" \t\n") - op.find_first_not_of(" \t\n") + 1);
-    return trimmed == "==" || trimmed == "in";
+    const std::string_view op = comparison_op(condition, m_facts);
+    return (op == "==" || op == "in") && is_option_test(condition);
 }
 
 bool GuardFinder::unpacked_kind(TSNode name) const {

@@ -976,6 +976,9 @@ std::optional<std::string> selected_in_branch(TSNode name, TSNode parent, const 
 FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const GuardFinder& guards, const std::set<std::string>& names,
                                const std::string& module, const std::string& importer, bool defining, const std::set<int>& lines) {
     FunctionUses out;
+    // A callee in guards.registry_calls (`registry.register(...)`, `@norms.register_class(...)`):
+    // what it is handed is stored for a name a config picks, chosen there, not called.
+    auto registers = [&](TSNode callee) { return listed(guards.vocabulary().registry_calls, last_segment(facts.text(callee))); };
     if (defining) {
         // The module-level function each line sits in; in a method of a module-level class, the
         // method's name after a dot (".prepare_distributed"). A decorated one is "": a decorator may
@@ -995,7 +998,7 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
                 if (!is_type(d, "decorator") || ts_node_named_child_count(d) == 0) continue;
                 TSNode e = ts_node_named_child(d, 0);
                 if (is_type(e, "call")) e = field(e, "function");
-                if (listed(guards.vocabulary().registry_calls, last_segment(facts.text(e)))) return one_line(facts.text(d), 60);
+                if (registers(e)) return one_line(facts.text(d), 60);
             }
             return {};
         };
@@ -1212,8 +1215,7 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
         if (in_import(n)) return;
         if (called) {
             add_call(parent, it->second);
-        } else if (const TSNode outer = passed_to(n); !ts_node_is_null(outer) &&
-                                                         listed(guards.vocabulary().registry_calls, last_segment(facts.text(field(outer, "function"))))) {
+        } else if (const TSNode outer = passed_to(n); !ts_node_is_null(outer) && registers(field(outer, "function"))) {
             FunctionUses::Call& c = out.selections.emplace_back();
             c.name = it->second;
             c.line = line_of(n);
