@@ -615,8 +615,13 @@ void read_config_facts(Reader& r, configs::PythonConfigFacts& c) {
 }  // namespace
 
 std::uint64_t ScanCache::key_for(const RuleCatalogue& catalogue, const std::string& target_torch, const ScanOptions& options) {
-    std::string k = std::string(MPSPORT_VERSION) + "|" + build_identity() + "|" + hex64(catalogue.digest()) + "|" + target_torch + "|" +
-                    hex64(op_tables_digest(catalogue.root()));
+    return key_for(catalogue.digest(), catalogue.root(), target_torch, options);
+}
+
+std::uint64_t ScanCache::key_for(std::uint64_t rules_digest, const fs::path& rules_dir, const std::string& target_torch,
+                                 const ScanOptions& options) {
+    std::string k = std::string(MPSPORT_VERSION) + "|" + build_identity() + "|" + hex64(rules_digest) + "|" + target_torch + "|" +
+                    hex64(op_tables_digest(rules_dir));
     const WalkOptions& w = options.walk;
     k += "|ignore:" + std::to_string(w.respect_gitignore) + std::to_string(w.follow_symlinks) + ":" + std::to_string(w.max_file_size);
     for (const auto& e : w.exclude) k += "|exclude:" + e;

@@ -34,6 +34,9 @@ public:
     // The key of a scan: tool version and build, the effective rule set (after --select), the op
     // tables and target torch, and the options that change what a file yields or what is walked.
     static std::uint64_t key_for(const RuleCatalogue& catalogue, const std::string& target_torch, const ScanOptions& options);
+    // The same key from a rules folder's digest (RuleCatalogue::digest_of) and path, before any rule is loaded.
+    static std::uint64_t key_for(std::uint64_t rules_digest, const std::filesystem::path& rules_dir, const std::string& target_torch,
+                                 const ScanOptions& options);
     // A missing, stale or corrupt cache file loads as empty: the cache is only ever an optimisation.
     static ScanCache load(const std::filesystem::path& dir, std::uint64_t key);
     // Writes atomically under an exclusive lock on the cache folder. Without `touched`, this cache

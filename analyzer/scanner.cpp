@@ -262,6 +262,68 @@ FileOutcome Scanner::scan_checkpoint(const FileEntry& file, const checkpoints::L
     return out;
 }
 
+namespace {
+
+// The start of every scan: the walk, a stat of each file (on every core), and for a full scan with
+// a cache folder the digest of what was walked, with the memo it keys when there is one.
+struct Walked {
+    WalkResult walked;
+    std::vector<ScanCache::Entry> entries;  // size and mtime, or why the file cannot be read
+    std::optional<std::uint64_t> digest;
+    std::optional<ScanResult> memo;
+};
+
+Walked walk_and_stat(const fs::path& base, const std::vector<fs::path>& roots, const ScanOptions& options, std::uint64_t cache_key,
+                     unsigned jobs, ScanResult& result, const std::function<void(const char*)>& phase) {
+    Walked w;
+    WalkOptions walk_options = options.walk;
+    walk_options.stat_files = false;  // stat()ed below, on every core
+    w.walked = walk(base, roots, walk_options);
+    manifests::follow_requirement_includes(base, w.walked);
+    result.skipped = std::move(w.walked.skipped);
+    result.ignored_dirs = w.walked.ignored_dirs;
+    phase("walk");
+
+    const std::size_t n = w.walked.files.size();
+    w.entries.resize(n);
+    parallel_for(n, [&](std::size_t i) {
+        if (auto problem = stat_file(w.walked.files[i], options.walk.max_file_size)) w.entries[i].outcome.skip_reason = *problem;
+        w.entries[i].size = w.walked.files[i].size;
+        w.entries[i].mtime_ns = w.walked.files[i].mtime_ns;
+    }, static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(1, n))));
+    phase("stat");
+    // A full scan that walks the very files the last one did, each with the same size and mtime,
+    // gives the last one's result (the memo); everything else that decides it is in the cache key.
+    if (options.cache_dir && !options.partial) {
+        w.digest = digest_of_walk(base, w.walked, result.skipped, w.entries);
+        if (w.digest) w.memo = ScanCache::load_result(*options.cache_dir, cache_key, *w.digest, base, options.unchanged);
+    }
+    return w;
+}
+
+unsigned default_jobs(const ScanOptions& options) { return options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency()); }
+
+}  // namespace
+
+std::optional<ScanResult> Scanner::kept(const fs::path& base, const std::vector<fs::path>& roots, const ScanOptions& options,
+                                        std::uint64_t cache_key) {
+    if (!options.cache_dir || options.partial || !options.unchanged) return std::nullopt;
+    const auto start = std::chrono::steady_clock::now();
+    ScanResult result;
+    auto last = start;
+    auto phase = [&](const char* name) {
+        const auto now = std::chrono::steady_clock::now();
+        result.timings.emplace_back(name, std::chrono::duration<double>(now - last).count());
+        last = now;
+    };
+    Walked w = walk_and_stat(base, roots, options, cache_key, default_jobs(options), result, phase);
+    if (!w.memo || !w.memo->reused) return std::nullopt;
+    phase("memo");
+    w.memo->timings = std::move(result.timings);
+    w.memo->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return std::move(w.memo);
+}
+
 ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& roots, const ScanOptions& options) const {
     const auto start = std::chrono::steady_clock::now();
     ScanResult result;
@@ -272,42 +334,22 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         result.timings.emplace_back(name, std::chrono::duration<double>(now - last).count());
         last = now;
     };
-    WalkOptions walk_options = options.walk;
-    walk_options.stat_files = false;  // stat()ed by the workers below, on every core
-    WalkResult walked = walk(base, roots, walk_options);
-    manifests::follow_requirement_includes(base, walked);
-    result.skipped = std::move(walked.skipped);
-    result.ignored_dirs = walked.ignored_dirs;
-    phase("walk");
-
     const std::uint64_t cache_key = options.cache_dir ? ScanCache::key_for(m_catalogue, m_target_torch, options) : 0;
+    unsigned jobs = default_jobs(options);
+    Walked w = walk_and_stat(base, roots, options, cache_key, jobs, result, phase);
+    if (w.memo) {
+        phase("memo");
+        w.memo->timings = std::move(result.timings);
+        w.memo->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return std::move(*w.memo);
+    }
+    WalkResult& walked = w.walked;
+    std::vector<ScanCache::Entry>& entries = w.entries;
+    const std::optional<std::uint64_t>& walk_digest = w.digest;
     const std::size_t n = walked.files.size();
-    std::vector<ScanCache::Entry> entries(n);
     std::vector<char> from_cache(n, 0);  // 1: same size and mtime; 2: same content, new mtime
-    unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
     jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(1, n)));
     auto in_parallel = [&](auto&& body) { parallel_for(n, body, jobs); };
-
-    // Phase 1: stat every file.
-    in_parallel([&](std::size_t i) {
-        if (auto problem = stat_file(walked.files[i], options.walk.max_file_size)) entries[i].outcome.skip_reason = *problem;
-        entries[i].size = walked.files[i].size;
-        entries[i].mtime_ns = walked.files[i].mtime_ns;
-    });
-    phase("stat");
-    // A full scan that walks the very files the last one did, each with the same size and mtime,
-    // gives the last one's result (the memo); everything else that decides it is in the cache key.
-    std::optional<std::uint64_t> walk_digest;
-    if (options.cache_dir && !options.partial) {
-        walk_digest = digest_of_walk(base, walked, result.skipped, entries);
-        if (walk_digest)
-            if (std::optional<ScanResult> memo = ScanCache::load_result(*options.cache_dir, cache_key, *walk_digest, base, options.unchanged)) {
-                phase("memo");
-                memo->timings = std::move(result.timings);
-                memo->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-                return std::move(*memo);
-            }
-    }
     ScanCache cache = options.cache_dir ? ScanCache::load(*options.cache_dir, cache_key) : ScanCache();
     phase("cache load");
 

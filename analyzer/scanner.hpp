@@ -89,6 +89,11 @@ public:
 
     ScanResult scan(const std::filesystem::path& base, const std::vector<std::filesystem::path>& roots,
                     const ScanOptions& options) const;
+    // What scan() gives when its memo holds the result and options.unchanged says the caller kept
+    // that result's report (ScanResult::reused), found without the rules: `cache_key` is
+    // ScanCache::key_for from the rules folder's digest. nullopt whenever scan() has more to do.
+    static std::optional<ScanResult> kept(const std::filesystem::path& base, const std::vector<std::filesystem::path>& roots,
+                                          const ScanOptions& options, std::uint64_t cache_key);
     // One file's findings from its text (no walking, no cache), weighed as if the file were core:
     // what `scan FILE` of a lone file reports, its native ops linked within the file. Used by tests
     // and the fixture runner.

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "analyzer/scan_cache.hpp"
 #include "analyzer/scanner.hpp"
 #include "auditor/trace.hpp"
 #include "cli/commands.hpp"
@@ -114,10 +115,14 @@ using KeptOutput = std::function<bool(const fs::path& cache_dir, std::uint64_t i
 // The scan behind scan, report, check and explain; nullopt when check --changed finds nothing.
 // `kept`: asked, when the inputs are as the last full scan's, whether the caller holds its output.
 // `cache_dir`: set to the cache folder the scan used, if any.
-std::optional<ScanResult> scan_paths(const ScanArgs& args, Mode mode, const RuleCatalogue& catalogue, const KeptOutput& kept = {},
-                                     std::optional<fs::path>* cache_dir = nullptr) {
-    const Scanner scanner(catalogue, args.target_torch);
+struct ScanSetup {
+    fs::path base;
+    std::vector<fs::path> roots;
+    ScanOptions options;
+};
 
+// What the arguments ask to scan, and how; nullopt when check --changed finds nothing.
+std::optional<ScanSetup> scan_setup(const ScanArgs& args, Mode mode, const KeptOutput& kept) {
     std::vector<fs::path> roots(args.paths.begin(), args.paths.end());
     if (mode == Mode::check && args.changed) {
         auto changed = git_changed_files();
@@ -155,11 +160,35 @@ std::optional<ScanResult> scan_paths(const ScanArgs& args, Mode mode, const Rule
     if (!args.no_cache) options.cache_dir = args.cache_dir ? fs::path(*args.cache_dir) : base / ".mpsport_cache";
 
     if (kept && options.cache_dir) options.unchanged = [&kept, dir = *options.cache_dir](std::uint64_t id) { return kept(dir, id); };
-    if (cache_dir) *cache_dir = options.cache_dir;
-    ScanResult result = scanner.scan(base, roots, options);
-    result.root = roots.size() == 1 ? roots[0].generic_string() : base.generic_string();
+    return ScanSetup{base, std::move(roots), std::move(options)};
+}
 
+std::optional<ScanResult> scan_paths(const ScanArgs& args, Mode mode, const RuleCatalogue& catalogue, const KeptOutput& kept = {},
+                                     std::optional<fs::path>* cache_dir = nullptr) {
+    const Scanner scanner(catalogue, args.target_torch);
+    std::optional<ScanSetup> setup = scan_setup(args, mode, kept);
+    if (!setup) return std::nullopt;
+    if (cache_dir) *cache_dir = setup->options.cache_dir;
+    ScanResult result = scanner.scan(setup->base, setup->roots, setup->options);
+    result.root = setup->roots.size() == 1 ? setup->roots[0].generic_string() : setup->base.generic_string();
     return result;
+}
+
+// A full scan of an unchanged repository whose report the cache folder kept, found before any rule
+// is loaded (parsing and checking the rules is most of such a scan): the scan's memo is keyed on the
+// rules folder's bytes. nullopt whenever the rules must be loaded: then the scan proper says why.
+std::optional<ScanResult> kept_scan(const ScanArgs& args, Mode mode, const KeptOutput& kept) {
+    if (mode == Mode::check || args.no_cache || !args.select.empty()) return std::nullopt;
+    const fs::path rules_dir = locate_rules_dir(args.rules_dir ? std::optional<fs::path>(*args.rules_dir) : std::nullopt);
+    std::uint64_t digest = 0;
+    try {
+        digest = RuleCatalogue::digest_of(rules_dir);
+    } catch (const std::exception&) {
+        return std::nullopt;  // loading the rules names the problem
+    }
+    const std::optional<ScanSetup> setup = scan_setup(args, mode, kept);
+    if (!setup) return std::nullopt;
+    return Scanner::kept(setup->base, setup->roots, setup->options, ScanCache::key_for(digest, rules_dir, args.target_torch, setup->options));
 }
 
 // A rendered report kept in the cache folder: a line with its findings count, worst severity (for
@@ -227,8 +256,6 @@ int run_scan(const ScanArgs& args, Mode mode, bool color) {
     }
 
     const auto t0 = std::chrono::steady_clock::now();
-    const RuleCatalogue catalogue = load_catalogue(args);
-    const auto t1 = std::chrono::steady_clock::now();
     // A report of a full scan is kept in the cache folder under the scan's inputs and how it was
     // rendered: a scan of the same, unchanged repository prints it again instead of reading the
     // scan's result and rendering it (a warm scan of an unchanged tree; a baseline or a trace
@@ -245,15 +272,21 @@ int run_scan(const ScanArgs& args, Mode mode, bool color) {
         if (keep) reused = KeptReport::read(kept_report(dir, id));
         return reused.has_value();
     };
+    auto print_reused = [&](const ScanResult& result, std::chrono::steady_clock::time_point t1) {
+        if (args.timings) print_timings(result.timings, t0, t1, result.seconds);
+        return write_report(args, reused->text, reused->findings, fail_on && reused->worst && *reused->worst >= *fail_on);
+    };
+    if (keep)
+        if (std::optional<ScanResult> scanned = kept_scan(args, mode, kept)) return print_reused(*scanned, t0);
+
+    const RuleCatalogue catalogue = load_catalogue(args);
+    const auto t1 = std::chrono::steady_clock::now();
     std::optional<fs::path> cache_dir;
     std::optional<ScanResult> scanned = scan_paths(args, mode, catalogue, kept, &cache_dir);
     if (!scanned) return 0;
     ScanResult& result = *scanned;
     if (args.timings) result.timings.insert(result.timings.begin(), {"rules", std::chrono::duration<double>(t1 - t0).count()});
-    if (result.reused) {
-        if (args.timings) print_timings(result.timings, t0, t1, result.seconds);
-        return write_report(args, reused->text, reused->findings, fail_on && reused->worst && *reused->worst >= *fail_on);
-    }
+    if (result.reused) return print_reused(result, t1);
 
     if (args.baseline) {
         const auto known = baseline_fingerprints(*args.baseline);

@@ -205,7 +205,20 @@ std::filesystem::path default_excludes_file() {
 
 }  // namespace
 
+// Whether `dir` or a folder above it holds a `.git` (a folder, or a file naming one): where none
+// does, git_repository_open_ext finds no work tree either, and libgit2 is not started (its start
+// reads the system's TLS certificates, a third of the walk of a small repository).
+bool maybe_in_work_tree(const std::filesystem::path& dir) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    for (fs::path d = dir;; d = d.parent_path()) {
+        if (fs::exists(d / ".git", ec)) return true;
+        if (!d.has_relative_path()) return false;
+    }
+}
+
 std::optional<GitRepository> find_git_repository(const std::filesystem::path& dir) {
+    if (!maybe_in_work_tree(dir)) return std::nullopt;
     static const GitInit init;
     git_repository* raw = nullptr;
     if (git_repository_open_ext(&raw, dir.c_str(), 0, nullptr) != 0) return std::nullopt;

@@ -431,20 +431,53 @@ std::string_view to_string(MpsStatus s) {
     return "none";
 }
 
-RuleCatalogue RuleCatalogue::load(const fs::path& rules_dir) {
-    RuleCatalogue cat;
-    cat.m_root = rules_dir;
+namespace {
+
+// The rule files of a rules folder, sorted: every *.yaml below it, and which of them sit at its top.
+struct RuleFiles {
+    std::vector<fs::path> files;
+    std::set<fs::path> top_level;
+};
+
+RuleFiles list_rule_files(const fs::path& rules_dir) {
     std::error_code ec;
     if (!fs::is_directory(rules_dir, ec))
         throw RuleError(rules_dir.generic_string() + ": rules folder not found (pass --rules DIR or set MPSPORT_RULES)");
-    std::vector<fs::path> files;
-    std::set<fs::path> top_level_files;
+    RuleFiles out;
     for (auto it = fs::recursive_directory_iterator(rules_dir, ec); it != fs::recursive_directory_iterator(); ++it) {
         if (!it->is_regular_file() || it->path().extension() != ".yaml") continue;
-        files.push_back(it->path());
-        if (it.depth() == 0) top_level_files.insert(it->path());
+        out.files.push_back(it->path());
+        if (it.depth() == 0) out.top_level.insert(it->path());
     }
-    std::sort(files.begin(), files.end());
+    std::sort(out.files.begin(), out.files.end());
+    return out;
+}
+
+// rules/mps/ holds the generated op tables, read by the auditor and digested apart (op_tables_digest).
+bool is_op_table(const fs::path& file) { return file.parent_path().filename() == "mps"; }
+
+// What RuleCatalogue::digest() hashes: each rule file's path and text, in file order.
+void add_to_digest(std::string& input, const fs::path& file, const std::string& text) {
+    input += file.generic_string();
+    input += text;
+}
+
+}  // namespace
+
+std::uint64_t RuleCatalogue::digest_of(const fs::path& rules_dir) {
+    const RuleFiles listed = list_rule_files(rules_dir);
+    std::string input;
+    for (const auto& file : listed.files)
+        if (!is_op_table(file)) add_to_digest(input, file, read_file(file));
+    return fnv1a64(input);
+}
+
+RuleCatalogue RuleCatalogue::load(const fs::path& rules_dir) {
+    RuleCatalogue cat;
+    cat.m_root = rules_dir;
+    const RuleFiles listed = list_rule_files(rules_dir);
+    const std::vector<fs::path>& files = listed.files;
+    const std::set<fs::path>& top_level_files = listed.top_level;
     const RuleSchemas schemas(rules_dir);
 
     // Each file is read, parsed, validated and turned into a rule on its own, on every core (YAML
@@ -460,8 +493,8 @@ RuleCatalogue RuleCatalogue::load(const fs::path& rules_dir) {
     std::vector<Loaded> loaded(files.size());
     auto load_one = [&](std::size_t i) {
         const fs::path& file = files[i];
+        if (is_op_table(file)) return;
         const std::string family = file.parent_path().filename().string();
-        if (family == "mps") return;  // generated op tables, read by the auditor
         const bool top_level = top_level_files.count(file) > 0;
         Loaded& out = loaded[i];
         try {
@@ -491,12 +524,11 @@ RuleCatalogue RuleCatalogue::load(const fs::path& rules_dir) {
     bool have_program = false;
     for (std::size_t i = 0; i < files.size(); ++i) {
         const fs::path& file = files[i];
+        if (is_op_table(file)) continue;
         const std::string family = file.parent_path().filename().string();
-        if (family == "mps") continue;
         Loaded& l = loaded[i];
         if (l.error) std::rethrow_exception(l.error);
-        digest_input += file.generic_string();
-        digest_input += l.text;
+        add_to_digest(digest_input, file, l.text);
         try {
             if (top_level_files.count(file)) {
                 cat.m_program = parse_program(l.doc, file);

@@ -22,6 +22,10 @@ public:
     // Reads every rules/<family>/<id>.yaml, rules/packages/*.yaml and rules/program.yaml. Throws RuleError naming the
     // file and the field on the first malformed rule.
     static RuleCatalogue load(const std::filesystem::path& rules_dir);
+    // What load(rules_dir).digest() is, from the files' bytes alone (nothing parsed or checked): a
+    // warm scan asks its memo with it before it loads the rules. Throws RuleError when there is no
+    // such folder, and what read_file throws for an unreadable file.
+    static std::uint64_t digest_of(const std::filesystem::path& rules_dir);
 
     const std::vector<Rule>& rules() const { return m_rules; }
     const std::vector<PackageInfo>& packages() const { return m_packages; }

@@ -314,6 +314,85 @@ TEST(ScanMemo, AnUnchangedRepositoryGetsTheSameReportAndEveryChangeIsSeen) {
     EXPECT_TRUE(scan(cached).output == truth) << "a cut memo and a damaged cache";
 }
 
+// The kept report of an unchanged repository is printed before any rule is loaded (`--timings`
+// has no "rules" phase then), keyed on the rules folder's bytes: an edited rule makes a new report,
+// and a broken one fails the scan, naming the file, whatever the cache kept.
+TEST(ScanMemo, AKeptReportNeedsNoRulesAndEveryRuleChangeIsSeen) {
+    test::TempDir d;
+    test::TempDir cache;
+    const fs::path repo = d.path() / "repo";
+    fs::copy(test::source_dir() / "corpus" / "light-lockin", repo, fs::copy_options::recursive);
+    const fs::path rules = d.path() / "rules";
+    fs::copy(test::source_dir() / "rules", rules, fs::copy_options::recursive);
+    const std::string bin = MPSPORT_BINARY;
+    const auto scan = [&](bool cached) {
+        auto r = test::run_command(bin + " scan --format json --fail-on none --timings --rules " + quote(rules) + " " +
+                                   (cached ? "--cache-dir " + quote(cache.path()) : std::string("--no-cache")) + " " + quote(repo) +
+                                   " 2>" + quote(d.path() / "stderr"));
+        r.output = std::regex_replace(r.output, std::regex("\"files_cached\": [0-9]+"), "\"files_cached\": 0");
+        return r;
+    };
+    const auto rules_loaded = [&] { return read_file(d.path() / "stderr").find("mpsport: rules ") != std::string::npos; };
+    const auto fresh = scan(false);
+    ASSERT_EQ(fresh.exit_code, 0);
+    EXPECT_TRUE(scan(true).output == fresh.output);  // cold
+    EXPECT_TRUE(rules_loaded());
+    EXPECT_TRUE(scan(true).output == fresh.output);  // the memo, rendered and kept
+    EXPECT_TRUE(rules_loaded());
+    EXPECT_TRUE(scan(true).output == fresh.output);  // the kept report
+    EXPECT_FALSE(rules_loaded()) << read_file(d.path() / "stderr");
+
+    // An edited rule: the first finding's rule, made a blocker.
+    const auto findings = nlohmann::json::parse(fresh.output)["findings"];
+    ASSERT_FALSE(findings.empty());
+    const std::string id = findings[0]["rule"];
+    fs::path rule_file;
+    for (const auto& e : fs::recursive_directory_iterator(rules))
+        if (e.path().filename() == id + ".yaml") rule_file = e.path();
+    ASSERT_FALSE(rule_file.empty()) << id;
+    const std::string text = read_file(rule_file);
+    const std::string edited = std::regex_replace(text, std::regex("\nseverity: [a-z]+\n"), "\nseverity: blocker\n");
+    ASSERT_NE(edited, text);
+    std::ofstream(rule_file, std::ios::trunc) << edited;
+    const auto after_edit = scan(true);
+    EXPECT_TRUE(rules_loaded());
+    EXPECT_TRUE(after_edit.output == scan(false).output);
+    EXPECT_TRUE(after_edit.output != fresh.output);
+    const auto severities = [&](const std::string& report) {
+        std::vector<std::string> out;
+        const auto j = nlohmann::json::parse(report);
+        for (const auto& f : j["findings"])
+            if (f["rule"] == id) out.push_back(f["severity"]);
+        return out;
+    };
+    EXPECT_NE(severities(after_edit.output), severities(fresh.output));
+    scan(true);
+    EXPECT_TRUE(scan(true).output == after_edit.output);
+    EXPECT_FALSE(rules_loaded());
+
+    // A broken rule, then the rule as it was: the kept report of the first rules is never served for
+    // the broken ones.
+    std::ofstream(rule_file, std::ios::trunc) << text << "\n  : [unclosed\n";
+    const auto broken = scan(true);
+    EXPECT_EQ(broken.exit_code, 2);
+    EXPECT_NE(read_file(d.path() / "stderr").find(id + ".yaml"), std::string::npos) << read_file(d.path() / "stderr");
+    std::ofstream(rule_file, std::ios::trunc) << text;
+    EXPECT_TRUE(scan(true).output == fresh.output);
+    EXPECT_FALSE(rules_loaded()) << "the first rules' report is still kept";
+}
+
+// What a warm scan keys its memo on before loading the rules is what loading them gives.
+TEST(RuleCatalogue, DigestOfTheFilesIsTheLoadedCataloguesDigest) {
+    const fs::path rules = test::source_dir() / "rules";
+    EXPECT_EQ(RuleCatalogue::digest_of(rules), RuleCatalogue::load(rules).digest());
+    test::TempDir d;
+    fs::copy(rules, d.path() / "rules", fs::copy_options::recursive);
+    std::ofstream(d.path() / "rules" / "device" / "cuda-amp-api.yaml", std::ios::app) << "# a comment changes the bytes\n";
+    EXPECT_EQ(RuleCatalogue::digest_of(d.path() / "rules"), RuleCatalogue::load(d.path() / "rules").digest());
+    EXPECT_NE(RuleCatalogue::digest_of(d.path() / "rules"), RuleCatalogue::digest_of(rules));
+    EXPECT_THROW(RuleCatalogue::digest_of(d.path() / "nowhere"), RuleError);
+}
+
 TEST(CommandLine, RulesListsAndExplains) {
     const std::string bin = MPSPORT_BINARY;
     const auto list = test::run_command(bin + " rules");
