@@ -239,6 +239,34 @@ TEST(ConfigReach, LaunchScriptArgumentMakesTheScriptTheReader) {
     EXPECT_TRUE(findings_in(r, "configs/unused.yaml").empty());
 }
 
+// A launch line's arguments take the values of the variables its script set before it
+// (`CONFIG=configs/exp.yaml` ... `--config=${CONFIG}`; a README's fenced block sets its own), and
+// a variable nobody set is a placeholder that names the configs of its folder.
+TEST(ConfigReach, LaunchArgumentsTakeTheScriptsVariables) {
+    test::TempDir d;
+    d.write("configs/exp.yaml", "trainer:\n  device: cuda\n");
+    d.write("configs/sweep/a.yaml", "trainer:\n  device: cuda\n");
+    d.write("configs/sweep/b.yaml", "trainer:\n  device: cuda\n");
+    d.write("configs/unused.yaml", "trainer:\n  device: cuda\n");
+    d.write("scripts/run.sh", "#!/bin/bash\nNAME=exp\nexport CONFIG=configs/${NAME}.yaml\npython train.py --config=${CONFIG} --epochs 3\n"
+                              "python train.py --config configs/sweep/$RUN.yaml\n");
+    // A variable set in one fenced block of a README is not set in the next one.
+    d.write("README.md", "```bash\nCONFIG=configs/unused.yaml\n```\n\n```bash\npython train.py --config ${CONFIG}\n```\n");
+    d.write("train.py", argparse_reader("cfg['trainer']['device']"));
+    const ScanResult r = scan_dir(d);
+    const Finding* f = only(r, "config-cuda-device", "configs/exp.yaml");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->reach, Reach::core);
+    EXPECT_TRUE(has_related(*f, "train.py", 1, "run by scripts/run.sh:4 with configs/exp.yaml")) << f->related.size();
+    for (const char* option : {"configs/sweep/a.yaml", "configs/sweep/b.yaml"}) {
+        const Finding* o = only(r, "config-cuda-device", option);
+        ASSERT_NE(o, nullptr) << option;
+        EXPECT_EQ(o->reach, Reach::core) << option;
+        EXPECT_TRUE(has_related(*o, "train.py", 1, "run by scripts/run.sh:5 with configs/sweep/{RUN}.yaml")) << option;
+    }
+    EXPECT_TRUE(findings_in(r, "configs/unused.yaml").empty()) << "read by no launch";
+}
+
 // `python -m pkg.train --config configs/exp.yaml` makes pkg/train.py the reader (below a src/ root
 // too); `python -m torch.distributed.run` is no file of ours and reads nothing.
 TEST(ConfigReach, ModuleLaunchMakesTheModuleTheReader) {

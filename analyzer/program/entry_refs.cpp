@@ -1,6 +1,7 @@
 #include "analyzer/program/entry_refs.hpp"
 
 #include <algorithm>
+#include <map>
 #include <regex>
 #include <sstream>
 #define TOML_EXCEPTIONS 1
@@ -40,8 +41,76 @@ std::vector<std::string> tokens_of(std::string_view command) {
     return out;
 }
 
+// The shell variables of a script (or of one fenced block of a README) that plain assignments set
+// (`CONFIG=configs/base.yaml`, `export EXP=toy`), for the commands after them.
+using ShellVariables = std::map<std::string, std::string>;
+
+bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// `$NAME` and `${NAME}` in `token`, each passed to `value(name, written)` for what replaces it.
+template <class F>
+std::string replace_variables(const std::string& token, F&& value) {
+    std::string out;
+    for (std::size_t i = 0; i < token.size(); ++i) {
+        if (token[i] != '$' || i + 1 == token.size()) {
+            out += token[i];
+            continue;
+        }
+        std::size_t begin = i + 1, end = begin;
+        const bool braced = token[begin] == '{';
+        if (braced) {
+            end = token.find('}', begin);
+            if (end == std::string::npos) {
+                out += token.substr(i);
+                break;
+            }
+            ++begin;
+        } else {
+            while (end < token.size() && is_name_char(token[end])) ++end;
+        }
+        const std::string name = token.substr(begin, end - begin);
+        const std::string written = token.substr(i, end + (braced ? 1 : 0) - i);
+        if (name.empty() || !std::all_of(name.begin(), name.end(), is_name_char)) {
+            out += written;
+        } else {
+            out += value(name, written);
+        }
+        i = end + (braced ? 1 : 0) - 1;
+    }
+    return out;
+}
+
+// The token with the values of the variables set before it.
+std::string expand(const std::string& token, const ShellVariables& variables) {
+    if (token.find('$') == std::string::npos) return token;
+    return replace_variables(token, [&](const std::string& name, const std::string& written) {
+        const auto it = variables.find(name);
+        return it == variables.end() ? written : it->second;
+    });
+}
+
+// A variable nobody set, as a placeholder: `configs/${EXP}.yaml` -> `configs/{EXP}.yaml`, which
+// names any file of that folder (as an f-string's `{name}` does in Python).
+std::string as_placeholders(const std::string& token) {
+    return replace_variables(token, [](const std::string& name, const std::string&) { return "{" + name + "}"; });
+}
+
+// `NAME=value` and `export NAME=value` before the command of a line (or alone on it) set NAME for
+// the lines after it; the tokens are the line's, their variables already expanded.
+void assign(const std::vector<std::string>& tokens, ShellVariables& variables) {
+    for (const std::string& t : tokens) {
+        if (t == "export") continue;
+        const auto eq = t.find('=');
+        if (eq == std::string::npos || eq == 0 || !std::all_of(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(eq), is_name_char) ||
+            std::isdigit(static_cast<unsigned char>(t.front())))
+            return;
+        variables[t.substr(0, eq)] = t.substr(eq + 1);
+    }
+}
+
 // The arguments from `from` on that look like paths of files (a name with an extension, not a
-// number), up to the next command: `--config configs/x.yaml`, `--resume=ckpt/last.pt`.
+// number), up to the next command: `--config configs/x.yaml`, `--resume=ckpt/last.pt`; a variable
+// left in one is a placeholder (`--config configs/${EXP}.yaml`: the configs of that folder).
 std::vector<std::string> path_args(const std::vector<std::string>& tokens, std::size_t from) {
     std::vector<std::string> out;
     for (std::size_t k = from; k < tokens.size(); ++k) {
@@ -49,6 +118,7 @@ std::vector<std::string> path_args(const std::vector<std::string>& tokens, std::
         if (is_python(t) || is_launcher(t)) break;
         if (t.rfind("--", 0) == 0 && t.find('=') != std::string::npos) t = t.substr(t.find('=') + 1);
         else if (t.front() == '-') continue;
+        t = as_placeholders(t);
         const auto dot = t.rfind('.');
         if (dot == std::string::npos || dot + 1 == t.size() || t.find('$') != std::string::npos) continue;
         const std::string ext = t.substr(dot + 1);
@@ -120,9 +190,12 @@ void script_lines(std::string_view text, FileFacts& out, bool fenced_blocks) {
     std::string logical;
     int start_line = 1;
     std::string cwd;  // entered by `cd`; a README's fenced block starts where the README is
+    ShellVariables variables;  // a README's fenced block starts with none
     for_each_line(text, [&](std::string_view line, int line_no) {
-        if (fenced_blocks && line.find_first_not_of(" \t") != std::string_view::npos && line.substr(line.find_first_not_of(" \t")).rfind("```", 0) == 0)
+        if (fenced_blocks && line.find_first_not_of(" \t") != std::string_view::npos && line.substr(line.find_first_not_of(" \t")).rfind("```", 0) == 0) {
             cwd.clear();
+            variables.clear();
+        }
         if (logical.empty()) start_line = line_no;
         const auto hash = line.find('#');
         const bool comment = hash != std::string_view::npos && line.find_first_not_of(" \t") == hash;
@@ -134,7 +207,9 @@ void script_lines(std::string_view text, FileFacts& out, bool fenced_blocks) {
             logical.append(line);
         }
         const std::size_t before = out.entry_refs.size();
-        const auto tokens = tokens_of(logical);
+        auto tokens = tokens_of(logical);
+        for (auto& t : tokens) t = expand(t, variables);
+        assign(tokens, variables);
         commands(tokens, start_line, out);
         // `cd utils && python train.py`: the folder entered before the command runs
         const auto run = std::find_if(tokens.begin(), tokens.end(), [](const std::string& t) { return is_python(t) || is_launcher(t); });
