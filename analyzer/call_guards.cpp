@@ -13,6 +13,10 @@
 // Only findings in files the training run reaches are followed (tests and examples weigh minor at most
 // already), so the pass parses about 100 defining files and 270 importers on the 23-repository bench tree.
 //
+// A module that only one import inside a module-level function loads (axolotl's fix_mamba_attn_for_loss(),
+// the one import of modeling_mamba.py) runs where that function runs: a module-level finding there is
+// followed as if it sat at that import (ProgramModel::only_import_in_function).
+//
 // A class's __init__ goes by the class's name, its calls being the constructor calls (consistency_models'
 // QKVFlashAttention, built only in one arm of a choice); a subclass or any other use of the name is a
 // use other than a call.
@@ -144,9 +148,18 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
     // calling it skips without CUDA, flash-attention's tests/cute setup_tensors(), is info, not minor),
     // and files no entry point reaches: glide's CLIP encoders, whose CUDA field defaults every
     // construction overrides, are used only from notebooks.
+    // A finding of a module that only an import inside a function loads runs where that function
+    // does: the import's line is asked about too (used when the finding is in no function of its own).
+    std::map<const Finding*, std::pair<std::string, int>> loaded_at;
     for (const auto& f : findings)
-        if (is_candidate(f, m_catalogue))
+        if (is_candidate(f, m_catalogue)) {
             lines_by_file[f.location.path].insert(f.location.line);
+            if (model.has_training_entries() && model.reach_of(f.location.path).level > program::Level::tooling)
+                if (auto at = model.only_import_in_function(f.location.path)) {
+                    lines_by_file[at->first].insert(at->second);
+                    loaded_at.emplace(&f, std::move(*at));
+                }
+        }
     if (lines_by_file.empty()) return;
     build_engines();
     using Query = python::PythonEngine::FunctionQuery;
@@ -316,13 +329,32 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
     // xs = generalized_steps(...)` / `elif sample_type == "ddpm_noisy": xs = ddpm_steps(...)`, and both
     // hard-code 'cuda': neither arm is a way round the other. Where every other arm of a call's choice
     // calls a function that holds a finding of the same category, the call is not guarded by the choice.
+    // The function a finding runs in: its own, or the one whose import alone loads its module.
+    struct RunsIn {
+        std::string path;  // the defining file
+        int line = 0;
+        std::string function;  // ".method" for a method
+        bool through_import = false;
+    };
+    auto runs_in = [&](const Finding& f) -> std::optional<RunsIn> {
+        auto in = [&](const std::string& path, int line) -> std::optional<std::string> {
+            const auto at = function_at.find(path);
+            if (at == function_at.end()) return std::nullopt;
+            const auto fn = at->second.find(line);
+            if (fn == at->second.end() || fn->second.empty()) return std::nullopt;
+            return fn->second;
+        };
+        if (auto fn = in(f.location.path, f.location.line)) return RunsIn{f.location.path, f.location.line, *fn, false};
+        const auto loaded = loaded_at.find(&f);
+        if (loaded == loaded_at.end()) return std::nullopt;
+        if (auto fn = in(loaded->second.first, loaded->second.second); fn && (*fn)[0] != '.')
+            return RunsIn{loaded->second.first, loaded->second.second, *fn, true};
+        return std::nullopt;
+    };
     std::map<std::pair<std::string, std::string>, std::map<std::string, const Finding*>> holds;  // (file, function) -> category -> a finding
     for (const auto& f : findings) {
         if (!is_candidate(f, m_catalogue)) continue;
-        const auto at = function_at.find(f.location.path);
-        if (at == function_at.end()) continue;
-        const auto fn = at->second.find(f.location.line);
-        if (fn != at->second.end() && !fn->second.empty()) holds[{f.location.path, fn->second}].emplace(f.category, &f);
+        if (const auto r = runs_in(f)) holds[{r->path, r->function}].emplace(f.category, &f);
     }
     struct HeldCall {
         int line;
@@ -360,23 +392,22 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
     std::vector<UnusedCandidate> never_called;  // in a module-level function that no file calls or names, or a class's method
     for (auto& f : findings) {
         if (!is_candidate(f, m_catalogue)) continue;
-        const auto at = function_at.find(f.location.path);
-        if (at == function_at.end()) continue;
-        const auto fn = at->second.find(f.location.line);
-        if (fn == at->second.end() || fn->second.empty()) continue;
-        const auto it = uses.find({f.location.path, fn->second});
+        const auto in = runs_in(f);
+        if (!in) continue;
+        const std::string& function = in->function;
+        const auto it = uses.find({in->path, function});
         // only where a script or a command runs the code: without one, every file counts as core, and a
         // library's functions are its API, called by its users
-        if (model.has_training_entries() && model.reach_of(f.location.path).level > program::Level::tooling) {
+        if (!in->through_import && model.has_training_entries() && model.reach_of(f.location.path).level > program::Level::tooling) {
             const FunctionUses& own_uses = *defined.at(f.location.path);
             // a method runs only where its class is built: by the class's name (ProPainter's
             // CUDAPrefetcher, written only in its own `class` line)
             const auto cls = own_uses.class_at.find(f.location.line);
-            const std::string name = fn->second[0] != '.' ? fn->second : cls != own_uses.class_at.end() ? cls->second : std::string();
+            const std::string name = function[0] != '.' ? function : cls != own_uses.class_at.end() ? cls->second : std::string();
             const auto span = own_uses.spans.find(name);
-            const bool unused = fn->second[0] == '.' ||
+            const bool unused = function[0] == '.' ||
                                 it == uses.end() || (!it->second.unknown && it->second.calls.empty() && it->second.selections.empty());
-            if (!name.empty() && span != own_uses.spans.end() && unused) never_called.push_back({&f, name, span->second, fn->second[0] == '.'});
+            if (!name.empty() && span != own_uses.spans.end() && unused) never_called.push_back({&f, name, span->second, function[0] == '.'});
         }
         if (it == uses.end() || it->second.unknown) continue;
         // Chosen in a branch (`return generate_stream_exllama`, `self.attn_fn = flash_attn_fn`): the
@@ -388,7 +419,7 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
         if (!it->second.selections.empty()) {
             auto all = it->second.calls;
             all.insert(all.end(), it->second.selections.begin(), it->second.selections.end());
-            if (on_demand_by_callers(f, fn->second, all, model)) continue;
+            if (on_demand_by_callers(f, function, all, model)) continue;
             chosen = it->second.calls;
             for (auto [path, s] : it->second.selections) {
                 s.guard = GuardKind::alternative_branch;
@@ -401,7 +432,7 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
         for (auto& [path, c] : calls) weigh_arms(path, c, f.category);
         // A parameter's default (`def get_pc_sampler(..., device='cuda')`) that every call passes never
         // applies: by keyword, or by position (a method's calls skip self).
-        if (const auto defaults = defaults_of.find(f.location.path); defaults != defaults_of.end()) {
+        if (const auto defaults = defaults_of.find(f.location.path); !in->through_import && defaults != defaults_of.end()) {
             const auto p = std::find_if(defaults->second.begin(), defaults->second.end(), [&](const FunctionUses::ParameterDefault& d) {
                 const auto where = std::make_pair(f.location.line, f.location.col);
                 return std::make_pair(d.line, d.col) <= where && where < std::make_pair(d.end_line, d.end_col);
@@ -409,7 +440,7 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
             if (p != defaults->second.end()) {
                 const std::string& parameter = p->name;
                 const int position = p->position;
-                const int skipped = fn->second[0] == '.' ? 1 : 0;
+                const int skipped = function[0] == '.' ? 1 : 0;
                 const bool passed = std::all_of(calls.begin(), calls.end(), [&](const auto& c) {
                     const auto& k = c.second.keywords;
                     if (std::find(k.begin(), k.end(), parameter) != k.end()) return true;
@@ -417,14 +448,14 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
                 });
                 if (passed) {
                     f.guard = GuardKind::default_unused;
-                    f.guard_note = "every call of " + fn->second + "() passes " + parameter + " (" + calls.front().first + ":" +
+                    f.guard_note = "every call of " + function + "() passes " + parameter + " (" + calls.front().first + ":" +
                                    std::to_string(calls.front().second.line) + ")";
                     for (const auto& [path, c] : calls) f.related.push_back(related_line(path, c.line, "calls " + c.name + "() with " + parameter));
                     continue;
                 }
             }
         }
-        if (chosen.empty() && on_demand_by_callers(f, fn->second, calls, model)) continue;
+        if (chosen.empty() && on_demand_by_callers(f, function, calls, model)) continue;
         if (std::any_of(calls.begin(), calls.end(), [](const auto& c) { return c.second.guard == GuardKind::none; })) continue;
         // the weakest: the one that leaves the most of the path (a fallback beside it over a path a Mac never takes)
         const auto weakest = std::max_element(calls.begin(), calls.end(), [](const auto& a, const auto& b) {
@@ -432,7 +463,8 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
         });
         if (f.guard != GuardKind::none && guard_strength(weakest->second.guard) >= guard_strength(f.guard)) continue;
         f.guard = weakest->second.guard;
-        f.guard_note = "every call of " + fn->second + "() is guarded; " + weakest->first + ":" + std::to_string(weakest->second.line) + ": " +
+        f.guard_note = (in->through_import ? "loaded only by the import in " + function + "() (" + in->path + ":" + std::to_string(in->line) + "); " : std::string()) +
+                       "every call of " + function + "() is guarded; " + weakest->first + ":" + std::to_string(weakest->second.line) + ": " +
                        weakest->second.note;
         for (const auto& [path, c] : calls)
             f.related.push_back(related_line(path, c.line, c.note.rfind("chosen", 0) == 0 ? c.name + "() " + c.note

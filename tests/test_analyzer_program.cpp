@@ -255,6 +255,41 @@ TEST(ProgramModel, AMethodCalledByItsNameTakesTheGuardOfThoseCallsNotOfItsClass)
     EXPECT_EQ(unguarded->guard, GuardKind::none) << unguarded->guard_note;
 }
 
+// axolotl's fix_mamba_attn_for_loss(): a module that only an import inside a function loads runs
+// where that function does, so its module-level findings take the guard of every call of the function.
+// A module that another import loads too, or whose loading function is called unguarded, keeps its own.
+TEST(ProgramModel, AModuleLoadedOnlyInsideAFunctionTakesItsCallersGuard) {
+    test::TempDir d;
+    d.write("pkg/__init__.py", "");
+    d.write("pkg/fused.py", "import triton\n\n\ndef fused(x):\n    return triton.cdiv(x, 2)\n");
+    d.write("pkg/always.py", "import triton\n\n\ndef fused(x):\n    return triton.cdiv(x, 2)\n");
+    d.write("pkg/shared.py", "import triton\n\n\ndef fused(x):\n    return triton.cdiv(x, 2)\n");
+    d.write("pkg/build.py", "def load_fused():\n    from .fused import fused\n    return fused\n\n\n"
+                            "def load_always():\n    from .always import fused\n    return fused\n\n\n"
+                            "def load_shared():\n    from .shared import fused\n    return fused\n");
+    d.write("pkg/tools.py", "from .shared import fused\n");
+    d.write("train.py", "import os\nimport pkg.tools\nfrom pkg.build import load_fused, load_always, load_shared\n\n"
+                        "if __name__ == '__main__':\n    if int(os.environ.get('WORLD_SIZE', 1)) > 1:\n        f = load_fused()\n"
+                        "        g = load_shared()\n    h = load_always()\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* fused = find(r, "cuda-only-package-import", "pkg/fused.py");
+    ASSERT_NE(fused, nullptr);
+    EXPECT_EQ(fused->guard, GuardKind::distributed_gate) << fused->guard_note;
+    EXPECT_EQ(fused->guard_note.rfind("loaded only by the import in load_fused() (pkg/build.py:2); every call of load_fused() is guarded", 0), 0u)
+        << fused->guard_note;
+    EXPECT_NE(fused->impact, VerdictImpact::stay) << fused->note;
+    const bool related_call = std::any_of(fused->related.begin(), fused->related.end(), [](const RelatedLocation& rel) {
+        return rel.location.path == "train.py" && rel.location.line == 7 && rel.label.rfind("calls load_fused()", 0) == 0;
+    });
+    EXPECT_TRUE(related_call);
+    for (const char* kept : {"pkg/always.py", "pkg/shared.py"}) {
+        const Finding* f = find(r, "cuda-only-package-import", kept);
+        ASSERT_NE(f, nullptr) << kept;
+        EXPECT_EQ(f->guard, GuardKind::none) << kept << ": " << f->guard_note;
+        EXPECT_EQ(f->impact, VerdictImpact::stay) << kept;
+    }
+}
+
 // yolov5's smart_DDP(): the DDP wrap sits in a helper that only guarded callers call, in other files,
 // through a from-import, a module import and a relative import. The finding takes their guard; one
 // unguarded call, a use that is not a call, or a decorator (which may register the function where no

@@ -1445,6 +1445,21 @@ std::optional<std::string> ProgramModel::program_without(const std::string& path
     return std::nullopt;
 }
 
+std::optional<std::pair<std::string, int>> ProgramModel::only_import_in_function(const std::string& path) const {
+    std::optional<std::pair<std::string, int>> found;
+    for (const auto& [from, edges] : m_edges)
+        for (const auto& e : edges) {
+            if (e.to != path || from == path) continue;
+            if (!e.lazy || (found && *found != std::make_pair(from, e.line))) return std::nullopt;
+            found = {from, e.line};
+        }
+    if (!found) return std::nullopt;
+    // reached through it, not as a program of its own
+    const FileReach r = reach_of(path);
+    if (r.chain.size() < 2 || r.chain[r.chain.size() - 2] != found->first + ":" + std::to_string(found->second)) return std::nullopt;
+    return found;
+}
+
 FileReach ProgramModel::reach_of(const std::string& path) const {
     auto it = m_reach.find(path);
     if (it != m_reach.end()) return it->second;

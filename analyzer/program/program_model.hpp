@@ -220,6 +220,10 @@ public:
     }
     // The files `path` imports unconditionally, directly or through other such imports, itself included.
     std::set<std::string> imported_from(const std::string& path) const;
+    // The one import, inside a function, by which the project loads `path` (axolotl's
+    // fix_mamba_attn_for_loss() holds the only import of modeling_mamba.py): (importer, line), the last
+    // step of the file's chain. nullopt when another import, or a command, reaches the file.
+    std::optional<std::pair<std::string, int>> only_import_in_function(const std::string& path) const;
     // Whether two paths belong to one checkout (always, unless the scan is of a folder of checkouts).
     bool same_project(const std::string& a, const std::string& b) const { return m_projects.empty() || project_of(a) == project_of(b); }
 
