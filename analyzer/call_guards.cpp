@@ -324,11 +324,6 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
             }
         }
     }
-    // 3a. An arm is an alternative by its own text (python/guards.cpp from_alternative); the functions
-    // it calls are seen only here. ermongroup/ddim picks its sampler in `if sample_type == "generalized":
-    // xs = generalized_steps(...)` / `elif sample_type == "ddpm_noisy": xs = ddpm_steps(...)`, and both
-    // hard-code 'cuda': neither arm is a way round the other. Where every other arm of a call's choice
-    // calls a function that holds a finding of the same category, the call is not guarded by the choice.
     // The function a finding runs in: its own, or the one whose import alone loads its module.
     struct RunsIn {
         std::string path;  // the defining file
@@ -351,6 +346,11 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
             return RunsIn{loaded->second.first, loaded->second.second, *fn, true};
         return std::nullopt;
     };
+    // 3a. An arm is an alternative by its own text (python/guards.cpp from_alternative); the functions
+    // it calls are seen only here. ermongroup/ddim picks its sampler in `if sample_type == "generalized":
+    // xs = generalized_steps(...)` / `elif sample_type == "ddpm_noisy": xs = ddpm_steps(...)`, and both
+    // hard-code 'cuda': neither arm is a way round the other. Where every other arm of a call's choice
+    // calls a function that holds a finding of the same category, the call is not guarded by the choice.
     std::map<std::pair<std::string, std::string>, std::map<std::string, const Finding*>> holds;  // (file, function) -> category -> a finding
     for (const auto& f : findings) {
         if (!is_candidate(f, m_catalogue)) continue;
