@@ -1,6 +1,16 @@
+from typing import Union
+
 import torch
 import torch.cuda as tc
 from torch.cuda import LongTensor
+
+# ok: legacy-cuda-tensor-type
+IndexType = Union[str, slice, int, torch.cuda.LongTensor]
+
+
+# ok: legacy-cuda-tensor-type
+def annotated(index: torch.cuda.LongTensor) -> None:
+    return None
 
 
 def make_batch(n, dims, device):
@@ -20,6 +30,9 @@ def make_batch(n, dims, device):
 def check(x):
     # ruleid: legacy-cuda-tensor-type
     if isinstance(x, torch.cuda.HalfTensor):
+        return x
+    # ruleid: legacy-cuda-tensor-type
+    if isinstance(x, (torch.cuda.FloatTensor, torch.FloatTensor)):
         return x
     # ruleid: legacy-cuda-tensor-type
     y = x.type(torch.cuda.DoubleTensor)
