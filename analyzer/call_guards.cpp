@@ -429,6 +429,15 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
         }
         auto calls = chosen.empty() ? it->second.calls : chosen;
         if (calls.empty()) continue;
+        // Called only in the __main__ block of a module that the run imports and no command runs, a
+        // smoke test at its foot (Open-Sora's `if __name__ == "__main__": test_chunked_interpolate()`):
+        // the run never calls it.
+        if (chosen.empty() && std::all_of(calls.begin(), calls.end(), [&](const auto& c) { return model.self_test_block(c.first, c.second.line).has_value(); })) {
+            f.guard = GuardKind::never_called;
+            f.guard_note = "every call of " + function + "() is " + *model.self_test_block(calls.front().first, calls.front().second.line);
+            for (const auto& [path, c] : calls) f.related.push_back(related_line(path, c.line, "calls " + c.name + "() in a self-test"));
+            continue;
+        }
         for (auto& [path, c] : calls) weigh_arms(path, c, f.category);
         // A parameter's default (`def get_pc_sampler(..., device='cuda')`) that every call passes never
         // applies: by keyword, or by position (a method's calls skip self).

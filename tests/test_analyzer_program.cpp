@@ -255,6 +255,35 @@ TEST(ProgramModel, AMethodCalledByItsNameTakesTheGuardOfThoseCallsNotOfItsClass)
     EXPECT_EQ(unguarded->guard, GuardKind::none) << unguarded->guard_note;
 }
 
+// Open-Sora's vo_ops.py: a function called only in the __main__ block of a module that the run
+// imports and no command runs is a self-test's, never the run's. Run by a command, or called by the
+// run too, it keeps its finding.
+TEST(ProgramModel, AFunctionCalledOnlyByAModulesSelfTestIsNeverCalledByTheRun) {
+    test::TempDir d;
+    d.write("pkg/__init__.py", "");
+    const std::string ops = "import torch\n\n\ndef interpolate(x):\n    return x\n\n\ndef smoke():\n    x = torch.zeros(2).cuda()\n"
+                            "    return interpolate(x)\n\n\nif __name__ == '__main__':\n    smoke()\n";
+    d.write("pkg/ops.py", ops);
+    d.write("pkg/run_ops.py", ops);
+    d.write("pkg/shared_ops.py", ops);
+    d.write("scripts/check.sh", "python -m pkg.run_ops\n");
+    d.write("train.py", "import pkg.ops\nimport pkg.run_ops\nfrom pkg.shared_ops import smoke\n\nif __name__ == '__main__':\n"
+                        "    print(pkg.ops.interpolate(1), pkg.run_ops.interpolate(2), smoke())\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* self_test = find(r, "cuda-method-call", "pkg/ops.py");
+    ASSERT_NE(self_test, nullptr);
+    EXPECT_EQ(self_test->guard, GuardKind::never_called) << self_test->guard_note;
+    EXPECT_EQ(self_test->guard_note.rfind("every call of smoke() is in the __main__ block (line 13) of a module that train.py:1 imports", 0), 0u)
+        << self_test->guard_note;
+    EXPECT_EQ(self_test->severity, Severity::info);
+    for (const char* kept : {"pkg/run_ops.py", "pkg/shared_ops.py"}) {
+        const Finding* f = find(r, "cuda-method-call", kept);
+        ASSERT_NE(f, nullptr) << kept;
+        EXPECT_EQ(f->guard, GuardKind::none) << kept << ": " << f->guard_note;
+        EXPECT_EQ(f->reach, Reach::core) << kept;
+    }
+}
+
 // axolotl's fix_mamba_attn_for_loss(): a module that only an import inside a function loads runs
 // where that function does, so its module-level findings take the guard of every call of the function.
 // A module that another import loads too, or whose loading function is called unguarded, keeps its own.
