@@ -30,6 +30,19 @@ const Finding* find(const ScanResult& r, std::string_view rule, std::string_view
 // A pointer into a scan that is gone at the end of the statement (found by ASan): bind the result first.
 const Finding* find(ScanResult&& r, std::string_view rule, std::string_view path) = delete;
 
+// The finding of `rule` in each of `paths`, each expected there and unguarded.
+std::vector<const Finding*> unguarded(const ScanResult& r, std::string_view rule, std::initializer_list<const char*> paths) {
+    std::vector<const Finding*> out;
+    for (const char* path : paths) {
+        const Finding* f = find(r, rule, path);
+        EXPECT_NE(f, nullptr) << path;
+        if (!f) continue;
+        EXPECT_EQ(f->guard, GuardKind::none) << path << ": " << f->guard_note;
+        out.push_back(f);
+    }
+    return out;
+}
+
 // The findings of one rule in one file, by line.
 std::map<int, const Finding*> by_line(const ScanResult& r, std::string_view rule, std::string_view path) {
     std::map<int, const Finding*> out;
@@ -276,12 +289,8 @@ TEST(ProgramModel, AFunctionCalledOnlyByAModulesSelfTestIsNeverCalledByTheRun) {
     EXPECT_EQ(self_test->guard_note.rfind("every call of smoke() is in the __main__ block (line 13) of a module that train.py:1 imports", 0), 0u)
         << self_test->guard_note;
     EXPECT_EQ(self_test->severity, Severity::info);
-    for (const char* kept : {"pkg/run_ops.py", "pkg/shared_ops.py"}) {
-        const Finding* f = find(r, "cuda-method-call", kept);
-        ASSERT_NE(f, nullptr) << kept;
-        EXPECT_EQ(f->guard, GuardKind::none) << kept << ": " << f->guard_note;
-        EXPECT_EQ(f->reach, Reach::core) << kept;
-    }
+    for (const Finding* kept : unguarded(r, "cuda-method-call", {"pkg/run_ops.py", "pkg/shared_ops.py"}))
+        EXPECT_EQ(kept->reach, Reach::core) << kept->location.path;
 }
 
 // axolotl's fix_mamba_attn_for_loss(): a module that only an import inside a function loads runs
@@ -311,12 +320,8 @@ TEST(ProgramModel, AModuleLoadedOnlyInsideAFunctionTakesItsCallersGuard) {
         return rel.location.path == "train.py" && rel.location.line == 7 && rel.label.rfind("calls load_fused()", 0) == 0;
     });
     EXPECT_TRUE(related_call);
-    for (const char* kept : {"pkg/always.py", "pkg/shared.py"}) {
-        const Finding* f = find(r, "cuda-only-package-import", kept);
-        ASSERT_NE(f, nullptr) << kept;
-        EXPECT_EQ(f->guard, GuardKind::none) << kept << ": " << f->guard_note;
-        EXPECT_EQ(f->impact, VerdictImpact::stay) << kept;
-    }
+    for (const Finding* kept : unguarded(r, "cuda-only-package-import", {"pkg/always.py", "pkg/shared.py"}))
+        EXPECT_EQ(kept->impact, VerdictImpact::stay) << kept->location.path;
 }
 
 // yolov5's smart_DDP(): the DDP wrap sits in a helper that only guarded callers call, in other files,
