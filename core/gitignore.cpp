@@ -196,15 +196,6 @@ struct GitInit {
     ~GitInit() { git_libgit2_shutdown(); }
 };
 
-std::filesystem::path default_excludes_file() {
-    // git's default when core.excludesFile is unset.
-    if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg) return std::filesystem::path(xdg) / "git" / "ignore";
-    if (const char* home = std::getenv("HOME"); home && *home) return std::filesystem::path(home) / ".config" / "git" / "ignore";
-    return {};
-}
-
-}  // namespace
-
 // Whether `dir` or a folder above it holds a `.git` (a folder, or a file naming one): where none
 // does, git_repository_open_ext finds no work tree either, and libgit2 is not started (its start
 // reads the system's TLS certificates, a third of the walk of a small repository).
@@ -216,6 +207,15 @@ bool maybe_in_work_tree(const std::filesystem::path& dir) {
         if (!d.has_relative_path()) return false;
     }
 }
+
+std::filesystem::path default_excludes_file() {
+    // git's default when core.excludesFile is unset.
+    if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg) return std::filesystem::path(xdg) / "git" / "ignore";
+    if (const char* home = std::getenv("HOME"); home && *home) return std::filesystem::path(home) / ".config" / "git" / "ignore";
+    return {};
+}
+
+}  // namespace
 
 std::optional<GitRepository> find_git_repository(const std::filesystem::path& dir) {
     if (!maybe_in_work_tree(dir)) return std::nullopt;
