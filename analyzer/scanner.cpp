@@ -264,8 +264,25 @@ FileOutcome Scanner::scan_checkpoint(const FileEntry& file, const checkpoints::L
 
 namespace {
 
+// A scan's clock: the seconds of each phase, in `timings`, and of the whole scan.
+class PhaseClock {
+public:
+    explicit PhaseClock(std::vector<std::pair<std::string, double>>& timings) : m_timings(timings) {}
+    void operator()(const char* name) {
+        const auto now = std::chrono::steady_clock::now();
+        m_timings.emplace_back(name, std::chrono::duration<double>(now - m_last).count());
+        m_last = now;
+    }
+    double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count(); }
+
+private:
+    std::vector<std::pair<std::string, double>>& m_timings;
+    std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now(), m_last = m_start;
+};
+
 // The start of every scan: the walk, a stat of each file (on every core), and for a full scan with
-// a cache folder the digest of what was walked, with the memo it keys when there is one.
+// a cache folder the digest of what was walked, with the memo it keys when there is one (its timings
+// those of this scan).
 struct Walked {
     WalkResult walked;
     std::vector<ScanCache::Entry> entries;  // size and mtime, or why the file cannot be read
@@ -274,7 +291,7 @@ struct Walked {
 };
 
 Walked walk_and_stat(const fs::path& base, const std::vector<fs::path>& roots, const ScanOptions& options, std::uint64_t cache_key,
-                     unsigned jobs, ScanResult& result, const std::function<void(const char*)>& phase) {
+                     unsigned jobs, ScanResult& result, PhaseClock& phase) {
     Walked w;
     WalkOptions walk_options = options.walk;
     walk_options.stat_files = false;  // stat()ed below, on every core
@@ -298,6 +315,11 @@ Walked walk_and_stat(const fs::path& base, const std::vector<fs::path>& roots, c
         w.digest = digest_of_walk(base, w.walked, result.skipped, w.entries);
         if (w.digest) w.memo = ScanCache::load_result(*options.cache_dir, cache_key, *w.digest, base, options.unchanged);
     }
+    if (w.memo) {
+        phase("memo");
+        w.memo->timings = std::move(result.timings);
+        w.memo->seconds = phase.seconds();
+    }
     return w;
 }
 
@@ -308,41 +330,21 @@ unsigned default_jobs(const ScanOptions& options) { return options.jobs ? option
 std::optional<ScanResult> Scanner::kept(const fs::path& base, const std::vector<fs::path>& roots, const ScanOptions& options,
                                         std::uint64_t cache_key) {
     if (!options.cache_dir || options.partial || !options.unchanged) return std::nullopt;
-    const auto start = std::chrono::steady_clock::now();
     ScanResult result;
-    auto last = start;
-    auto phase = [&](const char* name) {
-        const auto now = std::chrono::steady_clock::now();
-        result.timings.emplace_back(name, std::chrono::duration<double>(now - last).count());
-        last = now;
-    };
+    PhaseClock phase(result.timings);
     Walked w = walk_and_stat(base, roots, options, cache_key, default_jobs(options), result, phase);
     if (!w.memo || !w.memo->reused) return std::nullopt;
-    phase("memo");
-    w.memo->timings = std::move(result.timings);
-    w.memo->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return std::move(w.memo);
 }
 
 ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& roots, const ScanOptions& options) const {
-    const auto start = std::chrono::steady_clock::now();
     ScanResult result;
     result.target_torch = m_target_torch;
-    auto last = start;
-    auto phase = [&](const char* name) {
-        const auto now = std::chrono::steady_clock::now();
-        result.timings.emplace_back(name, std::chrono::duration<double>(now - last).count());
-        last = now;
-    };
+    PhaseClock phase(result.timings);
     const std::uint64_t cache_key = options.cache_dir ? ScanCache::key_for(m_catalogue, m_target_torch, options) : 0;
     unsigned jobs = default_jobs(options);
     Walked w = walk_and_stat(base, roots, options, cache_key, jobs, result, phase);
-    if (w.memo) {
-        phase("memo");
-        w.memo->timings = std::move(result.timings);
-        w.memo->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        return std::move(*w.memo);
-    }
+    if (w.memo) return std::move(*w.memo);
     WalkResult& walked = w.walked;
     std::vector<ScanCache::Entry>& entries = w.entries;
     const std::optional<std::uint64_t>& walk_digest = w.digest;
@@ -726,7 +728,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         }
         phase("memo save");
     }
-    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.seconds = phase.seconds();
     return result;
 }
 
