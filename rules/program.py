@@ -757,3 +757,18 @@ def build_model(cfg, model):
         # guard: distributed-gate
         model = torch.nn.parallel.DistributedDataParallel(model)
     return model
+
+
+# A test that names the package its branch imports says whether the package is there (Fooocus'
+# `if model_management.xformers_enabled(): import xformers`): where it is not, the code goes on without
+# it. Matched in the test's identifiers, four letters or more; a negated test or another name is none.
+if model_management.xformers_enabled():
+    # guard: import-fallback
+    import xformers.ops
+if model_management.attention_enabled():
+    # guard: none
+    import xformers
+if not model_management.xformers_enabled():
+    # guard: none
+    import xformers
+

@@ -488,6 +488,8 @@ Guard GuardFinder::from_if(TSNode if_statement, TSNode node) const {
             (is_type(node, "import_statement") || is_type(node, "import_from_statement") ||
              !ts_node_is_null(enclosing(node, {"import_statement", "import_from_statement"}))))
             return {GuardKind::alternative_branch, false, "imported only where `" + one_line(branch_condition) + "` picks it; other values run without it"};
+        if (const auto package = tested_package(branch_condition, node))
+            return {GuardKind::import_fallback, false, "imported only where `" + one_line(branch_condition) + "`, a test named for " + *package + ", holds: elsewhere the code goes on without it"};
         return alternative;
     }
     if (t.kind == GuardKind::platform) {
@@ -768,6 +770,41 @@ bool GuardFinder::unpacked_kind(TSNode name) const {
         if (here) (names && is_type(field(n, "right"), "call") ? unpacked : other) += 1;
     });
     return unpacked == 1 && other == 0;
+}
+
+std::optional<std::string> GuardFinder::tested_package(TSNode condition, TSNode node) const {
+    // Fooocus' `if model_management.xformers_enabled(): import xformers`: a test that names the package
+    // it guards says whether the package is there (or wanted); where it is not, the code goes on
+    // without it. The package's name is matched inside the test's identifiers, ignoring case, and only
+    // a name of four letters or more (`te`, `os` would match by chance); a negated test is not one.
+    if (is_type(condition, "not_operator")) return std::nullopt;
+    const TSNode import = is_type(node, "import_statement") || is_type(node, "import_from_statement")
+                              ? node : enclosing(node, {"import_statement", "import_from_statement"});
+    if (ts_node_is_null(import)) return std::nullopt;
+    std::vector<std::string> packages;
+    auto add = [&](TSNode dotted) {
+        if (!is_type(dotted, "dotted_name")) return;
+        std::string top(m_facts.text(dotted).substr(0, m_facts.text(dotted).find('.')));
+        std::transform(top.begin(), top.end(), top.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        if (top.size() >= 4) packages.push_back(std::move(top));
+    };
+    if (is_type(import, "import_from_statement")) {
+        add(field(import, "module_name"));  // a relative import's module is no dotted_name
+    } else {
+        for (uint32_t i = 0; i < ts_node_named_child_count(import); ++i) {
+            const TSNode c = ts_node_named_child(import, i);
+            add(is_type(c, "aliased_import") ? field(c, "name") : c);
+        }
+    }
+    std::optional<std::string> found;
+    for_each_node(condition, [&](TSNode n) {
+        if (found || !is_type(n, "identifier")) return;
+        std::string name(m_facts.text(n));
+        std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        for (const auto& p : packages)
+            if (name.find(p) != std::string::npos) found = p;
+    });
+    return found;
 }
 
 Guard GuardFinder::from_alternative(TSNode if_statement, TSNode node) const {

@@ -70,6 +70,9 @@ private:
     // Whether `name` is one of several flags unpacked from one call in its function (`pt, jit, engine =
     // self._model_type(w)`): one per kind, of which the run takes one.
     bool unpacked_kind(TSNode name) const;
+    // The package an import at `node` loads, where `condition` names it: `if
+    // model_management.xformers_enabled(): import xformers`.
+    std::optional<std::string> tested_package(TSNode condition, TSNode node) const;
     // `if args.X:` where the file declares `add_argument("--X", action="store_true")` (or a default of
     // False or None), `if X:` / `if self.X:` where the function's parameter X defaults to False or None:
     // the flag as a command line or a call spells it ("--X", "X=False"); nullopt otherwise.
