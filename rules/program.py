@@ -772,3 +772,14 @@ if not model_management.xformers_enabled():
     # guard: none
     import xformers
 
+
+class Trainer:
+    # transformers.Trainer's switches for a sharded run (trl's `elif self.is_fsdp_enabled: prepare_fsdp(...)`)
+    def prepare_reference(self, model):
+        if self.is_deepspeed_enabled:
+            # guard: distributed-gate
+            return prepare_deepspeed(model)
+        elif self.is_fsdp_enabled:
+            # guard: distributed-gate
+            return torch.distributed.fsdp.FullyShardedDataParallel(model)
+        return model
