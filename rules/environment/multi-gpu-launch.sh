@@ -11,3 +11,12 @@ torchrun --nproc_per_node=1 train.py
     #CUDA_VISIBLE_DEVICES='0,1,' python -m torch.distributed.launch --nproc_per_node=2 train.py
 # ok: multi-gpu-launch
 python train.py --device mps
+# ruleid: multi-gpu-launch
+python -m torch.distributed.launch \
+    --nnodes=$NNODES \
+    --nproc_per_node=$GPUS \
+    $(dirname "$0")/train.py $CONFIG --launcher pytorch
+# ok: multi-gpu-launch
+torchrun \
+    --nproc_per_node=1 \
+    train.py
