@@ -783,3 +783,22 @@ class Trainer:
             # guard: distributed-gate
             return torch.distributed.fsdp.FullyShardedDataParallel(model)
         return model
+
+
+def should_use_fp16(device=None):
+    # Fooocus' model_management: an early return on a test whose name says MPS (`mps_mode()`, split at
+    # `_`): the code after it never runs on a Mac. `dumps` and `timestamps` say nothing of MPS.
+    if device is not None and is_device_mps(device):
+        return False
+    if cpu_mode() or model_management.mps_mode():
+        return False
+    # guard: mps-aware
+    return torch.cuda.is_bf16_supported()
+
+
+def log_timestamps(rows):
+    if json_dumps_enabled() or use_timestamps:
+        return rows
+    # guard: none
+    return torch.cuda.is_bf16_supported()
+

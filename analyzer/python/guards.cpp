@@ -142,6 +142,7 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
                     take_device_name(v->substr(0, v->find(':')));
         if (!is_type(fn, "attribute")) classify_node(fn, t);
         else if (distributed_name(m_facts.text(field(fn, "attribute")))) take(GuardKind::distributed_gate);
+        else if (names_mps(m_facts.text(field(fn, "attribute")))) t.mps = true;  // `model_management.mps_mode()`
         if (const TSNode args = field(n, "arguments"); !ts_node_is_null(args)) classify_node(args, t);
         return;
     } else if (type == "comparison_operator" && ts_node_named_child_count(n) == 2) {
@@ -193,6 +194,7 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
         if (distributed_name(name)) take(GuardKind::distributed_gate);
         if (listed(m_vocab.platform_names, name)) take(GuardKind::platform);
         if (listed(m_vocab.type_checking_names, name) || listed(m_vocab.type_checking_names, m_facts.qualname(n))) take(GuardKind::never_called);
+        if (names_mps(name)) t.mps = true;
     } else if (type == "string") {
         if (auto v = string_literal(n, m_facts.source())) {
             if (listed(m_vocab.distributed_env, *v)) take(GuardKind::distributed_gate);
@@ -733,6 +735,18 @@ bool GuardFinder::distributed_name(std::string_view name) const {
     return listed(m_vocab.distributed_names, lower);
 }
 
+bool GuardFinder::names_mps(std::string_view name) const {
+    std::size_t start = 0;
+    while (start <= name.size()) {
+        const std::size_t end = std::min(name.find('_', start), name.size());
+        std::string word(name.substr(start, end - start));
+        std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        if (!word.empty() && listed(m_vocab.mps_strings, word)) return true;
+        start = end + 1;
+    }
+    return false;
+}
+
 bool GuardFinder::names_implementation(TSNode condition) const {
     // `impl == "te"`, `kind in ("a", "b")`, and `or` of such: a value named among implementations
     const std::string_view type = node_type(condition);
@@ -979,6 +993,8 @@ Guard GuardFinder::from_early_exit(TSNode block, TSNode node) const {
         if (!exits && !skips) continue;
         const Test t = classify(field(stmt, "condition"));
         if (skips) return {GuardKind::test_skip, false, one_line(field(stmt, "condition"))};
+        // `if cpu_mode() or mps_mode(): return False` (Fooocus): MPS never gets past it
+        if (t.mps && !t.negated) return {GuardKind::none, true, ""};
         if (t.kind == GuardKind::none || !t.negated) continue;
         if (t.mps) return {GuardKind::none, true, ""};
         return {t.cpu && t.kind == GuardKind::device_check ? GuardKind::non_cpu_branch : t.kind, false, "after: " + one_line(field(stmt, "condition"))};

@@ -67,6 +67,9 @@ private:
     bool is_option_test(TSNode condition) const;
     bool names_implementation(TSNode condition) const;   // `impl == "te"`, `kind in ("a", "b")`, joined by `or`
     bool distributed_name(std::string_view name) const;  // guards.distributed_names, in any case
+    // A name one of whose words (split at `_`, in any case) is one of guards.mps_strings: Fooocus'
+    // `mps_mode()`, `is_device_mps(device)`, `use_mps`.
+    bool names_mps(std::string_view name) const;
     // Whether `name` is one of several flags unpacked from one call in its function (`pt, jit, engine =
     // self._model_type(w)`): one per kind, of which the run takes one.
     bool unpacked_kind(TSNode name) const;
