@@ -802,3 +802,14 @@ def log_timestamps(rows):
     # guard: none
     return torch.cuda.is_bf16_supported()
 
+
+# An import with a fallback in one arm of a choice is optional whichever arm runs (Fooocus).
+if args.disable_xformers:
+    XFORMERS_IS_AVAILABLE = False
+else:
+    try:
+        # guard: import-fallback
+        import xformers
+        XFORMERS_IS_AVAILABLE = True
+    except ImportError:
+        XFORMERS_IS_AVAILABLE = False

@@ -1302,6 +1302,11 @@ Guard GuardFinder::guard_of(TSNode node) const {
         if (g.mps_aware) return found.kind == GuardKind::none ? g : found;
         if (g.kind == GuardKind::none) continue;
         if (found.kind == GuardKind::none) found = g;
+        // An import with a fallback inside one arm of a choice (Fooocus' `if args.disable_xformers: ...
+        // else: try: import xformers / except: XFORMERS_IS_AVAILABLE = False`) is optional whichever
+        // arm runs: the fallback says more than the arm.
+        else if (found.kind == GuardKind::import_fallback && (g.kind == GuardKind::alternative_branch || g.kind == GuardKind::default_arm))
+            continue;
         else if ((found.kind == GuardKind::import_fallback || found.kind == GuardKind::alternative_branch || found.kind == GuardKind::default_arm) &&
                  g.kind != GuardKind::off_by_default)
             found = g;
