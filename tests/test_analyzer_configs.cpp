@@ -119,6 +119,22 @@ TEST(Configs, JsonConfigWithConsumerSiteInTheMessage) {
     for (const auto& s : r.skipped) EXPECT_NE(s.path, "unused/other.json");
 }
 
+TEST(Configs, DeviceKeyNoCodeReadsIsMinor) {
+    // StyleTTS2's config_ft.yml sets `device: "cuda"`, which train_finetune.py never reads (it hard-codes
+    // its own): the rule's major is for a device the code takes from its config.
+    for (const bool reads : {false, true}) {
+        test::TempDir d;
+        d.write("Configs/config_ft.yml", "log_dir: Models/LJ\ndevice: cuda\nepochs: 50\n");
+        d.write("train_finetune.py", std::string("import yaml\nconfig = yaml.safe_load(open('Configs/config_ft.yml'))\nlog_dir = config['log_dir']\n") +
+                                         (reads ? "device = torch.device(config['device'])\n" : "device = 'cuda'\n"));
+        const ScanResult r = scan_dir(d);
+        const auto got = findings_in(r, "Configs/config_ft.yml");
+        ASSERT_EQ(got.size(), 1u) << reads;
+        EXPECT_EQ(got[0].severity, reads ? Severity::major : Severity::minor) << reads;
+        EXPECT_EQ(got[0].note.find("no Python site reads `device`") != std::string::npos, !reads) << got[0].note;
+    }
+}
+
 TEST(Configs, MalformedLoadedConfigIsSkippedUnloadedOneIsNotRead) {
     test::TempDir d;
     d.write("conf/broken.yaml", "device: cuda\n\tbackend: nccl\n");

@@ -324,6 +324,12 @@ ConfigOutcome analyze_config(const FileEntry& file, std::vector<DataReader> read
                 m.captures["loaders"] = out.readers.front().path;
                 const auto sites = consumer_sites(v.key, loaders, python);
                 m.captures["consumers"] = describe_sites(v.key, sites);
+                // A key no Python site reads may change nothing (StyleTTS2's config_ft.yml sets `device:
+                // "cuda"`, and train_finetune.py hard-codes its own): an edit to make, at most minor.
+                if (sites.empty() && r->severity > Severity::minor) {
+                    m.severity = Severity::minor;
+                    m.note = "no Python site reads `" + v.key + "`: the value may be unused (or the config is passed on whole)";
+                }
                 m.subject = v.path;
                 matches.push_back(std::move(m));
                 related.push_back(sites);
