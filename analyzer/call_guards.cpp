@@ -527,7 +527,8 @@ void Scanner::mark_never_called(const std::vector<program::FileRecord>& records,
         const bool python = texts[i]->kind == FileKind::python;
         std::vector<std::pair<int, int>> imports;  // the import statements' lines
         if (python && texts[i]->facts)
-            for (const auto& imp : texts[i]->facts->imports) imports.emplace_back(imp.line, std::max(imp.line, imp.end_line));
+            for (const auto& imp : texts[i]->facts->imports)
+                if (!imp.in_string) imports.emplace_back(imp.line, std::max(imp.line, imp.end_line));
         std::size_t counted = 0;  // newlines before `counted`, in `line`
         int line = 1;
         for (const auto& [at, k] : words.find_each(text)) {

@@ -68,7 +68,7 @@ void remove_old_files(const fs::path& dir, std::uint64_t key) {
 }
 
 constexpr std::uint32_t kMagic = 0x4d505343;  // "MPSC"
-constexpr std::uint32_t kFormat = 48;  // 48: an import with a fallback inside one arm of a choice keeps import-fallback; 47: a test whose name says MPS (`mps_mode()`) knows MPS, also past an early return; 46: an import under a test named for its package is optional; 45: launch arguments take their script's variables, an unset one is a placeholder; 44: default-arm, the arm of a choice a parameter's default takes; 43: a package toggle (enable_xformers_memory_efficient_attention) is minor; 42: a method called by its own name takes those calls' guards, not its class's; distributed names in any case; 41: a definition a registry decorator stores is chosen; `self.X` off by default through __init__, `not X` on by default; a lazy import under one named option; 40: a function passed to a registry is chosen, not called; a keyword passing on a parameter off by default loads nothing; 39: a skip whose condition says nothing of a Mac is no guard; 38: `if TYPE_CHECKING:` never runs, an import past an early return naming its package; 37: a stay package used only on CUDA paths, and a device check leaving None for a called name (package imports); 36: `x = True if <test> else False` binds the test; 35: an extension kind taken from a table of both kinds is cuda_optional; 34: EntryRef::cwd; 33: ImportFact::end_line, FunctionUses::class_at and spans; 32: FunctionUses::Call::arms; 31: ExtensionFact::build_flag; 30: FileFacts::remote_code_line; 29: FunctionUses::selections; 28: EntryRef::documented_import; 27: FileFacts::script_end_line; 26: a function's import in one arm of an if is alternative-branch; 25: FileFacts::sys_path_folders; 24: FunctionUses::Call::branch; 23: EntryRef::end_line; 22: fields of dataclasses and attrs classes as constructor parameters (FunctionUses); 21: a function passed to a call is a call of it there (FunctionUses); 20: config and checkpoint references from the syntax tree, with their guards; 19: Finding::origin, FileFacts::cpu_default_functions; 18: a class's __init__ in FunctionUses::function_at under the class's name; 17: what each call passes, FunctionUses::parameter_defaults; 16: FileFacts::attribute_names; 15: FileOutcome::function_uses; 14: FileFacts::hosted_demo; 13: a checksum of the content
+constexpr std::uint32_t kFormat = 49;  // 49: ImportFact::in_string, a class a config target names in a dict of the code; 48: an import with a fallback inside one arm of a choice keeps import-fallback; 47: a test whose name says MPS (`mps_mode()`) knows MPS, also past an early return; 46: an import under a test named for its package is optional; 45: launch arguments take their script's variables, an unset one is a placeholder; 44: default-arm, the arm of a choice a parameter's default takes; 43: a package toggle (enable_xformers_memory_efficient_attention) is minor; 42: a method called by its own name takes those calls' guards, not its class's; distributed names in any case; 41: a definition a registry decorator stores is chosen; `self.X` off by default through __init__, `not X` on by default; a lazy import under one named option; 40: a function passed to a registry is chosen, not called; a keyword passing on a parameter off by default loads nothing; 39: a skip whose condition says nothing of a Mac is no guard; 38: `if TYPE_CHECKING:` never runs, an import past an early return naming its package; 37: a stay package used only on CUDA paths, and a device check leaving None for a called name (package imports); 36: `x = True if <test> else False` binds the test; 35: an extension kind taken from a table of both kinds is cuda_optional; 34: EntryRef::cwd; 33: ImportFact::end_line, FunctionUses::class_at and spans; 32: FunctionUses::Call::arms; 31: ExtensionFact::build_flag; 30: FileFacts::remote_code_line; 29: FunctionUses::selections; 28: EntryRef::documented_import; 27: FileFacts::script_end_line; 26: a function's import in one arm of an if is alternative-branch; 25: FileFacts::sys_path_folders; 24: FunctionUses::Call::branch; 23: EntryRef::end_line; 22: fields of dataclasses and attrs classes as constructor parameters (FunctionUses); 21: a function passed to a call is a call of it there (FunctionUses); 20: config and checkpoint references from the syntax tree, with their guards; 19: Finding::origin, FileFacts::cpu_default_functions; 18: a class's __init__ in FunctionUses::function_at under the class's name; 17: what each call passes, FunctionUses::parameter_defaults; 16: FileFacts::attribute_names; 15: FileOutcome::function_uses; 14: FileFacts::hosted_demo; 13: a checksum of the content
 
 // The content and its checksum, appended; the content back when the checksum holds (a cache file
 // is only ever an optimisation: a damaged one is read as missing).
@@ -274,7 +274,7 @@ void write_facts(Writer& w, const FileFacts& facts) {
         w.i64(i.end_line);
         w.u64(static_cast<std::uint64_t>(i.guard));
         w.str(i.guard_note);
-        w.u64(i.lazy ? 1 : 0);
+        w.u64((i.lazy ? 1 : 0) | (i.in_string ? 2 : 0));
     }
     w.u64(facts.extensions.size());
     for (const auto& e : facts.extensions) {
@@ -354,7 +354,9 @@ FileFacts read_facts(Reader& r) {
         i.end_line = static_cast<int>(r.i64());
         i.guard = static_cast<GuardKind>(r.u64());
         i.guard_note = r.str();
-        i.lazy = r.u64() != 0;
+        const std::uint64_t bits = r.u64();
+        i.lazy = (bits & 1) != 0;
+        i.in_string = (bits & 2) != 0;
     }
     facts.extensions.resize(r.count());
     for (auto& e : facts.extensions) {

@@ -25,6 +25,9 @@ struct ImportFact {
     GuardKind guard = GuardKind::none;  // guard around the import statement
     std::string guard_note;
     bool lazy = false;  // inside a function body: runs only when the function is called
+    // a dotted path written in a string (`"target": "pkg.mod.Class"`), built on demand: no import
+    // statement, so the name it holds is a use of it there
+    bool in_string = false;
 };
 
 struct ExtensionFact {

@@ -3699,4 +3699,41 @@ TEST(ProgramModel, AJitBuildWithNvccFlagsAndNoCudaSourceInTheRepositoryIsInfo) {
     EXPECT_GT(f->impact, VerdictImpact::none) << f->note;
 }
 
+// AudioLDM's default config is a dict in the code: `"target": "pkg.clap.encoders.Embedder"`, built by
+// instantiate_from_config. The module it names is reached (on demand) from the file that writes it,
+// and the class is named there: its `.cuda()` keeps the rule's weight, as from a YAML config.
+TEST(ProgramModel, ATargetNamedInADictOfTheCodeImportsItsModule) {
+    test::TempDir d;
+    d.write("pkg/__init__.py", "from .pipeline import build\n");
+    d.write("pkg/pipeline.py", "from .util import instantiate_from_config\n\n\ndef default_config():\n"
+                               "    return {'cond_stage_config': {'target': 'pkg.clap.encoders.Embedder', 'params': {'key': 'wave'}}}\n\n\n"
+                               "def build():\n    return instantiate_from_config(default_config()['cond_stage_config'])\n");
+    d.write("pkg/util.py", "import importlib\n\n\ndef instantiate_from_config(c):\n    m, n = c['target'].rsplit('.', 1)\n"
+                           "    return getattr(importlib.import_module(m), n)(**c.get('params', {}))\n");
+    d.write("pkg/clap/__init__.py", "");
+    const std::string encoders = "import torch\n\n\nclass Embedder(torch.nn.Module):\n    def __init__(self, key):\n        super().__init__()\n"
+                                 "        self.w = torch.zeros(1).cuda()\n";
+    d.write("pkg/clap/encoders.py", encoders);
+    d.write("run.py", "from pkg import build\n\nif __name__ == '__main__':\n    build()\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* f = find(r, "cuda-method-call", "pkg/clap/encoders.py");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->reach, Reach::core) << f->note;
+    EXPECT_NE(f->guard, GuardKind::never_called) << f->guard_note;
+    EXPECT_EQ(f->severity, Severity::major) << f->note;
+    ASSERT_FALSE(f->chain.empty());
+    EXPECT_NE(f->chain[f->chain.size() - 2].find("pkg/pipeline.py:5"), std::string::npos) << f->chain[f->chain.size() - 2];
+    // The same with pipeline.py from the per-file cache: the written name stays a use (ImportFact::in_string is kept).
+    test::TempDir cache;
+    ScanOptions o;
+    o.cache_dir = cache.path();
+    (void)scan_dir(d, o);
+    d.write("pkg/clap/encoders.py", encoders + "# edited\n");
+    const ScanResult warm = scan_dir(d, o);
+    EXPECT_GT(warm.files_cached, 0u);
+    const Finding* w = find(warm, "cuda-method-call", "pkg/clap/encoders.py");
+    ASSERT_NE(w, nullptr);
+    EXPECT_NE(w->guard, GuardKind::never_called) << w->guard_note;
+}
+
 }  // namespace mpsport

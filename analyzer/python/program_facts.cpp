@@ -764,6 +764,43 @@ void add_collect_skips(TSNode root, const ModuleFacts& facts, const GuardFinder&
     walk(root);
 }
 
+// `{"target": "pkg.mod.Class", "params": {...}}` in the code (AudioLDM's default config, a dict
+// literal handed to instantiate_from_config; `dict(_target_="pkg.mod.Class")` too): the module the
+// dotted path names is imported when the object is built, on demand, as from a YAML config.
+void add_target_strings(TSNode root, const ModuleFacts& facts, const GuardFinder& guards, const std::vector<std::string>& keys, FileFacts& out) {
+    const std::string_view text = facts.source();
+    if (std::none_of(keys.begin(), keys.end(), [&](const std::string& k) { return text.find(k) != std::string_view::npos; })) return;
+    for_each_node(root, [&](TSNode n) {
+        TSNode value;
+        if (is_type(n, "pair")) {
+            const auto key = facts.string_value(field(n, "key"));
+            if (!key || std::find(keys.begin(), keys.end(), *key) == keys.end()) return;
+            value = field(n, "value");
+        } else if (is_type(n, "keyword_argument")) {
+            if (std::find(keys.begin(), keys.end(), facts.text(field(n, "name"))) == keys.end()) return;
+            value = field(n, "value");
+        } else {
+            return;
+        }
+        const auto dotted = facts.string_value(value);
+        if (!dotted) return;
+        const std::size_t dot = dotted->rfind('.');
+        if (dot == std::string::npos || dot == 0 || dot + 1 == dotted->size() ||
+            !std::all_of(dotted->begin(), dotted->end(), [](unsigned char c) { return std::isalnum(c) || c == '_' || c == '.'; }))
+            return;
+        ImportFact f;
+        f.module = dotted->substr(0, dot);
+        f.names = {dotted->substr(dot + 1)};
+        f.line = line_of(n);
+        const Guard g = guards.guard_of(n);
+        f.guard = g.kind;
+        f.guard_note = g.note;
+        f.lazy = true;  // built when the code instantiates the config, not when this module loads
+        f.in_string = true;
+        out.imports.push_back(std::move(f));
+    });
+}
+
 }  // namespace
 
 const std::vector<std::string>& program_fact_literals() {
@@ -776,7 +813,7 @@ const std::vector<std::string>& program_fact_literals() {
     return literals;
 }
 
-FileFacts extract_program_facts(TSNode root, const ModuleFacts& facts, const GuardFinder& guards) {
+FileFacts extract_program_facts(TSNode root, const ModuleFacts& facts, const GuardFinder& guards, const std::vector<std::string>& target_keys) {
     FileFacts out;
     CallSites calls;
     const uint32_t n = ts_node_named_child_count(root);
@@ -811,6 +848,7 @@ FileFacts extract_program_facts(TSNode root, const ModuleFacts& facts, const Gua
     out.imports.clear();
     for (TSNode imp : facts.imports()) add_import(imp, facts, guards, calls, out);
     out.imports.insert(out.imports.end(), call_imports.begin(), call_imports.end());
+    add_target_strings(root, facts, guards, target_keys, out);
     out.file_guard = guards.file_guard().kind;
     add_returns_without_cuda(root, facts, guards, out);
     add_cpu_default_functions(root, facts, out);

@@ -19,7 +19,10 @@ namespace mpsport::python {
 // them worth including when only regions of the file are parsed).
 const std::vector<std::string>& program_fact_literals();
 
-FileFacts extract_program_facts(TSNode root, const ModuleFacts& facts, const GuardFinder& guards);
+// `target_keys` (rules/program.yaml readers.config_target_keys): a dict entry of the code that names a
+// class by its dotted path (`"target": "audioldm.clap.encoders.CLAPAudioEmbeddingClassifierFreev2"`,
+// built by instantiate_from_config) imports its module, as the same key in a YAML config does.
+FileFacts extract_program_facts(TSNode root, const ModuleFacts& facts, const GuardFinder& guards, const std::vector<std::string>& target_keys);
 
 // The calls made through the names that the imports on `import_lines` bind, with the guard of each
 // (a full parse of the file: the program model asks only for the files that import an extension).

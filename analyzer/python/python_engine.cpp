@@ -104,6 +104,12 @@ void PythonEngine::build() const {
     // A call of an extension loader (rules/program.yaml extension_loaders) builds an extension: "get_plugin("
     std::vector<std::string> fact_literals = program_fact_literals();
     for (const auto& loader : m_catalogue.program().guards.extension_loaders) fact_literals.push_back(loader + "(");
+    // `"target": "pkg.mod.Class"` in a dict of the code (extract_program_facts)
+    for (const auto& key : m_catalogue.program().readers.config_target_keys) {
+        fact_literals.push_back("\"" + key + "\"");
+        fact_literals.push_back("'" + key + "'");
+        fact_literals.push_back(key + "=");
+    }
     for (const auto& t : fact_literals) {
         auto [it, inserted] = literal_index.emplace(t, literals.size());
         if (inserted) literals.push_back(t);
@@ -217,7 +223,7 @@ PythonEngine::Result PythonEngine::analyze(std::string_view text, bool full_pars
     const ModuleFacts facts(root, text);
     const GuardFinder guards(m_catalogue.program().guards, facts, root);
     std::vector<std::uint32_t> attribute_names = std::move(result.facts.attribute_names);
-    result.facts = extract_program_facts(root, facts, guards);
+    result.facts = extract_program_facts(root, facts, guards, m_catalogue.program().readers.config_target_keys);
     result.facts.attribute_names = std::move(attribute_names);
     if (names_data) result.config_facts = config_reads(root, facts, guards, m_config_keys, m_catalogue.program().readers);
 
