@@ -123,23 +123,20 @@ std::optional<Guard> every_use_guarded(TSNode import, const AnalysisInput& in) {
     const auto names = names_bound_by(import, in.facts);
     if (!names || names->empty()) return std::nullopt;
     std::optional<Guard> weakest;
-    bool unguarded = false;
-    for_each_node(in.root, [&](TSNode n) {
-        if (unguarded || !is_type(n, "identifier") || contains(import, n) || !listed(*names, in.facts.text(n))) return;
-        const TSNode parent = ts_node_parent(n);
-        if ((is_type(parent, "attribute") && ts_node_eq(field(parent, "attribute"), n)) ||
-            (is_type(parent, "keyword_argument") && ts_node_eq(field(parent, "name"), n)) ||
-            is_type(parent, "import_statement") || is_type(parent, "import_from_statement") || is_type(parent, "dotted_name") ||
-            is_type(parent, "aliased_import"))
-            return;
-        const Guard g = in.guards.guard_of(n);
-        if (g.kind == GuardKind::none || g.kind == GuardKind::import_fallback) {
-            unguarded = true;
-            return;
+    for (const auto& name : *names)
+        for (const TSNode n : in.facts.identifiers_named(name)) {
+            if (contains(import, n)) continue;
+            const TSNode parent = ts_node_parent(n);
+            if ((is_type(parent, "attribute") && ts_node_eq(field(parent, "attribute"), n)) ||
+                (is_type(parent, "keyword_argument") && ts_node_eq(field(parent, "name"), n)) ||
+                is_type(parent, "import_statement") || is_type(parent, "import_from_statement") || is_type(parent, "dotted_name") ||
+                is_type(parent, "aliased_import"))
+                continue;
+            const Guard g = in.guards.guard_of(n);
+            if (g.kind == GuardKind::none || g.kind == GuardKind::import_fallback) return std::nullopt;
+            if (!weakest || guard_strength(g.kind) > guard_strength(weakest->kind)) weakest = g;
         }
-        if (!weakest || guard_strength(g.kind) > guard_strength(weakest->kind)) weakest = g;
-    });
-    return unguarded ? std::nullopt : weakest;
+    return weakest;
 }
 
 // `if torch.cuda.is_available(): from knn_cuda import KNN; knn = KNN(k=4) / else: knn = None` (LAVIS's

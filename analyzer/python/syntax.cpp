@@ -214,7 +214,7 @@ std::optional<std::string> string_literal(TSNode node, std::string_view text) {
     return out;
 }
 
-ModuleFacts::ModuleFacts(TSNode root, std::string_view text) : m_text(text) {
+ModuleFacts::ModuleFacts(TSNode root, std::string_view text) : m_text(text), m_root(root) {
     // Imports anywhere in the file bind names for the whole file: a deliberate simplification,
     // since labs often import inside functions (`import apex` in a try block, say).
     TSTreeCursor cursor = ts_tree_cursor_new(root);
@@ -346,6 +346,18 @@ std::optional<std::string> ModuleFacts::string_value(TSNode node) const {
     return std::nullopt;
 }
 
+
+const std::vector<TSNode>& ModuleFacts::identifiers_named(std::string_view name) const {
+    if (!m_identifiers) {
+        m_identifiers.emplace();
+        for_each_node(m_root, [&](TSNode n) {
+            if (is_type(n, "identifier")) (*m_identifiers)[text(n)].push_back(n);
+        });
+    }
+    static const std::vector<TSNode> none;
+    const auto it = m_identifiers->find(name);
+    return it == m_identifiers->end() ? none : it->second;
+}
 
 void for_each_node(TSNode root, const std::function<void(TSNode)>& fn) {
     TSTreeCursor cursor = ts_tree_cursor_new(root);

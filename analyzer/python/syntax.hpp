@@ -37,12 +37,17 @@ public:
     std::string_view source() const { return m_text; }
     // Every import / from-import statement in the file, in order.
     const std::vector<TSNode>& imports() const { return m_imports; }
+    // Every identifier node written `name` in the parsed file, in document order. The index is built
+    // on the first call (one walk, where each question about a name walked the whole tree).
+    const std::vector<TSNode>& identifiers_named(std::string_view name) const;
 
 private:
     void add_import(TSNode node);
     void add_constants(TSNode root);
 
     std::string_view m_text;
+    TSNode m_root;
+    mutable std::optional<std::map<std::string_view, std::vector<TSNode>, std::less<>>> m_identifiers;  // identifiers_named
     std::vector<TSNode> m_imports;
     std::map<std::string, std::string, std::less<>> m_aliases;  // local name -> qualified name
     std::map<std::string, std::string, std::less<>> m_constants;  // module-level name -> string value
