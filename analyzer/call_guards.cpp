@@ -450,16 +450,23 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
                 const std::string& parameter = p->name;
                 const int position = p->position;
                 const int skipped = function[0] == '.' ? 1 : 0;
-                const bool passed = std::all_of(calls.begin(), calls.end(), [&](const auto& c) {
-                    const auto& k = c.second.keywords;
-                    if (std::find(k.begin(), k.end(), parameter) != k.end()) return true;
-                    return !c.second.spread && position >= 0 && c.second.positional + skipped > position;
-                });
+                // A call in a module's self-test `__main__` block is no call of the run (Fooocus' facexlib
+                // face_utils.py calls init_detection_model() without a device only there).
+                const auto self_test = [&](const auto& c) { return model.self_test_block(c.first, c.second.line).has_value(); };
+                const bool passed = std::any_of(calls.begin(), calls.end(), [&](const auto& c) { return !self_test(c); }) &&
+                                    std::all_of(calls.begin(), calls.end(), [&](const auto& c) {
+                                        if (self_test(c)) return true;
+                                        const auto& k = c.second.keywords;
+                                        if (std::find(k.begin(), k.end(), parameter) != k.end()) return true;
+                                        return !c.second.spread && position >= 0 && c.second.positional + skipped > position;
+                                    });
                 if (passed) {
+                    const auto first = std::find_if(calls.begin(), calls.end(), [&](const auto& c) { return !self_test(c); });
                     f.guard = GuardKind::default_unused;
-                    f.guard_note = "every call of " + function + "() passes " + parameter + " (" + calls.front().first + ":" +
-                                   std::to_string(calls.front().second.line) + ")";
-                    for (const auto& [path, c] : calls) f.related.push_back(related_line(path, c.line, "calls " + c.name + "() with " + parameter));
+                    f.guard_note = "every call of " + function + "() passes " + parameter + " (" + first->first + ":" +
+                                   std::to_string(first->second.line) + ")";
+                    for (const auto& c : calls)
+                        if (!self_test(c)) f.related.push_back(related_line(c.first, c.second.line, "calls " + c.second.name + "() with " + parameter));
                     continue;
                 }
             }

@@ -512,11 +512,12 @@ TEST(ProgramModel, ADefaultThatEveryCallPassesIsInfo) {
     test::TempDir d;
     test::TempDir cache;
     d.write("pkg/__init__.py", "");
-    d.write("pkg/sampling.py", "import torch\n\n\ndef get_sampler(shape, eps=1e-3, device='cuda'):\n"
-                               "    return torch.zeros(shape, device=device) + eps\n\n\n"
-                               "class Runner:\n    def __init__(self, model):\n        self.model = model\n\n"
-                               "    def sample(self, x, device='cuda'):\n        return self.model(x.to(device))\n\n\n"
-                               "def restore(path, device='cuda'):\n    return torch.load(path, map_location=device)\n");
+    const std::string sampling = "import torch\n\n\ndef get_sampler(shape, eps=1e-3, device='cuda'):\n"
+                                 "    return torch.zeros(shape, device=device) + eps\n\n\n"
+                                 "class Runner:\n    def __init__(self, model):\n        self.model = model\n\n"
+                                 "    def sample(self, x, device='cuda'):\n        return self.model(x.to(device))\n\n\n"
+                                 "def restore(path, device='cuda'):\n    return torch.load(path, map_location=device)\n";
+    d.write("pkg/sampling.py", sampling);
     d.write("train.py", "import torch\nfrom pkg.sampling import get_sampler, restore\nfrom pkg.sampling import Runner\n\n"
                         "if __name__ == '__main__':\n    dev = 'cpu'\n    s = get_sampler((2, 2), device=dev)\n"
                         "    t = get_sampler((3, 3), 1e-2, dev)\n    r = Runner(torch.nn.Linear(2, 2))\n    r.sample(torch.ones(2), dev)\n"
@@ -551,6 +552,13 @@ TEST(ProgramModel, ADefaultThatEveryCallPassesIsInfo) {
     const auto last = at(last_scan);
     EXPECT_EQ(last.at(4)->guard, GuardKind::default_unused) << last.at(4)->guard_note;
     EXPECT_EQ(last.at(12)->guard, GuardKind::none) << last.at(12)->guard_note;
+    // A call in the module's own self-test `__main__` block is no call of the run (Fooocus' facexlib
+    // face_utils.py calls init_detection_model() without a device only there); with no other call,
+    // the self-test rule says more (never-called).
+    d.write("pkg/sampling.py", sampling + "\n\nif __name__ == '__main__':\n    print(get_sampler((1, 1)))\n");
+    const ScanResult self_test = scan_dir(d, o);
+    EXPECT_EQ(at(self_test).at(4)->guard, GuardKind::default_unused) << at(self_test).at(4)->guard_note;
+    EXPECT_EQ(at(self_test).at(4)->guard_note, "every call of get_sampler() passes device (train.py:7)");
 }
 
 // consistency_models' attention: flash-attn is imported inside QKVFlashAttention's constructor, and the
