@@ -686,6 +686,12 @@ std::optional<std::string> GuardFinder::env_off_by_default(TSNode condition) con
 
 std::optional<std::string> GuardFinder::off_by_default(TSNode condition) const {
     if (is_type(condition, "parenthesized_expression") && ts_node_named_child_count(condition) == 1) return off_by_default(ts_node_named_child(condition, 0));
+    // `self.model.training == True and not self.training_mode` (AudioLDM's CLAP conditioner, whose
+    // training_mode defaults to True): an `and` holds only where each operand does.
+    if (is_type(condition, "boolean_operator") && m_facts.text(field(condition, "operator")) == "and") {
+        if (auto left = off_by_default(field(condition, "left"))) return left;
+        return off_by_default(field(condition, "right"));
+    }
     if (auto flag = off_by_default_flag(condition, m_facts)) return flag;  // a parameter's default
     if (auto env = env_off_by_default(condition)) return env;
     if (!is_type(condition, "attribute") || !is_type(field(condition, "object"), "identifier") || m_facts.text(field(condition, "object")) == "self")
