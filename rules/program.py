@@ -829,3 +829,17 @@ class ClapConditioner:
             # guard: none
             x = x.to("cuda")
         return x
+
+
+def train_cluster(features, use_gpu=False):
+    # so-vits-svc: a device flag compared with False is its test negated; the else is the GPU path
+    if use_gpu is False:
+        # guard: none
+        kmeans = KMeans(n_clusters=8).fit(features)
+    else:
+        # guard: device-check
+        kmeans = KMeansGPU(n_clusters=8, device=torch.device("cuda:0"))
+    if use_gpu == True:
+        # guard: device-check
+        features = features.cuda()
+    return kmeans

@@ -169,6 +169,14 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
             between.erase(std::remove_if(between.begin(), between.end(), [](char c) { return c == ' ' || c == '\t' || c == '\n'; }), between.end());
             if (between == "is" || between == "==") t.negated = !t.negated;
         }
+        // `if use_gpu is False:` (so-vits-svc's train_cluster), `== False`, `is not True`: the flag's test, negated
+        if (is_type(right, "false") || is_type(right, "true")) {
+            const TSNode left = ts_node_named_child(n, 0);
+            std::string between(m_facts.source().substr(ts_node_end_byte(left), ts_node_start_byte(right) - ts_node_end_byte(left)));
+            between.erase(std::remove_if(between.begin(), between.end(), [](char c) { return c == ' ' || c == '\t' || c == '\n'; }), between.end());
+            const bool same = between == "is" || between == "==", differs = between == "isnot" || between == "!=";
+            if ((same && is_type(right, "false")) || (differs && is_type(right, "true"))) t.negated = !t.negated;
+        }
     } else if (type == "attribute") {
         const std::string q = m_facts.qualname(n);
         const std::string attr(m_facts.text(field(n, "attribute")));
