@@ -236,6 +236,11 @@ struct ProgramVocabulary {
     std::optional<WeightRule> build_host;
     // Launch lines (rule ids) that start several processes; the weight when the Python script the line
     // runs is the repository's and has no unguarded distributed finding of its own.
+    // Findings of these rules in a file that defines a kernel (kernel_rule) are parts of that kernel's
+    // port: one cause, one finding (rules/program.yaml kernel_details).
+    std::string kernel_rule;
+    std::vector<std::string> kernel_detail_rules;
+    std::optional<WeightRule> kernel_detail;
     std::vector<std::string> scale_out_rules;
     std::optional<WeightRule> scale_out;
     // An extension built with CUDA or, without it, as C++, whose every op has an MPS kernel (these op

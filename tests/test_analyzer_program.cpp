@@ -3744,4 +3744,51 @@ TEST(ProgramModel, ATargetNamedInADictOfTheCodeImportsItsModule) {
     EXPECT_NE(w->guard, GuardKind::never_called) << w->guard_note;
 }
 
+// One cause, one finding: a CUDA kernel is ported whole. The shared memory, launches and CUB use in the
+// file that defines it, and the CUB use of a header beside it (mamba's reverse_scan.cuh), are parts of
+// that port (rules/program.yaml kernel_details): info, with the kernel named. A device function keeps
+// its weight (its lines are no kernel's own), and so does a header in a folder with no kernel.
+TEST(ProgramModel, KernelDetailsAreFoldedIntoTheirKernel) {
+    test::TempDir d;
+    d.write("setup.py", "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension, BuildExtension\n\n"
+                        "setup(name='scan', ext_modules=[CUDAExtension('scan_cuda', ['csrc/scan/scan.cu'])], cmdclass={'build_ext': BuildExtension})\n");
+    d.write("csrc/scan/scan.cu", "#include <cub/block/block_scan.cuh>\n#include \"reverse.cuh\"\n\n"
+                                 "__global__ void scan_kernel(const float* x, float* y, int n) {\n    __shared__ float tile[256];\n"
+                                 "    int i = threadIdx.x + blockIdx.x * blockDim.x;\n    if (i < n) tile[threadIdx.x] = reverse_add(x[i], 1.0f);\n"
+                                 "    __syncthreads();\n    if (i < n) y[i] = tile[threadIdx.x];\n}\n\n"
+                                 "void launch(const float* x, float* y, int n) {\n    scan_kernel<<<(n + 255) / 256, 256>>>(x, y, n);\n}\n");
+    d.write("csrc/scan/reverse.cuh", "#pragma once\n#include <cub/warp/warp_reduce.cuh>\n__device__ __forceinline__ float reverse_add(float a, float b) {\n"
+                                     "    return a + b;\n}\n");
+    d.write("csrc/common/helpers.cuh", "#pragma once\n#include <cub/warp/warp_reduce.cuh>\n__device__ __forceinline__ float twice(float a) {\n"
+                                       "    return 2.0f * a;\n}\n");
+    d.write("model.py", "import torch\nimport scan_cuda\n\n\ndef run(x):\n    return scan_cuda.forward(x)\n");
+    d.write("train.py", "from model import run\n\nif __name__ == '__main__':\n    run(None)\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* kernel = find(r, "cuda-kernel-source", "csrc/scan/scan.cu");
+    ASSERT_NE(kernel, nullptr);
+    EXPECT_GT(kernel->severity, Severity::info) << kernel->note;
+    int folded = 0;
+    for (const auto& f : r.findings) {
+        if (f.rule_id == "cuda-kernel-source" || f.rule_id.rfind("cuda-", 0) != 0) continue;
+        if (f.location.path == "csrc/scan/scan.cu" || f.location.path == "csrc/scan/reverse.cuh") {
+            if (f.rule_id == "cuda-only-extension-op" || f.rule_id == "torch-cuda-cpp-api") continue;
+            if (f.rule_id == "cuda-device-function") {
+                EXPECT_EQ(f.note.find("cuda-kernel-source"), std::string::npos) << f.note;
+                continue;
+            }
+            ++folded;
+            EXPECT_EQ(f.severity, Severity::info) << f.rule_id << " " << f.location.path << ":" << f.location.line << " " << f.note;
+            EXPECT_EQ(f.impact, VerdictImpact::none) << f.rule_id;
+            EXPECT_NE(f.note.find("cuda-kernel-source, line 4"), std::string::npos) << f.note;
+        }
+    }
+    EXPECT_GE(folded, 4);  // CUB in both files, __shared__, the launch
+    const Finding* device_function = find(r, "cuda-device-function", "csrc/scan/reverse.cuh");
+    ASSERT_NE(device_function, nullptr);
+    EXPECT_NE(device_function->severity, Severity::info) << device_function->note;
+    const Finding* other = find(r, "cuda-library-use", "csrc/common/helpers.cuh");
+    ASSERT_NE(other, nullptr);
+    EXPECT_EQ(other->note.find("cuda-kernel-source"), std::string::npos) << other->note;
+}
+
 }  // namespace mpsport

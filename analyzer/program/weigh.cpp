@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstring>
 
 #include "analyzer/manifests/pep508.hpp"
 #include "analyzer/program/program_model.hpp"
@@ -146,6 +147,39 @@ void weigh_mps_builds(const ProgramModel& model, const ProgramVocabulary& vocabu
         if (counted == ops.end() || counted->second.first == 0 || counted->second.first != counted->second.second) continue;
         weigh_again(f, *vocabulary.mps_build, "every op of " + ext->fact.name + " has an MPS kernel (" + std::to_string(counted->second.first) +
                                                   "), and a build without CUDA is beside this one");
+    }
+}
+
+// One cause, one finding: a file that defines a CUDA kernel (cuda-kernel-source, whose effort is by the
+// kernel's own lines) is ported with its kernels; the shared memory, device functions, launches,
+// atomics and library calls found in it, or in a header beside it (mamba's reverse_scan.cuh, which
+// selective_scan_bwd_kernel.cuh includes), are parts of that port, not edits of their own
+// (rules/program.yaml kernel_details). Weighed after the reach, so they stay at or below the kernel.
+void fold_kernel_details(const ProgramVocabulary& vocabulary, std::vector<Finding>& findings) {
+    if (!vocabulary.kernel_detail || vocabulary.kernel_rule.empty()) return;
+    const auto folder = [](const std::string& path) { return path.substr(0, path.find_last_of('/') + 1); };
+    const auto is_header = [](const std::string& path) {
+        for (const char* ext : {".cuh", ".h", ".hpp", ".hh", ".inl"})
+            if (path.size() > std::strlen(ext) && path.compare(path.size() - std::strlen(ext), std::strlen(ext), ext) == 0) return true;
+        return false;
+    };
+    std::map<std::string, std::pair<std::string, int>> kernel_at;  // a kernel file, and each folder holding one -> its first kernel
+    for (const auto& f : findings) {
+        if (f.rule_id != vocabulary.kernel_rule) continue;
+        for (const std::string& key : {f.location.path, folder(f.location.path)}) {
+            auto [it, fresh] = kernel_at.emplace(key, std::make_pair(f.location.path, f.location.line));
+            if (!fresh && std::make_pair(f.location.path, f.location.line) < it->second) it->second = {f.location.path, f.location.line};
+        }
+    }
+    for (auto& f : findings) {
+        if (std::find(vocabulary.kernel_detail_rules.begin(), vocabulary.kernel_detail_rules.end(), f.rule_id) == vocabulary.kernel_detail_rules.end()) continue;
+        auto it = kernel_at.find(f.location.path);
+        if (it == kernel_at.end() && is_header(f.location.path)) it = kernel_at.find(folder(f.location.path));
+        if (it == kernel_at.end()) continue;
+        const auto& [file, line] = it->second;
+        weigh_again(f, *vocabulary.kernel_detail,
+                    file == f.location.path ? "a part of the kernels this file defines (" + vocabulary.kernel_rule + ", line " + std::to_string(line) + ")"
+                                            : "a header beside the kernels of " + file + " (" + vocabulary.kernel_rule + ", line " + std::to_string(line) + ")");
     }
 }
 
@@ -471,6 +505,7 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
     findings = std::move(kept);
     weigh_scale_out_launches(model, vocabulary, findings);
     weigh_mps_builds(model, vocabulary, findings);
+    fold_kernel_details(vocabulary, findings);
     cap_declarations_by_uses(model, findings);
 }
 
