@@ -162,19 +162,22 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
         const bool single = (op == "==" && (bound == "1" || bound == "-1")) || (op == "<=" && bound == "1") ||
                             (op == "<" && (bound == "2" || bound == "0")) || (op == "in" && holds_minus_one());
         if (inner.kind == GuardKind::distributed_gate && single) t.negated = !t.negated;
-        // `importlib.util.find_spec("apex") is None`: the branch without the package
-        if (inner.kind == GuardKind::import_fallback && bound == "None") {
-            const TSNode left = ts_node_named_child(n, 0), right = ts_node_named_child(n, 1);
-            std::string between(m_facts.source().substr(ts_node_end_byte(left), ts_node_start_byte(right) - ts_node_end_byte(left)));
-            between.erase(std::remove_if(between.begin(), between.end(), [](char c) { return c == ' ' || c == '\t' || c == '\n'; }), between.end());
-            if (between == "is" || between == "==") t.negated = !t.negated;
-        }
-        // `if use_gpu is False:` (so-vits-svc's train_cluster), `== False`, `is not True`: the flag's test, negated
-        if (is_type(right, "false") || is_type(right, "true")) {
+        // the operator as written, without white space: "is", "isnot", "==", "!="
+        const auto written_operator = [&] {
             const TSNode left = ts_node_named_child(n, 0);
             std::string between(m_facts.source().substr(ts_node_end_byte(left), ts_node_start_byte(right) - ts_node_end_byte(left)));
             between.erase(std::remove_if(between.begin(), between.end(), [](char c) { return c == ' ' || c == '\t' || c == '\n'; }), between.end());
-            const bool same = between == "is" || between == "==", differs = between == "isnot" || between == "!=";
+            return between;
+        };
+        // `importlib.util.find_spec("apex") is None`: the branch without the package
+        if (inner.kind == GuardKind::import_fallback && bound == "None") {
+            const std::string written = written_operator();
+            if (written == "is" || written == "==") t.negated = !t.negated;
+        }
+        // `if use_gpu is False:` (so-vits-svc's train_cluster), `== False`, `is not True`: the flag's test, negated
+        if (is_type(right, "false") || is_type(right, "true")) {
+            const std::string written = written_operator();
+            const bool same = written == "is" || written == "==", differs = written == "isnot" || written == "!=";
             if ((same && is_type(right, "false")) || (differs && is_type(right, "true"))) t.negated = !t.negated;
         }
     } else if (type == "attribute") {
