@@ -1010,10 +1010,10 @@ Guard GuardFinder::from_early_exit(TSNode block, TSNode node) const {
         if (!exits && !skips) continue;
         const Test t = classify(field(stmt, "condition"));
         if (skips) return {GuardKind::test_skip, false, one_line(field(stmt, "condition"))};
-        // `if cpu_mode() or mps_mode(): return False` (Fooocus): MPS never gets past it
-        if (t.mps && !t.negated) return {GuardKind::none, true, ""};
-        if (t.kind == GuardKind::none || !t.negated) continue;
+        // A test that names MPS either way knows it: past `if cpu_mode() or mps_mode(): return False`
+        // (Fooocus) MPS never gets, past `if not use_mps: return` only MPS does.
         if (t.mps) return {GuardKind::none, true, ""};
+        if (t.kind == GuardKind::none || !t.negated) continue;
         return {t.cpu && t.kind == GuardKind::device_check ? GuardKind::non_cpu_branch : t.kind, false, "after: " + one_line(field(stmt, "condition"))};
     }
     return {};
