@@ -784,10 +784,14 @@ void add_target_strings(TSNode root, const ModuleFacts& facts, const GuardFinder
         }
         const auto dotted = facts.string_value(value);
         if (!dotted) return;
+        // a dotted path of names, each starting with a letter or `_` (not "0.5", "cuda:0" or "a..b")
         const std::size_t dot = dotted->rfind('.');
-        if (dot == std::string::npos || dot == 0 || dot + 1 == dotted->size() ||
-            !std::all_of(dotted->begin(), dotted->end(), [](unsigned char c) { return std::isalnum(c) || c == '_' || c == '.'; }))
+        if (dot == std::string::npos || !std::all_of(dotted->begin(), dotted->end(), [](unsigned char c) { return std::isalnum(c) || c == '_' || c == '.'; }))
             return;
+        for (std::size_t at = 0; at <= dotted->size(); at = dotted->find('.', at) + 1) {
+            if (at == dotted->size() || !(std::isalpha(static_cast<unsigned char>((*dotted)[at])) || (*dotted)[at] == '_')) return;
+            if (dotted->find('.', at) == std::string::npos) break;
+        }
         ImportFact f;
         f.module = dotted->substr(0, dot);
         f.names = {dotted->substr(dot + 1)};
