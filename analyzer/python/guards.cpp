@@ -33,6 +33,9 @@ bool is_exit(TSNode stmt) {
     return is_type(stmt, "return_statement") || is_type(stmt, "continue_statement");
 }
 
+// The operator of a comparison of two operands, trimmed (defined below).
+std::string_view comparison_op(TSNode condition, const ModuleFacts& facts);
+
 }  // namespace
 
 GuardFinder::GuardFinder(const GuardVocabulary& vocabulary, const ModuleFacts& facts, TSNode root)
@@ -162,24 +165,12 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
         const bool single = (op == "==" && (bound == "1" || bound == "-1")) || (op == "<=" && bound == "1") ||
                             (op == "<" && (bound == "2" || bound == "0")) || (op == "in" && holds_minus_one());
         if (inner.kind == GuardKind::distributed_gate && single) t.negated = !t.negated;
-        // the operator as written, without white space: "is", "isnot", "==", "!="
-        const auto written_operator = [&] {
-            const TSNode left = ts_node_named_child(n, 0);
-            std::string between(m_facts.source().substr(ts_node_end_byte(left), ts_node_start_byte(right) - ts_node_end_byte(left)));
-            between.erase(std::remove_if(between.begin(), between.end(), [](char c) { return c == ' ' || c == '\t' || c == '\n'; }), between.end());
-            return between;
-        };
+        const std::string_view written = comparison_op(n, m_facts);
         // `importlib.util.find_spec("apex") is None`: the branch without the package
-        if (inner.kind == GuardKind::import_fallback && bound == "None") {
-            const std::string written = written_operator();
-            if (written == "is" || written == "==") t.negated = !t.negated;
-        }
+        if (inner.kind == GuardKind::import_fallback && bound == "None" && (written == "is" || written == "==")) t.negated = !t.negated;
         // `if use_gpu is False:` (so-vits-svc's train_cluster), `== False`, `is not True`: the flag's test, negated
-        if (is_type(right, "false") || is_type(right, "true")) {
-            const std::string written = written_operator();
-            const bool same = written == "is" || written == "==", differs = written == "isnot" || written == "!=";
-            if ((same && is_type(right, "false")) || (differs && is_type(right, "true"))) t.negated = !t.negated;
-        }
+        const bool same = written == "is" || written == "==", differs = written == "is not" || written == "!=";
+        if ((same && is_type(right, "false")) || (differs && is_type(right, "true"))) t.negated = !t.negated;
     } else if (type == "attribute") {
         const std::string q = m_facts.qualname(n);
         const std::string attr(m_facts.text(field(n, "attribute")));
