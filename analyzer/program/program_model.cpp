@@ -86,6 +86,10 @@ std::string normalise_package(std::string name) {
 
 }  // namespace
 
+bool is_native_header(const std::string& path) {
+    return std::any_of(std::begin(kHeaderExtensions), std::end(kHeaderExtensions), [&](std::string_view ext) { return ends_with(path, ext); });
+}
+
 Reach reach_for(Level level) {
     switch (level) {
         case Level::core: return Reach::core;
@@ -1493,8 +1497,7 @@ const ExtensionLink* ProgramModel::extension_with_source(const std::string& path
         if (std::find(e.sources.begin(), e.sources.end(), path) != e.sources.end()) return &e;
     // A header is no source of its own: it belongs with the sources beside it (flash-attention's
     // csrc/flash_attn/src/philox.cuh, which the flash_fwd_*.cu listed in that folder include).
-    const bool header = std::any_of(std::begin(kHeaderExtensions), std::end(kHeaderExtensions), [&](std::string_view ext) { return ends_with(path, ext); });
-    if (header) {
+    if (is_native_header(path)) {
         const std::string dir = dir_of(path);
         for (const auto& e : m_extensions)
             if (std::any_of(e.sources.begin(), e.sources.end(), [&](const std::string& s) { return dir_of(s) == dir; })) return &e;

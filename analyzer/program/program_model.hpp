@@ -30,6 +30,9 @@ enum class Level { unreached = -1, tooling = 0, optional_dead = 1, optional_fall
 
 // The reach a finding reports for a model level.
 Reach reach_for(Level level);
+// A C/C++/CUDA header (.h, .hh, .hpp, .hxx, .cuh, .inl): no source of its own, it belongs with the
+// sources beside it.
+bool is_native_header(const std::string& path);
 
 // The first folder of a relative path ('/' separated) whose name is one of `names`, or nullopt:
 // "tests" for tests/unit/test_x.py and names {test, tests}.

@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <cstring>
 
 #include "analyzer/manifests/pep508.hpp"
 #include "analyzer/program/program_model.hpp"
@@ -158,11 +157,6 @@ void weigh_mps_builds(const ProgramModel& model, const ProgramVocabulary& vocabu
 void fold_kernel_details(const ProgramVocabulary& vocabulary, std::vector<Finding>& findings) {
     if (!vocabulary.kernel_detail || vocabulary.kernel_rule.empty()) return;
     const auto folder = [](const std::string& path) { return path.substr(0, path.find_last_of('/') + 1); };
-    const auto is_header = [](const std::string& path) {
-        for (const char* ext : {".cuh", ".h", ".hpp", ".hh", ".inl"})
-            if (path.size() > std::strlen(ext) && path.compare(path.size() - std::strlen(ext), std::strlen(ext), ext) == 0) return true;
-        return false;
-    };
     std::map<std::string, std::pair<std::string, int>> kernel_at;  // a kernel file, and each folder holding one -> its first kernel
     for (const auto& f : findings) {
         if (f.rule_id != vocabulary.kernel_rule) continue;
@@ -174,7 +168,7 @@ void fold_kernel_details(const ProgramVocabulary& vocabulary, std::vector<Findin
     for (auto& f : findings) {
         if (std::find(vocabulary.kernel_detail_rules.begin(), vocabulary.kernel_detail_rules.end(), f.rule_id) == vocabulary.kernel_detail_rules.end()) continue;
         auto it = kernel_at.find(f.location.path);
-        if (it == kernel_at.end() && is_header(f.location.path)) it = kernel_at.find(folder(f.location.path));
+        if (it == kernel_at.end() && is_native_header(f.location.path)) it = kernel_at.find(folder(f.location.path));
         if (it == kernel_at.end()) continue;
         const auto& [file, line] = it->second;
         weigh_again(f, *vocabulary.kernel_detail,
