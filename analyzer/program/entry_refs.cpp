@@ -7,6 +7,8 @@
 #define TOML_EXCEPTIONS 1
 #include <toml++/toml.h>
 
+#include "analyzer/lines/shell_lines.hpp"
+
 namespace mpsport::program {
 namespace {
 
@@ -187,41 +189,30 @@ void enter_folder(const std::vector<std::string>& tokens, std::size_t end, std::
 }
 
 void script_lines(std::string_view text, FileFacts& out, bool fenced_blocks) {
-    std::string logical;
-    int start_line = 1;
     std::string cwd;  // entered by `cd`; a README's fenced block starts where the README is
     ShellVariables variables;  // a README's fenced block starts with none
-    for_each_line(text, [&](std::string_view line, int line_no) {
+    for (const auto& command : lines::shell_commands(text)) {
+        const std::string_view line = command.text;
         if (fenced_blocks && line.find_first_not_of(" \t") != std::string_view::npos && line.substr(line.find_first_not_of(" \t")).rfind("```", 0) == 0) {
             cwd.clear();
             variables.clear();
         }
-        if (logical.empty()) start_line = line_no;
-        const auto hash = line.find('#');
-        const bool comment = hash != std::string_view::npos && line.find_first_not_of(" \t") == hash;
-        if (!comment) {
-            if (!line.empty() && line.back() == '\\') {
-                logical.append(line.substr(0, line.size() - 1)).push_back(' ');
-                return;
-            }
-            logical.append(line);
-        }
+        if (command.comment) continue;
         const std::size_t before = out.entry_refs.size();
-        auto tokens = tokens_of(logical);
+        auto tokens = tokens_of(command.text);
         for (auto& t : tokens) t = expand(t, variables);
         assign(tokens, variables);
-        commands(tokens, start_line, out);
+        commands(tokens, command.first_line, out);
         // `cd utils && python train.py`: the folder entered before the command runs
         const auto run = std::find_if(tokens.begin(), tokens.end(), [](const std::string& t) { return is_python(t) || is_launcher(t); });
         std::string here = cwd;
         enter_folder(tokens, static_cast<std::size_t>(run - tokens.begin()), here);
         for (std::size_t k = before; k < out.entry_refs.size(); ++k) {
-            out.entry_refs[k].end_line = line_no;
+            out.entry_refs[k].end_line = command.last_line;
             if (here != "?") out.entry_refs[k].cwd = here;
         }
         enter_folder(tokens, tokens.size(), cwd);
-        logical.clear();
-    });
+    }
 }
 
 // The modules one line of Python imports: `from a.b import c` -> a.b; `import a.b as x, d` -> a.b, d.
