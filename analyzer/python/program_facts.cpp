@@ -768,8 +768,11 @@ void add_collect_skips(TSNode root, const ModuleFacts& facts, const GuardFinder&
 // literal handed to instantiate_from_config; `dict(_target_="pkg.mod.Class")` too): the module the
 // dotted path names is imported when the object is built, on demand, as from a YAML config.
 void add_target_strings(TSNode root, const ModuleFacts& facts, const GuardFinder& guards, const std::vector<std::string>& keys, FileFacts& out) {
+    // as written in a dict or a call, not the bare word, which most training scripts hold (a loss's
+    // target): the walk below is the whole tree
     const std::string_view text = facts.source();
-    if (std::none_of(keys.begin(), keys.end(), [&](const std::string& k) { return text.find(k) != std::string_view::npos; })) return;
+    const auto literals = target_key_literals(keys);
+    if (std::none_of(literals.begin(), literals.end(), [&](const std::string& l) { return text.find(l) != std::string_view::npos; })) return;
     for_each_node(root, [&](TSNode n) {
         TSNode value;
         if (is_type(n, "pair")) {
@@ -806,6 +809,16 @@ void add_target_strings(TSNode root, const ModuleFacts& facts, const GuardFinder
 }
 
 }  // namespace
+
+std::vector<std::string> target_key_literals(const std::vector<std::string>& target_keys) {
+    std::vector<std::string> out;
+    for (const auto& key : target_keys) {
+        out.push_back("\"" + key + "\"");
+        out.push_back("'" + key + "'");
+        out.push_back(key + "=");
+    }
+    return out;
+}
 
 const std::vector<std::string>& program_fact_literals() {
     // "    import " / "    from ": an indented (lazy) import, whose function must be parsed too.

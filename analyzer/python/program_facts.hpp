@@ -23,6 +23,8 @@ const std::vector<std::string>& program_fact_literals();
 // class by its dotted path (`"target": "audioldm.clap.encoders.CLAPAudioEmbeddingClassifierFreev2"`,
 // built by instantiate_from_config) imports its module, as the same key in a YAML config does.
 FileFacts extract_program_facts(TSNode root, const ModuleFacts& facts, const GuardFinder& guards, const std::vector<std::string>& target_keys);
+// How such an entry is written: `"target"`, `'target'`, `target=` (trigger literals of the engine).
+std::vector<std::string> target_key_literals(const std::vector<std::string>& target_keys);
 
 // The calls made through the names that the imports on `import_lines` bind, with the guard of each
 // (a full parse of the file: the program model asks only for the files that import an extension).

@@ -105,11 +105,7 @@ void PythonEngine::build() const {
     std::vector<std::string> fact_literals = program_fact_literals();
     for (const auto& loader : m_catalogue.program().guards.extension_loaders) fact_literals.push_back(loader + "(");
     // `"target": "pkg.mod.Class"` in a dict of the code (extract_program_facts)
-    for (const auto& key : m_catalogue.program().readers.config_target_keys) {
-        fact_literals.push_back("\"" + key + "\"");
-        fact_literals.push_back("'" + key + "'");
-        fact_literals.push_back(key + "=");
-    }
+    for (auto& t : target_key_literals(m_catalogue.program().readers.config_target_keys)) fact_literals.push_back(std::move(t));
     for (const auto& t : fact_literals) {
         auto [it, inserted] = literal_index.emplace(t, literals.size());
         if (inserted) literals.push_back(t);
