@@ -447,6 +447,26 @@ TEST(ClangEngine, AFileDefiningABindingsCalleeIsParsedForItsDevices) {
     }
 }
 
+// Only a file that names the callee as a whole name is parsed for it: one whose names merely start
+// with it (`knn_forward_tables`, as apex's generated files include "gn_cuda_host_template.cuh" where
+// a binding calls gn_cuda) is left unparsed. Parsed, this one would say its headers were cut short.
+TEST(ClangEngine, AFileNamingACalleeOnlyInsideLongerNamesIsNotParsedForIt) {
+    if (!cuda::ClangEngine::available()) return;
+    test::TempDir d;
+    std::string tables;
+    for (int i = 0; tables.size() < (std::size_t(3) << 20) / 2; ++i) tables += "static const int table_" + std::to_string(i) + "[4] = {1, 2, 3, 4};\n";
+    d.write("csrc/knn_forward_tables.inc", tables);
+    d.write("csrc/bind.cpp", "at::Tensor knn_forward(at::Tensor x);\n"
+                             "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"knn\", &knn_forward); }\n");
+    d.write("csrc/knn.cpp", "at::Tensor knn_forward(at::Tensor x) {\n  return x + 1;\n}\n");
+    d.write("csrc/knn_forward_stats.cpp", "#include \"knn_forward_tables.inc\"\nint knn_forward_count() { return 4; }\n");
+    const ScanResult r = scan_tree(d.path());
+    const NativeOp* op = find_op(r, "knn");
+    ASSERT_NE(op, nullptr);
+    EXPECT_EQ(op->devices, (std::vector<NativeDevice>{NativeDevice::CPU}));
+    EXPECT_TRUE(r.warnings.empty()) << r.warnings[0];
+}
+
 // The budget is the repository's header text only. The driver opens libstdc++ by a path that starts
 // "/../lib/gcc/...", which once counted: a file read with the prefix as text had its repository
 // headers cut short where the same file read with the precompiled prefix had them whole.
