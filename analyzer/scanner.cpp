@@ -379,7 +379,20 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     phase("cache take");
     if (any_to_read) {  // here, so a broken rule fails the scan rather than a worker
         build_engines();
-        m_python->prepare();
+        // A few Python files to read (a pre-commit check): the engine compiles the queries of the
+        // rules they name only (PythonEngine::prepare); they are read again below.
+        constexpr std::size_t kFewFiles = 64;
+        std::vector<std::string> few;
+        for (std::size_t i = 0; i < n && few.size() <= kFewFiles; ++i) {
+            const FileEntry& file = walked.files[i];
+            if (from_cache[i] || entries[i].outcome.skip_reason || (file.kind != FileKind::python && file.kind != FileKind::notebook)) continue;
+            try {
+                few.push_back(read_file(file.absolute));
+            } catch (const std::exception&) {
+                // phase 2 says why
+            }
+        }
+        m_python->prepare(few.size() <= kFewFiles ? std::vector<std::string_view>(few.begin(), few.end()) : std::vector<std::string_view>());
     }
     const bool any_native = std::any_of(walked.files.begin(), walked.files.end(), [](const FileEntry& f) {
         return f.kind == FileKind::cuda || f.kind == FileKind::cpp;

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "analyzer/python/python_engine.hpp"
 #include "analyzer/python/regions.hpp"
 #include "analyzer/scanner.hpp"
 #include "core/paths.hpp"
@@ -818,3 +819,31 @@ TEST(OpSupport, UnknownTargetTorchIsABadArgument) {
 }
 
 }  // namespace
+
+// A pre-commit check's few files: only the queries of the rules they name are compiled. A file that
+// names another rule after all gets every query, so the matches are those of a full compile.
+TEST(PythonEngineQueries, AFewFilesCompileOnlyTheirRulesQueriesAndChangeNoMatch) {
+    const std::string loader = "import torch\nloader = torch.utils.data.DataLoader(ds, pin_memory=True)\n";
+    const std::string model = "import torch\nmodel = Net().cuda()\ntorch.cuda.synchronize()\n";
+    auto rules_of = [](const python::PythonEngine::Result& r) {
+        std::multiset<std::pair<std::string, std::size_t>> out;
+        for (const auto& m : r.matches) out.emplace(m.rule->id, m.begin);
+        return out;
+    };
+    const python::PythonEngine full(test::bundled_catalogue(), kDefaultTargetTorch);
+    full.prepare();
+    const std::size_t every = full.compiled_query_rules();
+    const python::PythonEngine few(test::bundled_catalogue(), kDefaultTargetTorch);
+    few.prepare({loader});
+    EXPECT_GT(few.compiled_query_rules(), 0u);
+    EXPECT_LT(few.compiled_query_rules(), every / 2);
+    const auto loader_matches = rules_of(few.analyze(loader));
+    EXPECT_EQ(loader_matches, rules_of(full.analyze(loader)));
+    EXPECT_EQ(loader_matches.count({"pin-memory-enabled", loader.find("pin_memory")}), 1u);
+    EXPECT_LT(few.compiled_query_rules(), every / 2) << "the text it was given needs no other query";
+    const auto model_matches = rules_of(few.analyze(model));
+    EXPECT_EQ(few.compiled_query_rules(), every);
+    EXPECT_EQ(model_matches, rules_of(full.analyze(model)));
+    EXPECT_EQ(std::count_if(model_matches.begin(), model_matches.end(), [](const auto& m) { return m.first == "cuda-method-call"; }), 1);
+    EXPECT_EQ(std::count_if(model_matches.begin(), model_matches.end(), [](const auto& m) { return m.first == "torch-cuda-synchronize"; }), 1);
+}

@@ -69,13 +69,32 @@ PythonEngine::PythonEngine(const RuleCatalogue& catalogue, const std::string& ta
     }
 }
 
-void PythonEngine::prepare() const { std::call_once(m_prepared, [this] { build(); }); }
+void PythonEngine::prepare(const std::vector<std::string_view>& texts) const {
+    std::call_once(m_prepared, [&] { build(texts); });
+}
 
-void PythonEngine::build() const {
+void PythonEngine::build(const std::vector<std::string_view>& texts) const {
     const RuleCatalogue& catalogue = m_catalogue;
+    // The query rules the given texts name a trigger of (all of them when none are given).
+    std::vector<const Rule*> compiled;
+    m_query_slot.assign(m_query_rules.size(), std::string::npos);
+    {
+        std::vector<std::string> literals;
+        std::vector<std::size_t> literal_rule;
+        for (std::size_t r = 0; r < m_query_rules.size(); ++r)
+            for (const auto& t : m_query_rules[r]->triggers) literals.push_back(t), literal_rule.push_back(r);
+        std::vector<bool> named(m_query_rules.size(), texts.empty());
+        if (!texts.empty()) {
+            const TriggerSet query_triggers(std::move(literals));
+            for (std::string_view text : texts)
+                for (const auto& hit : query_triggers.find_each(text)) named[literal_rule[hit.second]] = true;
+        }
+        for (std::size_t r = 0; r < m_query_rules.size(); ++r)
+            if (named[r]) m_query_slot[r] = compiled.size(), compiled.push_back(m_query_rules[r]);
+    }
     // Compiling the queries and reading the op tables are each a third of a small check's start-up
     // and share nothing: they run side by side.
-    auto queries = std::async(std::launch::async, [this] { return std::make_unique<QuerySet>(m_query_rules); });
+    auto queries = std::async(std::launch::async, [compiled] { return std::make_unique<QuerySet>(compiled); });
     try {
         if (m_needs_op_tables) m_op_tables = load_op_tables(catalogue.root(), m_target_torch);
     } catch (...) {
@@ -174,6 +193,25 @@ void merge_constant_uses(std::vector<NodeMatch>& matches, const ModuleFacts& fac
 
 }  // namespace
 
+std::size_t PythonEngine::compiled_query_rules() const {
+    if (m_all_queries) return m_all_queries->rules().size();
+    return m_queries ? m_queries->rules().size() : 0;
+}
+
+const QuerySet& PythonEngine::queries_for(const std::vector<bool>& enabled, std::vector<bool>& slots) const {
+    bool all_compiled = true;
+    for (std::size_t r = 0; r < enabled.size(); ++r) all_compiled = all_compiled && (!enabled[r] || m_query_slot[r] != std::string::npos);
+    if (!all_compiled) {
+        std::call_once(m_every_query, [this] { m_all_queries = std::make_unique<QuerySet>(m_query_rules); });
+        slots = enabled;
+        return *m_all_queries;
+    }
+    slots.assign(m_queries->rules().size(), false);
+    for (std::size_t r = 0; r < enabled.size(); ++r)
+        if (enabled[r]) slots[m_query_slot[r]] = true;
+    return *m_queries;
+}
+
 PythonEngine::Result PythonEngine::analyze(std::string_view text, bool full_parse) const {
     prepare();
     Result result;
@@ -227,7 +265,11 @@ PythonEngine::Result PythonEngine::analyze(std::string_view text, bool full_pars
     const std::vector<bool> query_enabled(enabled.begin(), enabled.begin() + static_cast<std::ptrdiff_t>(m_query_rules.size()));
     // A file parsed only for its program facts (its imports, a config it reads) names no query rule's
     // trigger: no pattern could report, so the query is not run.
-    if (std::find(query_enabled.begin(), query_enabled.end(), true) != query_enabled.end()) m_queries->run(root, facts, query_enabled, query_matches);
+    if (std::find(query_enabled.begin(), query_enabled.end(), true) != query_enabled.end()) {
+        std::vector<bool> slots;
+        const QuerySet& queries = queries_for(query_enabled, slots);
+        queries.run(root, facts, slots, query_matches);
+    }
     std::vector<NodeMatch> unguarded;
     for (auto& nm : query_matches) {
         Match& m = nm.match;
