@@ -1846,6 +1846,46 @@ TEST(ProgramModel, AFolderPutOnSysPathIsARootAndAnOpOfAnOptionalModuleIsOptional
 // import of the extension is required (its handler raises), but every run of its ops has another
 // path beside it: dual-track, not stay-on-CUDA. Without the try, the op is core, and dual-track still
 // while its caller module defines the twin.
+// openfold's shape: the extension is bound by `name = importlib.import_module("ext")`, its op is
+// called in an autograd Function that the module exposes as `attention_core = Fn.apply`, and the
+// callers of that name choose it by an option off by default, with a PyTorch arm beside it. The call
+// is linked through the bound name, and the alias takes its callers' guard: optional, not a blocker.
+TEST(ProgramModel, AnExtensionBoundByImportModuleAndCalledThroughAnApplyAliasTakesItsCallersGuard) {
+    if (!cuda::ClangEngine::available()) return;
+    test::TempDir d;
+    d.write("setup.py", "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                        "setup(name='fold', ext_modules=[CUDAExtension('attn_core_inplace_cuda', "
+                        "['fold/csrc/softmax_cuda.cpp', 'fold/csrc/softmax_cuda_kernel.cu'])])\n");
+    d.write("fold/csrc/softmax_cuda_kernel.cu", "__global__ void k(float* x) { x[0] = 1.f; }\n"
+                                               "void softmax_cuda(at::Tensor x) { k<<<1, 1>>>(nullptr); }\n");
+    d.write("fold/csrc/softmax_cuda.cpp", "void softmax_cuda(at::Tensor x);\nvoid forward_(at::Tensor x) { softmax_cuda(x); }\n"
+                                         "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n  m.def(\"forward_\", &forward_);\n}\n");
+    d.write("fold/__init__.py", "");
+    d.write("fold/kernel/__init__.py", "");
+    d.write("fold/kernel/attention_core.py",
+            "import importlib\nimport torch\n\nattn_core_inplace_cuda = importlib.import_module(\"attn_core_inplace_cuda\")\n\n\n"
+            "class AttentionCoreFunction(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+            "        attn_core_inplace_cuda.forward_(x)\n        return x\n\n\nattention_core = AttentionCoreFunction.apply\n");
+    d.write("fold/primitives.py", "from fold.kernel.attention_core import attention_core\n\n\n"
+                                  "def attend(x, use_memory_efficient_kernel=False):\n    if use_memory_efficient_kernel:\n"
+                                  "        o = attention_core(x)\n    else:\n        o = x.softmax(-1)\n    return o\n");
+    d.write("train.py", "import torch\nfrom fold.primitives import attend\n\nif __name__ == \"__main__\":\n    attend(torch.ones(3))\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* build = find(r, "cuda-extension-build", "setup.py");
+    ASSERT_NE(build, nullptr);
+    EXPECT_TRUE(std::any_of(build->related.begin(), build->related.end(), [](const RelatedLocation& rel) {
+        return rel.label == "calls attn_core_inplace_cuda.forward_" && rel.location.path == "fold/kernel/attention_core.py" && rel.location.line == 10;
+    })) << build->note;
+    EXPECT_LE(build->impact, VerdictImpact::dual) << build->note;
+    const Finding* op = nullptr;
+    for (const auto& f : r.findings)
+        if (f.rule_id == "cuda-only-extension-op" && f.native_op == "forward_") op = &f;
+    ASSERT_NE(op, nullptr);
+    EXPECT_EQ(op->reach, Reach::optional) << op->note;
+    EXPECT_LE(op->impact, VerdictImpact::dual) << op->note;
+    EXPECT_NE(op->note.find("fold/primitives.py:6"), std::string::npos) << op->note;  // the guarded call of the alias
+}
+
 TEST(ProgramModel, AutogradFunctionCallsTakeTheGuardOfTheirApplySites) {
     if (!cuda::ClangEngine::available()) return;
     test::TempDir d;

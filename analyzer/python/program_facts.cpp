@@ -914,6 +914,12 @@ std::vector<ImportedCall> calls_through_imports(TSNode root, const ModuleFacts& 
         const TSNode call = field(n, "right");
         if (!is_type(call, "call") || !import_lines.count(line_of(call))) return;
         const std::string q = facts.qualname(field(call, "function"));
+        // and so does `attn = importlib.import_module("attn_core_inplace_cuda")` (openfold)
+        if (q == "importlib.import_module") {
+            if (const auto name = facts.string_value(positional_argument(call, 0)); name && !name->empty() && name->front() != '.')
+                bound[std::string(facts.text(field(n, "left")))] = {line_of(call), *name};
+            return;
+        }
         if (q != std::string(kCppExtension) + "load" && q != std::string(kCppExtension) + "load_inline" &&
             !is_extension_loader(call, facts, guards.vocabulary()))
             return;
@@ -930,9 +936,20 @@ std::vector<ImportedCall> calls_through_imports(TSNode root, const ModuleFacts& 
         if (is_type(parent, "attribute") && ts_node_start_byte(field(parent, "attribute")) == ts_node_start_byte(n)) return;
         ++identifiers[std::string(facts.text(n))];
     });
+    // `attention_core = AttentionCoreFunction.apply` at module level: the name the callers use.
+    std::map<std::string, std::string, std::less<>> apply_alias;  // class -> alias
+    for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
+        const TSNode stmt = ts_node_named_child(root, i);
+        const TSNode a = is_type(stmt, "expression_statement") ? ts_node_named_child(stmt, 0) : TSNode{};
+        if (!is_type(a, "assignment") || !is_type(field(a, "left"), "identifier")) continue;
+        const TSNode right = field(a, "right");
+        if (is_type(right, "attribute") && facts.text(field(right, "attribute")) == "apply" && is_type(field(right, "object"), "identifier"))
+            apply_alias.emplace(std::string(facts.text(field(right, "object"))), std::string(facts.text(field(a, "left"))));
+    }
     // The module-level function around a node: its name, "" at module level or inside a class; for
     // a method of a module-level torch.autograd.Function subclass, the class, which the code runs
-    // as `Class.apply(...)` (the usual wrapper of an extension's forward and backward).
+    // as `Class.apply(...)` (the usual wrapper of an extension's forward and backward), or the name
+    // bound to `Class.apply` where the module binds one.
     auto module_function = [&](TSNode n) -> std::string {
         std::string name;
         for (TSNode cur = ts_node_parent(n); !ts_node_is_null(cur); cur = ts_node_parent(cur)) {
@@ -945,7 +962,10 @@ std::vector<ImportedCall> calls_through_imports(TSNode root, const ModuleFacts& 
                     const std::string q = facts.qualname(ts_node_named_child(bases, i));
                     autograd = autograd || q == "torch.autograd.Function" || q == "torch.autograd.function.Function";
                 }
-                return autograd ? std::string(facts.text(field(cur, "name"))) : std::string();
+                if (!autograd) return std::string();
+                const std::string cls(facts.text(field(cur, "name")));
+                const auto alias = apply_alias.find(cls);
+                return alias != apply_alias.end() ? alias->second : cls;
             }
         }
         return name;
