@@ -108,8 +108,9 @@ FlagUses find_flags(const fs::path& base, const std::vector<program::FileRecord>
 // `USE_JIT=1`); empty for a parameter's default, which no command sets.
 std::string commanded_flag(const std::string& guard_note) {
     static const std::string kPrefix = "off by default: ";
-    if (guard_note.rfind(kPrefix, 0) != 0 || guard_note.size() < kPrefix.size() + 2) return {};
-    const std::string rest = guard_note.substr(kPrefix.size());
+    const std::string_view option = split_option_note(guard_note).first;
+    if (option.rfind(kPrefix, 0) != 0 || option.size() < kPrefix.size() + 2) return {};
+    const std::string rest(option.substr(kPrefix.size()));
     if (rest[0] == '-') return rest;
     if (rest[0] == '$') return rest.substr(1) + "=";
     return {};
@@ -129,8 +130,14 @@ void Scanner::keep_options_commands_turn_on(const fs::path& base, const std::vec
         if (flag.empty()) continue;
         const auto on = uses.passed.find(flag);
         if (on == uses.passed.end()) continue;
-        f.guard = GuardKind::none;
-        f.guard_note.clear();
+        // turned on, the option leaves what stands inside it: a fallback, or nothing
+        if (const auto inside = split_option_note(f.guard_note).second) {
+            f.guard = GuardKind::import_fallback;
+            f.guard_note = std::string(*inside);
+        } else {
+            f.guard = GuardKind::none;
+            f.guard_note.clear();
+        }
         f.related.push_back(related_line(on->second.first, on->second.second, "passes " + on->first + ", which turns this branch on"));
     }
 }

@@ -79,6 +79,12 @@ std::string_view to_string(GuardKind g) {
     return "none";
 }
 
+std::pair<std::string_view, std::optional<std::string_view>> split_option_note(std::string_view note) {
+    const std::size_t at = note.find(kInsideOption);
+    if (at == std::string_view::npos) return {note, std::nullopt};
+    return {note.substr(0, at), note.substr(at + kInsideOption.size())};
+}
+
 int guard_strength(GuardKind g) {
     if (g == GuardKind::none) return 3;
     if (g == GuardKind::import_fallback || g == GuardKind::non_cpu_branch || g == GuardKind::alternative_branch || g == GuardKind::off_by_default ||

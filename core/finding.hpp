@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace mpsport {
@@ -27,6 +28,14 @@ enum class GuardKind { none = 0, import_fallback, device_check, distributed_gate
 // the non-CPU branch MPS shares with CUDA, another arm of a choice), 1 a path a Mac never takes. The program model's reach
 // levels use the same scale (analyzer/program: core 3, optional_fallback 2, optional_dead 1).
 int guard_strength(GuardKind g);
+
+// An option off by default around a try/except with a fallback (ChatRWKV's `if
+// os.environ.get('RWKV_CUDA_ON') == '1':` around `try: load(...)`): the off-by-default guard decides,
+// and its note names the fallback after kInsideOption, which decides instead where a command of the
+// repository turns the option on. "off by default: $RWKV_CUDA_ON; inside it: try/except with a fallback (model.py:32)"
+inline constexpr std::string_view kInsideOption = "; inside it: ";
+// The note's option part ("off by default: $RWKV_CUDA_ON") and the fallback's note inside it, if any.
+std::pair<std::string_view, std::optional<std::string_view>> split_option_note(std::string_view note);
 
 // An arm of an if/elif/else choice that does a job without CUDA in its own text (an alternative_branch
 // guard's other arms): its first and last line (1-based) and what it binds ("the arm `else` binds x

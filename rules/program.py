@@ -811,6 +811,16 @@ def log_timestamps(rows):
     return torch.cuda.is_bf16_supported()
 
 
+# An import with a fallback under a switch that is off unless set: the default run never tries it
+# (ChatRWKV's RWKV_CUDA_ON around its kernel build).
+if os.environ.get("RWKV_CUDA_ON") == "1":
+    try:
+        # guard: off-by-default
+        import wkv_cuda
+    except ImportError:
+        wkv_cuda = None
+
+
 # An import with a fallback in one arm of a choice is optional whichever arm runs (Fooocus).
 if args.disable_xformers:
     XFORMERS_IS_AVAILABLE = False

@@ -3303,6 +3303,23 @@ TEST(ProgramModel, AnEnvironmentSwitchThatIsOffUnlessSetIsOffByDefault) {
     EXPECT_EQ(guard, GuardKind::none) << note;
     std::tie(guard, note) = guard_with("os.getenv('PROFILE', '1') == '1'", "python train.py");
     EXPECT_EQ(guard, GuardKind::none) << note;
+    // Around an import with a fallback, the switch decides while it is off; a command that sets it
+    // leaves the fallback, not nothing.
+    auto import_with = [&](const std::string& readme) {
+        d.write("train.py", "import os\n\nif os.environ.get('FAST_ATTN') == '1':\n    try:\n        import xformers\n"
+                            "    except ImportError:\n        xformers = None\n\nif __name__ == '__main__':\n    print(xformers)\n");
+        d.write("README.md", "# Training\n\n```\n" + readme + "\n```\n");
+        const ScanResult r = scan_dir(d);
+        const Finding* f = find(r, "cuda-only-package-import", "train.py");
+        EXPECT_NE(f, nullptr) << readme;
+        return f ? std::make_pair(f->guard, f->guard_note) : std::make_pair(GuardKind::none, std::string());
+    };
+    std::tie(guard, note) = import_with("python train.py");
+    EXPECT_EQ(guard, GuardKind::off_by_default) << note;
+    EXPECT_EQ(note, "off by default: $FAST_ATTN; inside it: try/except with a fallback");
+    std::tie(guard, note) = import_with("FAST_ATTN=1 python train.py");
+    EXPECT_EQ(guard, GuardKind::import_fallback) << note;
+    EXPECT_EQ(note, "try/except with a fallback");
 }
 
 // flux's cli.py: `if not trt: <PyTorch models> else: from flux.trt.trt_manager import TRTManager`
@@ -3692,6 +3709,17 @@ TEST(ProgramModel, AnExtensionLoadedOnlyUnderAnEnvironmentSwitchIsOffByDefault) 
     EXPECT_EQ(impact, VerdictImpact::none) << note;
     std::tie(impact, note) = build(off, "# pkg\n\n```\nBASICSR_JIT=1 python train.py\n```\n");
     EXPECT_GT(impact, VerdictImpact::none) << note;
+    // ChatRWKV's shape: the switch around a build with a fallback. Off, the switch decides; turned on
+    // by a command, the fallback inside it does (dual-track), not nothing (stay-on-CUDA).
+    const std::string around = head + "if os.environ.get('RWKV_CUDA_ON') == '1':\n    try:\n        " + load +
+                               "    except Exception:\n        fused_ext = None\n" + act;
+    std::tie(impact, note) = build(around, "# pkg\n");
+    EXPECT_EQ(impact, VerdictImpact::none) << note;
+    EXPECT_NE(note.find("off by default: $RWKV_CUDA_ON; inside it: try/except with a fallback (pkg/fused.py:7)"), std::string::npos) << note;
+    std::tie(impact, note) = build(around, "# pkg\n\n```\nRWKV_CUDA_ON=1 python train.py\n```\n");
+    EXPECT_EQ(impact, VerdictImpact::dual) << note;
+    EXPECT_NE(note.find("try/except with a fallback (pkg/fused.py:7)"), std::string::npos) << note;
+    EXPECT_EQ(note.find("off by default"), std::string::npos) << note;
 }
 
 // In a file no entry reaches, an extension loaded only where CUDA is available (EasyOCR's DBNet ops:

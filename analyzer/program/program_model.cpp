@@ -497,7 +497,7 @@ void ProgramModel::add_edges(const FileRecord& file) {
         const bool star = std::find(imp.names.begin(), imp.names.end(), "*") != imp.names.end();
         const Names taken = imp.names.empty() || star ? Names() : Names(imp.names);  // from the module the statement names
         auto add = [&, guard = guard, guard_note = guard_note](const std::string& to, Names names = Names()) {
-            edges.push_back({to, imp.line, guard, *guard_note, imp.lazy, std::move(names)});
+            edges.push_back({to, imp.line, guard, guard_note, imp.lazy, std::move(names)});
         };
         std::vector<std::string> dotted_names;  // absolute names, for extensions and outside packages
         if (imp.level > 0) {
@@ -557,7 +557,7 @@ void ProgramModel::add_edges(const FileRecord& file) {
         }
         if (file.kind != FileKind::python) continue;  // a config's names are no imports of outside packages
         for (const auto& name : dotted_names)
-            if (!name.empty()) m_external[name].push_back({file.path, imp.line, guard, *guard_note});
+            if (!name.empty()) m_external[name].push_back({file.path, imp.line, guard, guard_note});
         if (!imp.module.empty() && imp.level == 0)
             m_package_importers[imp.module.substr(0, imp.module.find('.'))].push_back({file.path, imp.line});
     }
@@ -710,10 +710,13 @@ std::vector<CallSite> ProgramModel::ops_calls(const std::string& ns, const std::
     return out;
 }
 
-std::pair<GuardKind, const std::string*> ProgramModel::guard_as_commanded(const ImportFact& imp) const {
-    static const std::string kNone;
-    if (imp.guard == GuardKind::off_by_default && m_options_turned_on.count(imp.guard_note)) return {GuardKind::none, &kNone};
-    return {imp.guard, &imp.guard_note};
+std::pair<GuardKind, std::string> ProgramModel::guard_as_commanded(const ImportFact& imp) const {
+    if (imp.guard == GuardKind::off_by_default && m_options_turned_on.count(imp.guard_note)) {
+        // turned on, the option leaves what stands inside it: a fallback, or nothing
+        if (const auto inside = split_option_note(imp.guard_note).second) return {GuardKind::import_fallback, std::string(*inside)};
+        return {GuardKind::none, std::string()};
+    }
+    return {imp.guard, imp.guard_note};
 }
 
 const std::map<std::string, std::vector<ImportSite>>& ProgramModel::name_imports() const {
@@ -727,7 +730,7 @@ const std::map<std::string, std::vector<ImportSite>>& ProgramModel::name_imports
                 const std::string base = relative_base(path, imp.level);
                 from = imp.module.empty() ? base : (base.empty() ? imp.module : base + "." + imp.module);
             }
-            const ImportSite site{path, imp.line, guard, *guard_note};
+            const ImportSite site{path, imp.line, guard, guard_note};
             if (imp.names.empty()) (*m_name_imports)[from + '\0'].push_back(site);
             for (const auto& n : imp.names) (*m_name_imports)[from + '\0' + n].push_back(site);
         }

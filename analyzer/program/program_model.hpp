@@ -254,7 +254,7 @@ private:
     void index_files(const std::vector<FileRecord>& files);
     std::optional<std::string> find_module(const std::string& base, const std::string& dotted) const;
     // An import's guard as the repository's commands run it: under an option they turn on, none.
-    std::pair<GuardKind, const std::string*> guard_as_commanded(const ImportFact& imp) const;
+    std::pair<GuardKind, std::string> guard_as_commanded(const ImportFact& imp) const;
     std::set<std::string> m_options_turned_on;
     // A dotted module of the repository, under the import roots of `from`'s checkout; nullopt if none.
     std::optional<std::string> module_in_project(const std::string& dotted, const std::string& from) const;

@@ -1315,6 +1315,11 @@ Guard GuardFinder::guard_of(TSNode node) const {
         // arm runs: the fallback says more than the arm.
         else if (found.kind == GuardKind::import_fallback && (g.kind == GuardKind::alternative_branch || g.kind == GuardKind::default_arm))
             continue;
+        // ... and an option off by default around it says more: the default run never tries (ChatRWKV's
+        // `if os.environ.get('RWKV_CUDA_ON') == '1':` around its `try: load(...)`); the fallback stays
+        // in the note, for a command that turns the option on (option_flags.cpp).
+        else if (found.kind == GuardKind::import_fallback && g.kind == GuardKind::off_by_default)
+            found = {g.kind, false, g.note + std::string(kInsideOption) + found.note};
         else if ((found.kind == GuardKind::import_fallback || found.kind == GuardKind::alternative_branch || found.kind == GuardKind::default_arm) &&
                  g.kind != GuardKind::off_by_default)
             found = g;
