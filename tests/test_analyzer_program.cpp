@@ -1411,6 +1411,36 @@ TEST(ProgramModel, ABlockerThatOnlyOneOfTheProgramsNeedsIsDualTrack) {
     EXPECT_EQ(find(both, "cuda-only-package-import", "chat/train/flash_patch.py")->impact, VerdictImpact::stay);
 }
 
+// ChatRWKV's JIT build names its sources by f-strings under the module's folder
+// (`f"{current_path}/cuda/operators.cu"`, `current_path = os.path.dirname(os.path.abspath(__file__))`):
+// they are the extension's sources, so its kernels are as optional as its build (info), not files no
+// entry reaches. An f-string with any other interpolation names no file.
+TEST(ProgramModel, AJitBuildsFStringSourcesUnderTheModulesFolderAreItsSources) {
+    if (!cuda::ClangEngine::available()) return;
+    test::TempDir d;
+    d.write("rwkv/__init__.py", "");
+    d.write("rwkv/cuda/operators.cu", "__global__ void kernel_wkv_forward(float* y) { y[threadIdx.x] = 1.f; }\n"
+                                      "void cuda_forward(float* y) { kernel_wkv_forward<<<1, 32>>>(y); }\n");
+    d.write("rwkv/cuda/wrapper.cpp", "void cuda_forward(float* y);\nvoid forward(at::Tensor y) { cuda_forward(y.data_ptr<float>()); }\n"
+                                     "TORCH_LIBRARY(rwkv, m) {\n  m.def(\"forward\", forward);\n}\n");
+    auto weigh = [&](const std::string& folder) {
+        d.write("rwkv/model.py", "import os\nimport torch\nfrom torch.utils.cpp_extension import load\n\n"
+                                 "current_path = os.path.dirname(os.path.abspath(__file__))\n\ntry:\n"
+                                 "    load(name='wkv_cuda', sources=[f\"{" + folder + "}/cuda/wrapper.cpp\", f\"{" + folder + "}/cuda/operators.cu\"])\n"
+                                 "    CUDA_ON = True\nexcept Exception:\n    CUDA_ON = False\n");
+        d.write("train.py", "import torch\nimport rwkv.model\n\nif __name__ == '__main__':\n    print(torch.ones(2))\n");
+        const ScanResult r = scan_dir(d);
+        const Finding* kernel = find(r, "cuda-kernel-source", "rwkv/cuda/operators.cu");
+        EXPECT_NE(kernel, nullptr) << folder;
+        return kernel ? *kernel : Finding{};
+    };
+    Finding kernel = weigh("current_path");
+    EXPECT_EQ(kernel.reach, Reach::optional) << kernel.note;
+    EXPECT_EQ(kernel.severity, Severity::info) << kernel.note;
+    kernel = weigh("os.environ['HOME']");
+    EXPECT_EQ(kernel.reach, Reach::unreached) << kernel.note;
+}
+
 // cszn/KAIR: main_test_face_enhancement.py, a __main__ block no command runs, imports a module that
 // builds a CUDA extension on load, while the README's programs (main_train_psnr.py,
 // main_test_swinir.py) share its utilities and run without it: the blocker is that script's, dual-track.

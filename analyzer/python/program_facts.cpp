@@ -79,7 +79,31 @@ void sources_through_name(TSNode node, const ModuleFacts& facts, std::vector<std
 // os.path.join(cwd, 'gpu')`, then `os.path.join(gpu_path, 'operator.cpp')`). nullopt otherwise.
 std::optional<std::string> path_of(TSNode node, const ModuleFacts& facts, int depth = 0) {
     if (ts_node_is_null(node) || depth > 6) return std::nullopt;
-    if (is_type(node, "string")) return string_literal(node, facts.source());
+    if (is_type(node, "string")) {
+        // `f"{current_path}/cuda/operators.cu"` (ChatRWKV's kernel sources): a folder the name binds,
+        // then literal text; any other interpolation names no one file
+        std::string out;
+        bool first = true, any_interpolation = false;
+        for (uint32_t i = 0; i < ts_node_named_child_count(node); ++i) {
+            const TSNode part = ts_node_named_child(node, i);
+            if (is_type(part, "string_start") || is_type(part, "string_end")) continue;
+            if (is_type(part, "interpolation")) {
+                if (!first || ts_node_named_child_count(part) != 1) return std::nullopt;
+                const auto folder = path_of(ts_node_named_child(part, 0), facts, depth + 1);
+                if (!folder) return std::nullopt;
+                out = *folder;
+                any_interpolation = true;
+            } else if (is_type(part, "string_content")) {
+                std::string_view text = facts.text(part);
+                if (any_interpolation && out.empty() && !text.empty() && text.front() == '/') text.remove_prefix(1);
+                out += text;
+            } else {
+                return std::nullopt;  // an escape sequence or a format spec: not a plain path
+            }
+            first = false;
+        }
+        return any_interpolation ? std::optional<std::string>(out) : string_literal(node, facts.source());
+    }
     if (is_type(node, "identifier")) {
         if (facts.text(node) == "__file__") return std::nullopt;
         TSNode value{};
@@ -457,7 +481,7 @@ void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, 
                 for (uint32_t i = 0; i < ts_node_named_child_count(list); ++i) {
                     const TSNode item = ts_node_named_child(list, i);
                     if (is_type(item, "comment")) continue;
-                    const auto p = is_type(item, "call") ? path_of(item, facts) : std::nullopt;
+                    const auto p = is_type(item, "call") || is_type(item, "string") ? path_of(item, facts) : std::nullopt;
                     if (!p || p->empty()) {
                         paths.clear();
                         break;
