@@ -241,6 +241,12 @@ struct ProgramVocabulary {
     std::string kernel_rule;
     std::vector<std::string> kernel_detail_rules;
     std::optional<WeightRule> kernel_detail;
+    // The same for a Python file that imports a kernel language (package_detail_packages: triton) with
+    // no guard, as package_detail_rule reports it (rules/program.yaml package_details).
+    std::string package_detail_rule;
+    std::vector<std::string> package_detail_packages;
+    std::vector<std::string> package_detail_rules;
+    std::optional<WeightRule> package_detail;
     std::vector<std::string> scale_out_rules;
     std::optional<WeightRule> scale_out;
     // An extension built with CUDA or, without it, as C++, whose every op has an MPS kernel (these op

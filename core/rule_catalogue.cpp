@@ -328,6 +328,12 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
         if (!v["into"] || !v["into"].IsScalar()) fail(file, "kernel_details: expected 'into', the rule that reports a kernel");
         p.kernel_rule = v["into"].as<std::string>();
     }
+    list_and_weight("package_details", "rules", p.package_detail_rules, p.package_detail);
+    if (const YAML::Node v = doc["package_details"]) {
+        if (!v["into"] || !v["into"].IsScalar()) fail(file, "package_details: expected 'into', the rule that reports the package's import");
+        p.package_detail_rule = v["into"].as<std::string>();
+        p.package_detail_packages = string_list(v, "packages", file);
+    }
     if (const YAML::Node v = doc["file_kind_weights"]) {
         if (!v.IsMap()) fail(file, "file_kind_weights: expected a map of file kind to weight");
         for (const auto& kv : v) {
@@ -337,7 +343,7 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
         }
     }
     static const std::set<std::string> known = {"guards",       "tooling",  "guard_weights",    "reach_weights",      "reach_weights_for", "data_readers",
-                                                "vendored",     "scale_out_launch", "cuda_bound_tooling", "on_demand_package", "vendored_fallback", "twin_definition", "no_cuda_sources", "device_routed_op", "mps_build", "kernel_twin", "kernel_details", "other_program", "file_kind_weights", "build_hosts",
+                                                "vendored",     "scale_out_launch", "cuda_bound_tooling", "on_demand_package", "vendored_fallback", "twin_definition", "no_cuda_sources", "device_routed_op", "mps_build", "kernel_twin", "kernel_details", "package_details", "other_program", "file_kind_weights", "build_hosts",
                                                 "reach_weights_by_file_kind"};
     for (const auto& kv : doc)
         if (const std::string key = kv.first.as<std::string>(); !known.count(key)) fail(file, "unknown top-level key '" + key + "'");

@@ -3889,4 +3889,36 @@ TEST(ProgramModel, KernelDetailsAreFoldedIntoTheirKernel) {
     EXPECT_EQ(other->note.find("cuda-kernel-source"), std::string::npos) << other->note;
 }
 
+
+// The same for Triton (rules/program.yaml package_details): in a file that imports triton with no
+// guard, the CUDA device guard around a launch and its `device="cuda"` buffer are parts of the file's
+// kernels (flash-linear-attention's layernorm.py): info, naming the import. Where the import has a
+// fallback, the file runs on a Mac without its kernels, and the same lines keep their weight.
+TEST(ProgramModel, TritonKernelDetailsAreFoldedIntoTheImportOfTriton) {
+    test::TempDir d;
+    const std::string body = "\n\n@triton.jit\ndef norm_kernel(x_ptr, n):\n    pass\n\n\n"
+                             "def layer_norm(x):\n    y = torch.empty(x.shape, device=\"cuda\")\n"
+                             "    with torch.cuda.device(x.device.index):\n        norm_kernel[(1,)](x, x.numel())\n    return y\n";
+    d.write("fla/__init__.py", "");
+    d.write("train.py", "import torch\nfrom fla.layernorm import layer_norm\n\nif __name__ == '__main__':\n    layer_norm(torch.ones(2))\n");
+    d.write("fla/layernorm.py", "import torch\nimport triton\nimport triton.language as tl" + body);
+    const ScanResult r = scan_dir(d);
+    const Finding* import = find(r, "cuda-only-package-import", "fla/layernorm.py");
+    ASSERT_NE(import, nullptr);
+    EXPECT_EQ(import->impact, VerdictImpact::stay) << import->note;
+    for (const char* rule : {"hardcoded-cuda-device", "torch-cuda-device-management"}) {
+        const Finding* f = find(r, rule, "fla/layernorm.py");
+        ASSERT_NE(f, nullptr) << rule;
+        EXPECT_EQ(f->severity, Severity::info) << rule << ": " << f->note;
+        EXPECT_EQ(f->impact, VerdictImpact::none) << rule;
+        EXPECT_NE(f->note.find("a part of the triton kernels of this file (cuda-only-package-import, line 2)"), std::string::npos) << f->note;
+    }
+    d.write("fla/layernorm.py", "import torch\ntry:\n    import triton\n    import triton.language as tl\nexcept ImportError:\n    triton = None" + body);
+    const ScanResult guarded = scan_dir(d);
+    const Finding* device = find(guarded, "torch-cuda-device-management", "fla/layernorm.py");
+    ASSERT_NE(device, nullptr);
+    EXPECT_GT(device->severity, Severity::info) << device->note;
+    EXPECT_EQ(device->note.find("triton kernels"), std::string::npos) << device->note;
+}
+
 }  // namespace mpsport

@@ -177,6 +177,29 @@ void fold_kernel_details(const ProgramVocabulary& vocabulary, std::vector<Findin
     }
 }
 
+// The same for a Python file that imports a kernel language (triton) with no guard: its launchers'
+// device guards and CUDA buffers are parts of its kernels' port (rules/program.yaml package_details).
+void fold_package_details(const ProgramVocabulary& vocabulary, std::vector<Finding>& findings) {
+    if (!vocabulary.package_detail || vocabulary.package_detail_rule.empty()) return;
+    std::map<std::string, std::pair<std::string, int>> import_at;  // file -> (package, line of its first unguarded import)
+    for (const auto& f : findings) {
+        if (f.rule_id != vocabulary.package_detail_rule || f.guard != GuardKind::none) continue;
+        const auto& packages = vocabulary.package_detail_packages;
+        if (std::find(packages.begin(), packages.end(), f.subject) == packages.end()) continue;
+        auto [it, fresh] = import_at.emplace(f.location.path, std::make_pair(f.subject, f.location.line));
+        if (!fresh && f.location.line < it->second.second) it->second = {f.subject, f.location.line};
+    }
+    for (auto& f : findings) {
+        const auto& rules = vocabulary.package_detail_rules;
+        if (std::find(rules.begin(), rules.end(), f.rule_id) == rules.end()) continue;
+        const auto it = import_at.find(f.location.path);
+        if (it == import_at.end()) continue;
+        weigh_again(f, *vocabulary.package_detail,
+                    "a part of the " + it->second.first + " kernels of this file (" + vocabulary.package_detail_rule + ", line " +
+                        std::to_string(it->second.second) + ")");
+    }
+}
+
 bool is_python_source(const std::string& path) {
     return path.size() > 3 && (path.compare(path.size() - 3, 3, ".py") == 0 || path.compare(path.size() - 6, 6, ".ipynb") == 0);
 }
@@ -500,6 +523,7 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
     weigh_scale_out_launches(model, vocabulary, findings);
     weigh_mps_builds(model, vocabulary, findings);
     fold_kernel_details(vocabulary, findings);
+    fold_package_details(vocabulary, findings);
     cap_declarations_by_uses(model, findings);
 }
 
