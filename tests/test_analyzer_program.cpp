@@ -3416,6 +3416,40 @@ TEST(ProgramModel, TheMainBlockOfAModuleTheRunImportsIsASelfTest) {
     EXPECT_EQ(again.at(10)->reach, Reach::core) << again.at(10)->note;
 }
 
+// InternVL's internvl/patch/llama2_flash_attn_monkey_patch.py: a package module the code imports (under
+// a try here), with a test in its __main__ block. That block does not make the module a program of
+// its own, whose module-level flash_attn import would be core: the import is as optional as the
+// module's import. A module named as a program (dinov2/train/train.py, which its launcher imports)
+// stays one.
+TEST(ProgramModel, AnImportedPackageModuleWithAMainBlockIsNoProgramUnlessNamedAsOne) {
+    test::TempDir d;
+    d.write("pkg/__init__.py", "");
+    d.write("pkg/patch/__init__.py", "");
+    const std::string patch = "import torch\nfrom flash_attn import flash_attn_func\n\n\ndef replace():\n    return flash_attn_func\n\n\n"
+                              "if __name__ == '__main__':\n    replace()\n";
+    d.write("pkg/patch/flash_patch.py", patch);
+    d.write("train.py", "import torch\n\ntry:\n    from pkg.patch.flash_patch import replace\nexcept ImportError:\n    replace = None\n\n"
+                        "if __name__ == '__main__':\n    print(torch.ones(2), replace)\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* import = find(r, "cuda-only-package-import", "pkg/patch/flash_patch.py");
+    ASSERT_NE(import, nullptr);
+    EXPECT_EQ(import->reach, Reach::optional) << import->note;
+    EXPECT_LT(import->impact, VerdictImpact::stay) << import->note;
+    const auto entry = std::find_if(r.program.entry_points.begin(), r.program.entry_points.end(),
+                                    [](const auto& e) { return e.path == "pkg/patch/flash_patch.py"; });
+    ASSERT_NE(entry, r.program.entry_points.end());
+    EXPECT_TRUE(entry->tooling) << entry->why;
+    // named as a program, and imported by its launcher: still a program of its own
+    std::filesystem::remove(d.path() / "pkg/patch/flash_patch.py");
+    d.write("pkg/patch/train.py", patch);
+    d.write("train.py", "import torch\n\ntry:\n    from pkg.patch.train import replace\nexcept ImportError:\n    replace = None\n\n"
+                        "if __name__ == '__main__':\n    print(torch.ones(2), replace)\n");
+    const ScanResult program = scan_dir(d);
+    const Finding* own = find(program, "cuda-only-package-import", "pkg/patch/train.py");
+    ASSERT_NE(own, nullptr);
+    EXPECT_EQ(own->reach, Reach::core) << own->note;
+}
+
 // NVIDIA/flownet2-pytorch has an __init__.py at its root. The self-test check climbs the packages
 // above a module with a __main__ block, and at the root it climbed forever (the scan never ended, at
 // bb196ef). It stops at the root: the module is a package module like any other.

@@ -892,7 +892,12 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
         for (const auto& e : edges)
             if (e.to != from) imported.insert(e.to);
     auto self_test = [&](const std::string& path) {
-        if (imported.count(path) || ends_with(path, "/__main__.py") || !m_python_index.count(join(dir_of(path), "__init__.py"))) return false;
+        if (ends_with(path, "/__main__.py") || !m_python_index.count(join(dir_of(path), "__init__.py"))) return false;
+        // A module of a package that the repository's code imports, whose name says no program (InternVL's
+        // internvl/patch/llama2_flash_attn_monkey_patch.py): its __main__ block tests the module; the
+        // run reaches it through its importers. dinov2/train/train.py, which the launcher imports, stays
+        // a program.
+        if (imported.count(path)) return !named_as_program(path);
         std::string top = dir_of(path);
         while (!top.empty() && m_python_index.count(join(dir_of(top), "__init__.py"))) top = dir_of(top);  // a root __init__.py too (flownet2-pytorch)
         const std::string name = base_name(top);
