@@ -392,7 +392,8 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
                 // phase 2 says why
             }
         }
-        m_python->prepare(few.size() <= kFewFiles ? std::vector<std::string_view>(few.begin(), few.end()) : std::vector<std::string_view>());
+        if (few.size() <= kFewFiles) m_python->prepare(std::vector<std::string_view>(few.begin(), few.end()));
+        else m_python->prepare();
     }
     const bool any_native = std::any_of(walked.files.begin(), walked.files.end(), [](const FileEntry& f) {
         return f.kind == FileKind::cuda || f.kind == FileKind::cpp;

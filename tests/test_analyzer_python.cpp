@@ -834,7 +834,7 @@ TEST(PythonEngineQueries, AFewFilesCompileOnlyTheirRulesQueriesAndChangeNoMatch)
     full.prepare();
     const std::size_t every = full.compiled_query_rules();
     const python::PythonEngine few(test::bundled_catalogue(), kDefaultTargetTorch);
-    few.prepare({loader});
+    few.prepare(std::vector<std::string_view>{loader});
     EXPECT_GT(few.compiled_query_rules(), 0u);
     EXPECT_LT(few.compiled_query_rules(), every / 2);
     const auto loader_matches = rules_of(few.analyze(loader));
@@ -844,6 +844,11 @@ TEST(PythonEngineQueries, AFewFilesCompileOnlyTheirRulesQueriesAndChangeNoMatch)
     const auto model_matches = rules_of(few.analyze(model));
     EXPECT_EQ(few.compiled_query_rules(), every);
     EXPECT_EQ(model_matches, rules_of(full.analyze(model)));
+    // a check of no Python file (a shell script) compiles no query
+    const python::PythonEngine none(test::bundled_catalogue(), kDefaultTargetTorch);
+    none.prepare(std::vector<std::string_view>{});
+    EXPECT_EQ(none.compiled_query_rules(), 0u);
+    EXPECT_EQ(rules_of(none.analyze(loader)), loader_matches);
     EXPECT_EQ(std::count_if(model_matches.begin(), model_matches.end(), [](const auto& m) { return m.first == "cuda-method-call"; }), 1);
     EXPECT_EQ(std::count_if(model_matches.begin(), model_matches.end(), [](const auto& m) { return m.first == "torch-cuda-synchronize"; }), 1);
 }

@@ -69,11 +69,11 @@ PythonEngine::PythonEngine(const RuleCatalogue& catalogue, const std::string& ta
     }
 }
 
-void PythonEngine::prepare(const std::vector<std::string_view>& texts) const {
+void PythonEngine::prepare(const std::optional<std::vector<std::string_view>>& texts) const {
     std::call_once(m_prepared, [&] { build(texts); });
 }
 
-void PythonEngine::build(const std::vector<std::string_view>& texts) const {
+void PythonEngine::build(const std::optional<std::vector<std::string_view>>& texts) const {
     const RuleCatalogue& catalogue = m_catalogue;
     // The query rules the given texts name a trigger of (all of them when none are given).
     std::vector<const Rule*> compiled;
@@ -83,10 +83,10 @@ void PythonEngine::build(const std::vector<std::string_view>& texts) const {
         std::vector<std::size_t> literal_rule;
         for (std::size_t r = 0; r < m_query_rules.size(); ++r)
             for (const auto& t : m_query_rules[r]->triggers) literals.push_back(t), literal_rule.push_back(r);
-        std::vector<bool> named(m_query_rules.size(), texts.empty());
-        if (!texts.empty()) {
+        std::vector<bool> named(m_query_rules.size(), !texts);
+        if (texts) {
             const TriggerSet query_triggers(std::move(literals));
-            for (std::string_view text : texts)
+            for (std::string_view text : *texts)
                 for (const auto& hit : query_triggers.find_each(text)) named[literal_rule[hit.second]] = true;
         }
         for (std::size_t r = 0; r < m_query_rules.size(); ++r)

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <set>
 #include <string>
@@ -33,10 +34,10 @@ public:
     // engine needs none of it: a warm check, where every file comes from the cache, only asks
     // about calls, and never pays for the compilation (most of a small check's start-up).
     // `texts`, when given, are all the sources analyze() will most likely be asked about (a
-    // pre-commit check's few files): only the queries of rules whose triggers they hold are compiled
-    // now (compiling costs about 1.5 ms a rule). A text that wants another rule after all gets every
-    // query compiled then, so what is given changes no match.
-    void prepare(const std::vector<std::string_view>& texts = {}) const;
+    // pre-commit check's few files; none, for a check of a shell script): only the queries of rules
+    // whose triggers they hold are compiled now (compiling costs about 1.5 ms a rule). A text that
+    // wants another rule after all gets every query compiled then, so what is given changes no match.
+    void prepare(const std::optional<std::vector<std::string_view>>& texts = std::nullopt) const;
     // How many query rules have their query compiled so far (after prepare()).
     std::size_t compiled_query_rules() const;
 
@@ -77,7 +78,7 @@ public:
     ImportUse import_use(std::string_view text, int line) const;
 
 private:
-    void build(const std::vector<std::string_view>& texts) const;  // prepare()'s work
+    void build(const std::optional<std::vector<std::string_view>>& texts) const;  // prepare()'s work
 
     const RuleCatalogue& m_catalogue;
     std::string m_target_torch;
