@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "analyzer/program/program_model.hpp"
 #include "analyzer/scanner.hpp"
@@ -130,14 +131,7 @@ void Scanner::keep_options_commands_turn_on(const fs::path& base, const std::vec
         if (flag.empty()) continue;
         const auto on = uses.passed.find(flag);
         if (on == uses.passed.end()) continue;
-        // turned on, the option leaves what stands inside it: a fallback, or nothing
-        if (const auto inside = split_option_note(f.guard_note).second) {
-            f.guard = GuardKind::import_fallback;
-            f.guard_note = std::string(*inside);
-        } else {
-            f.guard = GuardKind::none;
-            f.guard_note.clear();
-        }
+        std::tie(f.guard, f.guard_note) = guard_once_turned_on(f.guard_note);
         f.related.push_back(related_line(on->second.first, on->second.second, "passes " + on->first + ", which turns this branch on"));
     }
 }

@@ -85,6 +85,11 @@ std::pair<std::string_view, std::optional<std::string_view>> split_option_note(s
     return {note.substr(0, at), note.substr(at + kInsideOption.size())};
 }
 
+std::pair<GuardKind, std::string> guard_once_turned_on(std::string_view off_by_default_note) {
+    if (const auto inside = split_option_note(off_by_default_note).second) return {GuardKind::import_fallback, std::string(*inside)};
+    return {GuardKind::none, std::string()};
+}
+
 int guard_strength(GuardKind g) {
     if (g == GuardKind::none) return 3;
     if (g == GuardKind::import_fallback || g == GuardKind::non_cpu_branch || g == GuardKind::alternative_branch || g == GuardKind::off_by_default ||

@@ -36,6 +36,9 @@ int guard_strength(GuardKind g);
 inline constexpr std::string_view kInsideOption = "; inside it: ";
 // The note's option part ("off by default: $RWKV_CUDA_ON") and the fallback's note inside it, if any.
 std::pair<std::string_view, std::optional<std::string_view>> split_option_note(std::string_view note);
+// What guards the code once a command turns the option of an off-by-default note on: the fallback
+// inside it (import-fallback, with its note), or nothing.
+std::pair<GuardKind, std::string> guard_once_turned_on(std::string_view off_by_default_note);
 
 // An arm of an if/elif/else choice that does a job without CUDA in its own text (an alternative_branch
 // guard's other arms): its first and last line (1-based) and what it binds ("the arm `else` binds x

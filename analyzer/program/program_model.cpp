@@ -711,11 +711,7 @@ std::vector<CallSite> ProgramModel::ops_calls(const std::string& ns, const std::
 }
 
 std::pair<GuardKind, std::string> ProgramModel::guard_as_commanded(const ImportFact& imp) const {
-    if (imp.guard == GuardKind::off_by_default && m_options_turned_on.count(imp.guard_note)) {
-        // turned on, the option leaves what stands inside it: a fallback, or nothing
-        if (const auto inside = split_option_note(imp.guard_note).second) return {GuardKind::import_fallback, std::string(*inside)};
-        return {GuardKind::none, std::string()};
-    }
+    if (imp.guard == GuardKind::off_by_default && m_options_turned_on.count(imp.guard_note)) return guard_once_turned_on(imp.guard_note);
     return {imp.guard, imp.guard_note};
 }
 
