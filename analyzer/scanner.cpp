@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <unordered_map>
 
 #include "analyzer/checkpoints/checkpoint_engine.hpp"
 #include "analyzer/checkpoints/zip_reader.hpp"
@@ -377,23 +378,31 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         if (file.kind == FileKind::cuda || file.kind == FileKind::cpp) any_native_to_read = true;
     });
     phase("cache take");
+    std::unordered_map<std::size_t, std::string> prefetched;  // file index -> text, read before phase 2
     if (any_to_read) {  // here, so a broken rule fails the scan rather than a worker
         build_engines();
         // A few Python files to read (a pre-commit check): the engine compiles the queries of the
-        // rules they name only (PythonEngine::prepare); they are read again below.
+        // rules they name only (PythonEngine::prepare). Read here, they are analysed from these texts below.
         constexpr std::size_t kFewFiles = 64;
-        std::vector<std::string> few;
-        for (std::size_t i = 0; i < n && few.size() <= kFewFiles; ++i) {
+        std::vector<std::size_t> python_to_read;
+        for (std::size_t i = 0; i < n && python_to_read.size() <= kFewFiles; ++i) {
             const FileEntry& file = walked.files[i];
-            if (from_cache[i] || entries[i].outcome.skip_reason || (file.kind != FileKind::python && file.kind != FileKind::notebook)) continue;
-            try {
-                few.push_back(read_file(file.absolute));
-            } catch (const std::exception&) {
-                // phase 2 says why
-            }
+            if (!from_cache[i] && !entries[i].outcome.skip_reason && (file.kind == FileKind::python || file.kind == FileKind::notebook))
+                python_to_read.push_back(i);
         }
-        if (few.size() <= kFewFiles) m_python->prepare(std::vector<std::string_view>(few.begin(), few.end()));
-        else m_python->prepare();
+        if (python_to_read.size() <= kFewFiles) {
+            std::vector<std::string_view> texts;
+            for (std::size_t i : python_to_read) {
+                try {
+                    texts.emplace_back(prefetched.emplace(i, read_file(walked.files[i].absolute)).first->second);
+                } catch (const std::exception&) {
+                    // phase 2 reads it again and says why
+                }
+            }
+            m_python->prepare(texts);
+        } else {
+            m_python->prepare();
+        }
     }
     const bool any_native = std::any_of(walked.files.begin(), walked.files.end(), [](const FileEntry& f) {
         return f.kind == FileKind::cuda || f.kind == FileKind::cpp;
@@ -416,7 +425,9 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         }
         std::string text;
         try {
-            text = read_file(file.absolute);
+            // each worker takes only its own file's text: the map itself is not changed here
+            const auto read = prefetched.find(i);
+            text = read != prefetched.end() ? std::move(read->second) : read_file(file.absolute);
         } catch (const std::exception& e) {
             entry.outcome.skip_reason = std::string("unreadable: ") + e.what();
             return;
