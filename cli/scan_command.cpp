@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -103,8 +104,27 @@ std::set<std::string> baseline_fingerprints(const std::string& path) {
     return out;
 }
 
+// Where the loaded rules are kept between runs (RuleCatalogue::load_cached): $MPSPORT_RULES_CACHE
+// ("off": nowhere), else $XDG_CACHE_HOME/mpsport, else ~/.cache/mpsport.
+std::optional<fs::path> rules_cache_dir() {
+    if (const char* set = std::getenv("MPSPORT_RULES_CACHE")) {
+        const std::string value = set;
+        if (value == "off" || value == "0") return std::nullopt;
+        if (!value.empty()) return fs::path(value);
+    }
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/') return fs::path(xdg) / "mpsport";
+    if (const char* home = std::getenv("HOME"); home && *home == '/') return fs::path(home) / ".cache" / "mpsport";
+    return std::nullopt;
+}
+
+RuleCatalogue load_rules(const std::optional<std::string>& rules_dir) {
+    const fs::path dir = locate_rules_dir(rules_dir ? std::optional<fs::path>(*rules_dir) : std::nullopt);
+    const std::optional<fs::path> cache = rules_cache_dir();
+    return cache ? RuleCatalogue::load_cached(dir, *cache) : RuleCatalogue::load(dir);
+}
+
 RuleCatalogue load_catalogue(const ScanArgs& args) {
-    RuleCatalogue catalogue = RuleCatalogue::load(locate_rules_dir(args.rules_dir ? std::optional<fs::path>(*args.rules_dir) : std::nullopt));
+    RuleCatalogue catalogue = load_rules(args.rules_dir);
     if (!args.select.empty()) catalogue.select(args.select);
     return catalogue;
 }
@@ -285,7 +305,8 @@ int run_scan(const ScanArgs& args, Mode mode, bool color) {
     std::optional<ScanResult> scanned = scan_paths(args, mode, catalogue, kept, &cache_dir);
     if (!scanned) return 0;
     ScanResult& result = *scanned;
-    if (args.timings) result.timings.insert(result.timings.begin(), {"rules", std::chrono::duration<double>(t1 - t0).count()});
+    if (args.timings)
+        result.timings.insert(result.timings.begin(), {catalogue.from_cache() ? "rules (cached)" : "rules", std::chrono::duration<double>(t1 - t0).count()});
     if (result.reused) return print_reused(result, t1);
 
     if (args.baseline) {
@@ -321,7 +342,7 @@ int run_scan(const ScanArgs& args, Mode mode, bool color) {
 }
 
 int run_rules(const std::string& id, const std::optional<std::string>& rules_dir) {
-    const RuleCatalogue catalogue = RuleCatalogue::load(locate_rules_dir(rules_dir ? std::optional<fs::path>(*rules_dir) : std::nullopt));
+    const RuleCatalogue catalogue = load_rules(rules_dir);
     if (id.empty()) {
         std::size_t width = 0;
         for (const auto& r : catalogue.rules()) width = std::max(width, r.id.size());

@@ -26,6 +26,13 @@ public:
     // warm scan asks its memo with it before it loads the rules. Throws RuleError when there is no
     // such folder, and what read_file throws for an unreadable file.
     static std::uint64_t digest_of(const std::filesystem::path& rules_dir);
+    // load(), through a file in `cache_dir` that keeps the loaded catalogue (one per rules folder and
+    // build of mpsport, rule_catalogue_cache.cpp): the file serves while the rule files, the schemas
+    // and the build are those it was made from; otherwise, or when it is missing or damaged, the
+    // rules are loaded and checked from their YAML and the file is written again. Parsing and
+    // checking the YAML was a third of a pre-commit check. A cache that cannot be written changes
+    // nothing but the time.
+    static RuleCatalogue load_cached(const std::filesystem::path& rules_dir, const std::filesystem::path& cache_dir);
 
     const std::vector<Rule>& rules() const { return m_rules; }
     const std::vector<PackageInfo>& packages() const { return m_packages; }
@@ -41,16 +48,20 @@ public:
     const std::filesystem::path& root() const { return m_root; }
     // Changes whenever any rule or package file changes: part of the scan cache key.
     std::uint64_t digest() const { return m_digest; }
+    // Whether load_cached served it from its cache file (for --timings and the tests).
+    bool from_cache() const { return m_from_cache; }
 
     // Keep only the given rule ids (for tests and `--select`); unknown ids throw RuleError.
     void select(const std::vector<std::string>& ids);
 
 private:
+    friend struct CatalogueFields;  // rule_catalogue_cache.cpp
     std::vector<Rule> m_rules;
     std::vector<PackageInfo> m_packages;
     ProgramVocabulary m_program;
     std::filesystem::path m_root;
     std::uint64_t m_digest = 0;
+    bool m_from_cache = false;
 };
 
 // Where the rules are: --rules, $MPSPORT_RULES, <exe>/../share/mpsport/rules, the source tree.

@@ -393,6 +393,169 @@ TEST(RuleCatalogue, DigestOfTheFilesIsTheLoadedCataloguesDigest) {
     EXPECT_THROW(RuleCatalogue::digest_of(d.path() / "nowhere"), RuleError);
 }
 
+// The rules cache (RuleCatalogue::load_cached) serves what loading the YAML gives, and only while
+// the rule files, the schemas and the build are those it was made from.
+std::vector<fs::path> rules_cache_files(const fs::path& dir) {
+    std::vector<fs::path> out;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+        if (it->path().extension() == ".cbor") out.push_back(it->path());
+    return out;
+}
+
+void expect_same_catalogue(const RuleCatalogue& a, const RuleCatalogue& b) {
+    ASSERT_EQ(a.rules().size(), b.rules().size());
+    for (std::size_t i = 0; i < a.rules().size(); ++i) {
+        const Rule& x = a.rules()[i];
+        const Rule& y = b.rules()[i];
+        EXPECT_EQ(x.id, y.id);
+        EXPECT_EQ(x.engine, y.engine);
+        EXPECT_EQ(x.severity, y.severity) << x.id;
+        EXPECT_EQ(x.impact, y.impact) << x.id;
+        EXPECT_EQ(x.effort.high, y.effort.high) << x.id;
+        EXPECT_EQ(x.effort.cap_high, y.effort.cap_high) << x.id;
+        EXPECT_EQ(x.message, y.message) << x.id;
+        EXPECT_EQ(x.docs.why, y.docs.why) << x.id;
+        EXPECT_EQ(x.triggers, y.triggers) << x.id;
+        EXPECT_EQ(x.query, y.query) << x.id;
+        EXPECT_EQ(x.matchers, y.matchers) << x.id;
+        EXPECT_EQ(x.line_pattern, y.line_pattern) << x.id;
+        EXPECT_EQ(x.line_skip_comments, y.line_skip_comments) << x.id;
+        EXPECT_EQ(x.params, y.params) << x.id;
+        EXPECT_EQ(x.source, y.source) << x.id;
+    }
+    ASSERT_EQ(a.packages().size(), b.packages().size());
+    for (std::size_t i = 0; i < a.packages().size(); ++i) {
+        EXPECT_EQ(a.packages()[i].import_name, b.packages()[i].import_name);
+        EXPECT_EQ(a.packages()[i].distributions, b.packages()[i].distributions);
+        EXPECT_EQ(a.packages()[i].mps, b.packages()[i].mps);
+        EXPECT_EQ(a.packages()[i].impact, b.packages()[i].impact);
+        EXPECT_EQ(a.packages()[i].effort_high, b.packages()[i].effort_high);
+    }
+    const ProgramVocabulary& p = a.program();
+    const ProgramVocabulary& q = b.program();
+    EXPECT_EQ(p.guards.device_calls, q.guards.device_calls);
+    EXPECT_EQ(p.guards.training_methods, q.guards.training_methods);
+    EXPECT_EQ(p.tooling_dirs, q.tooling_dirs);
+    ASSERT_EQ(p.guard_weights.size(), q.guard_weights.size());
+    for (const auto& [kind, w] : p.guard_weights) {
+        ASSERT_TRUE(q.guard_weights.count(kind));
+        EXPECT_EQ(w.severity_drop, q.guard_weights.at(kind).severity_drop);
+        EXPECT_EQ(w.max_severity, q.guard_weights.at(kind).max_severity);
+        EXPECT_EQ(w.impact_cap, q.guard_weights.at(kind).impact_cap);
+        EXPECT_EQ(w.why, q.guard_weights.at(kind).why);
+    }
+    EXPECT_EQ(p.reach_weights_for.size(), q.reach_weights_for.size());
+    ASSERT_EQ(p.readers.checkpoint_loads.size(), q.readers.checkpoint_loads.size());
+    for (std::size_t i = 0; i < p.readers.checkpoint_loads.size(); ++i) {
+        EXPECT_EQ(p.readers.checkpoint_loads[i].call, q.readers.checkpoint_loads[i].call);
+        EXPECT_EQ(p.readers.checkpoint_loads[i].remap_position, q.readers.checkpoint_loads[i].remap_position);
+        EXPECT_EQ(p.readers.checkpoint_loads[i].on_cpu, q.readers.checkpoint_loads[i].on_cpu);
+    }
+    EXPECT_EQ(p.kernel_detail.has_value(), q.kernel_detail.has_value());
+    EXPECT_EQ(p.file_kind_weights.size(), q.file_kind_weights.size());
+    EXPECT_EQ(a.digest(), b.digest());
+    EXPECT_EQ(a.root(), b.root());
+}
+
+TEST(RuleCatalogueCache, ServesTheLoadedRulesUntilARuleFileOrSchemaChanges) {
+    test::TempDir d;
+    const fs::path rules = d.path() / "rules";
+    const fs::path cache = d.path() / "cache";
+    fs::copy(test::source_dir() / "rules", rules, fs::copy_options::recursive);
+    const RuleCatalogue loaded = RuleCatalogue::load(rules);
+
+    const RuleCatalogue first = RuleCatalogue::load_cached(rules, cache);
+    EXPECT_FALSE(first.from_cache());
+    ASSERT_EQ(rules_cache_files(cache).size(), 1u);
+    const RuleCatalogue second = RuleCatalogue::load_cached(rules, cache);
+    EXPECT_TRUE(second.from_cache());
+    expect_same_catalogue(loaded, second);
+
+    // A comment in a rule file: loaded again, and the new digest kept.
+    std::ofstream(rules / "device" / "cuda-amp-api.yaml", std::ios::app) << "# a comment changes the bytes\n";
+    const RuleCatalogue edited = RuleCatalogue::load_cached(rules, cache);
+    EXPECT_FALSE(edited.from_cache());
+    EXPECT_NE(edited.digest(), loaded.digest());
+    EXPECT_EQ(edited.digest(), RuleCatalogue::digest_of(rules));
+    EXPECT_TRUE(RuleCatalogue::load_cached(rules, cache).from_cache());
+    // A schema is no rule file, and still decides what loads.
+    std::ofstream(rules / "rule.schema.json", std::ios::app) << "\n";
+    EXPECT_FALSE(RuleCatalogue::load_cached(rules, cache).from_cache());
+    EXPECT_TRUE(RuleCatalogue::load_cached(rules, cache).from_cache());
+    EXPECT_EQ(rules_cache_files(cache).size(), 1u) << "one file per rules folder and build";
+
+    // A broken rule fails as it does without the cache, naming its file.
+    const std::string text = read_file(rules / "device" / "cuda-amp-api.yaml");
+    std::ofstream(rules / "device" / "cuda-amp-api.yaml", std::ios::trunc) << text << "\n  : [unclosed\n";
+    try {
+        RuleCatalogue::load_cached(rules, cache);
+        ADD_FAILURE() << "a broken rule file loaded from the cache";
+    } catch (const RuleError& e) {
+        EXPECT_NE(std::string(e.what()).find("cuda-amp-api.yaml"), std::string::npos) << e.what();
+    }
+    std::ofstream(rules / "device" / "cuda-amp-api.yaml", std::ios::trunc) << text;
+    EXPECT_TRUE(RuleCatalogue::load_cached(rules, cache).from_cache());
+}
+
+TEST(RuleCatalogueCache, ADamagedOrUnwritableCacheOnlyCostsTime) {
+    test::TempDir d;
+    const fs::path rules = test::source_dir() / "rules";
+    const fs::path cache = d.path() / "cache";
+    const RuleCatalogue loaded = RuleCatalogue::load(rules);
+    RuleCatalogue::load_cached(rules, cache);
+    ASSERT_EQ(rules_cache_files(cache).size(), 1u);
+    const fs::path file = rules_cache_files(cache).front();
+    std::string bytes = read_file(file);
+    const std::string good = bytes;
+    // One byte of the payload flipped, then the file cut short, then emptied: each is a miss.
+    for (int damage = 0; damage < 3; ++damage) {
+        std::string bad = good;
+        if (damage == 0) bad[bad.size() - 100] = static_cast<char>(bad[bad.size() - 100] ^ 0x20);
+        if (damage == 1) bad.resize(bad.size() / 2);
+        if (damage == 2) bad.clear();
+        std::ofstream(file, std::ios::binary | std::ios::trunc) << bad;
+        const RuleCatalogue again = RuleCatalogue::load_cached(rules, cache);
+        EXPECT_FALSE(again.from_cache()) << damage;
+        expect_same_catalogue(loaded, again);
+        EXPECT_EQ(read_file(file), good) << "written again";
+        EXPECT_TRUE(RuleCatalogue::load_cached(rules, cache).from_cache()) << damage;
+    }
+    // A file where the cache folder should be: the rules load, nothing is written.
+    std::ofstream(d.path() / "not-a-folder") << "x";
+    const RuleCatalogue unwritable = RuleCatalogue::load_cached(rules, d.path() / "not-a-folder");
+    EXPECT_FALSE(unwritable.from_cache());
+    expect_same_catalogue(loaded, unwritable);
+    // The folder keeps the newest eight files of its rules folders.
+    for (int i = 0; i < 10; ++i) {
+        const fs::path copy = d.path() / ("rules" + std::to_string(i));
+        fs::copy(rules, copy, fs::copy_options::recursive);
+        RuleCatalogue::load_cached(copy, cache);
+        EXPECT_LE(rules_cache_files(cache).size(), 8u);
+    }
+    EXPECT_EQ(rules_cache_files(cache).size(), 8u);
+}
+
+// A scan with the rules from the cache reports what a scan with the rules from the YAML reports.
+TEST(RuleCatalogueCache, CorpusReportsAreTheSameWithTheCachedRules) {
+    test::TempDir d;
+    const std::string bin = MPSPORT_BINARY;
+    const std::string corpus = quote((test::source_dir() / "corpus").string());
+    const std::string cache = quote((d.path() / "cache").string());
+    const std::string scan = " report --no-cache --format json --fail-on none " + corpus;
+    const auto without = test::run_command("MPSPORT_RULES_CACHE=off " + bin + scan + " 2>/dev/null");
+    ASSERT_EQ(without.exit_code, 0);
+    EXPECT_TRUE(rules_cache_files(d.path() / "cache").empty());
+    const auto filling = test::run_command("MPSPORT_RULES_CACHE=" + cache + " " + bin + scan + " --timings 2>" + quote((d.path() / "t1").string()));
+    const auto cached = test::run_command("MPSPORT_RULES_CACHE=" + cache + " " + bin + scan + " --timings 2>" + quote((d.path() / "t2").string()));
+    EXPECT_EQ(rules_cache_files(d.path() / "cache").size(), 1u);
+    EXPECT_EQ(read_file(d.path() / "t1").find("rules (cached)"), std::string::npos);
+    EXPECT_NE(read_file(d.path() / "t2").find("rules (cached)"), std::string::npos) << read_file(d.path() / "t2");
+    EXPECT_TRUE(filling.output == without.output);
+    EXPECT_TRUE(cached.output == without.output);
+    EXPECT_GT(cached.output.size(), 1000u);
+}
+
 TEST(CommandLine, RulesListsAndExplains) {
     const std::string bin = MPSPORT_BINARY;
     const auto list = test::run_command(bin + " rules");
