@@ -442,6 +442,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         }
         entry.outcome = analyze_file(file, std::move(text), flags, options.clang_timeout_s, options.parse_every_native_file, options.full_parse);
     });
+    if (m_python) m_python->wait_for_queries();  // a bad query fails the scan, as before any file
 
     phase("analyse");
     // Phase 2b: a C++/CUDA file that names no trigger was not parsed; it is now, for its functions,

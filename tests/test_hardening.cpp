@@ -465,7 +465,8 @@ TEST(RuleFiles, UnknownKeysAndEnginesAreErrorsNamingTheFileAndKey) {
 
 // A query that does not compile is an error naming its file and line, when a scan has Python to
 // read; the engine compiles its queries then, not when it is made, so that a warm check (every
-// file from the cache) does not pay for them.
+// file from the cache) does not pay for them, and beside the first files' analysis: the scan waits
+// for them once the files are analysed, and fails there rather than skip each Python file.
 TEST(RuleFiles, ABrokenQueryFailsTheScanThatReadsPython) {
     test::TempDir d;
     fs::copy(test::rules_dir(), d.path() / "rules", fs::copy_options::recursive);
@@ -481,6 +482,7 @@ TEST(RuleFiles, ABrokenQueryFailsTheScanThatReadsPython) {
     python::PythonEngine engine(catalogue, kDefaultTargetTorch);
     try {
         engine.prepare();
+        engine.wait_for_queries();
         FAIL() << "an unbalanced query must not compile";
     } catch (const RuleError& e) {
         EXPECT_NE(std::string(e.what()).find("cuda-method-call.yaml: python.query line"), std::string::npos) << e.what();

@@ -94,14 +94,9 @@ void PythonEngine::build(const std::optional<std::vector<std::string_view>>& tex
     }
     // Compiling the queries and reading the op tables are each a third of a small check's start-up
     // and share nothing: they run side by side.
-    auto queries = std::async(std::launch::async, [compiled] { return std::make_unique<QuerySet>(compiled); });
-    try {
-        if (m_needs_op_tables) m_op_tables = load_op_tables(catalogue.root(), m_target_torch);
-    } catch (...) {
-        queries.wait();
-        throw;
-    }
-    m_queries = queries.get();
+    // The analysis of the first files does not wait for the queries either: only running them does.
+    m_queries = std::async(std::launch::async, [compiled] { return std::shared_ptr<const QuerySet>(std::make_unique<QuerySet>(compiled)); }).share();
+    if (m_needs_op_tables) m_op_tables = load_op_tables(catalogue.root(), m_target_torch);
     std::map<std::string, std::size_t> literal_index;
     std::vector<std::string> literals;
     auto add_rule = [&](const Rule* r) {
@@ -195,7 +190,15 @@ void merge_constant_uses(std::vector<NodeMatch>& matches, const ModuleFacts& fac
 
 std::size_t PythonEngine::compiled_query_rules() const {
     if (m_all_queries) return m_all_queries->rules().size();
-    return m_queries ? m_queries->rules().size() : 0;
+    if (!m_queries.valid()) return 0;
+    const auto ready = m_queries;  // each thread reads the shared state through its own copy
+    return ready.get()->rules().size();
+}
+
+void PythonEngine::wait_for_queries() const {
+    if (!m_queries.valid()) return;
+    const auto ready = m_queries;
+    ready.get();
 }
 
 const QuerySet& PythonEngine::queries_for(const std::vector<bool>& enabled, std::vector<bool>& slots) const {
@@ -206,10 +209,12 @@ const QuerySet& PythonEngine::queries_for(const std::vector<bool>& enabled, std:
         slots = enabled;
         return *m_all_queries;
     }
-    slots.assign(m_queries->rules().size(), false);
+    const auto ready = m_queries;  // each thread reads the shared state through its own copy
+    const QuerySet& queries = *ready.get();
+    slots.assign(queries.rules().size(), false);
     for (std::size_t r = 0; r < enabled.size(); ++r)
         if (enabled[r]) slots[m_query_slot[r]] = true;
-    return *m_queries;
+    return queries;
 }
 
 PythonEngine::Result PythonEngine::analyze(std::string_view text, bool full_parse) const {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <optional>
 #include <mutex>
@@ -29,8 +30,9 @@ public:
     PythonEngine(const RuleCatalogue& catalogue, const std::string& target_torch);
     ~PythonEngine();
 
-    // Compiles the rules' queries, reads the op tables and builds the trigger pre-filter, once;
-    // analyze() calls it first. Throws RuleError for an invalid query. Apart from analyze(), the
+    // Compiles the rules' queries (on a thread of its own: see wait_for_queries), reads the op tables
+    // and builds the trigger pre-filter, once; analyze() calls it first, and throws RuleError for an
+    // invalid query. Apart from analyze(), the
     // engine needs none of it: a warm check, where every file comes from the cache, only asks
     // about calls, and never pays for the compilation (most of a small check's start-up).
     // `texts`, when given, are all the sources analyze() will most likely be asked about (a
@@ -40,6 +42,11 @@ public:
     void prepare(const std::optional<std::vector<std::string_view>>& texts = std::nullopt) const;
     // How many query rules have their query compiled so far (after prepare()).
     std::size_t compiled_query_rules() const;
+    // prepare() compiles the queries on a thread of their own while the first files are parsed (a
+    // file waits for them only to run them): this waits for them, and throws the RuleError of a bad
+    // query, which analyze() would have reported as each Python file's skip reason. Call it once the
+    // files are analysed.
+    void wait_for_queries() const;
 
     struct Result {
         std::vector<Match> matches;
@@ -87,7 +94,7 @@ private:
     bool m_needs_op_tables = false;
     // Built by prepare(), once; read-only after.
     mutable std::once_flag m_prepared;
-    mutable std::unique_ptr<QuerySet> m_queries;
+    mutable std::shared_future<std::shared_ptr<const QuerySet>> m_queries;
     // Index of each query rule in m_queries->rules(), or npos when prepare() left it out.
     mutable std::vector<std::size_t> m_query_slot;
     mutable std::once_flag m_every_query;  // the fallback: all of them
