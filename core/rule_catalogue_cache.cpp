@@ -17,6 +17,18 @@
 namespace fs = std::filesystem;
 
 namespace nlohmann {
+// Paths as their native string, whether or not this nlohmann was built with <filesystem> support.
+template <>
+struct adl_serializer<std::filesystem::path> {
+    template <class Json>
+    static void to_json(Json& j, const std::filesystem::path& p) {
+        j = p.string();
+    }
+    template <class Json>
+    static void from_json(const Json& j, std::filesystem::path& p) {
+        p = std::filesystem::path(j.template get<std::string>());
+    }
+};
 template <class T>
 struct adl_serializer<std::optional<T>> {
     template <class Json>
