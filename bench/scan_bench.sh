@@ -13,7 +13,11 @@ mpsport=${MPSPORT:-$repo/build/mpsport}
 [ -d "$tree" ] || { echo "no tree at $tree: build one with bench/build_tree.py" >&2; exit 2; }
 command -v rg >/dev/null || { echo "ripgrep (rg) is not installed (scripts/install.sh installs it)" >&2; exit 2; }
 cache=$(mktemp -d)
-trap 'rm -rf "$cache"' EXIT
+# The loaded rules are kept between runs (README: the rules cache): here in a folder of this run's
+# own, filled by the first scan. The check is timed with it and without it.
+MPSPORT_RULES_CACHE=$(mktemp -d)
+export MPSPORT_RULES_CACHE
+trap 'rm -rf "$cache" "$MPSPORT_RULES_CACHE"' EXIT
 
 now() { date +%s.%N; }
 # median of 3 wall-clock runs of "$@", in seconds
@@ -46,12 +50,13 @@ t_warm=$(time3 "$mpsport" scan --cache-dir "$cache" --fail-on none --format json
 # Warm with one Python file edited each time: the memo misses, the per-file cache serves the rest.
 edited=$(find "$tree" -name '*.py' | sort | sed -n 1p)  # sed, not head: no SIGPIPE under pipefail
 cp "$edited" "$cache/edited.orig"
-trap 'cp "$cache/edited.orig" "$edited"; rm -rf "$cache"' EXIT
+trap 'cp "$cache/edited.orig" "$edited"; rm -rf "$cache" "$MPSPORT_RULES_CACHE"' EXIT
 edit_scan() { echo "# edit $RANDOM" >>"$edited"; "$mpsport" scan --cache-dir "$cache" --fail-on none --format json "$tree"; }
 t_edit=$(time3 edit_scan)
 cp "$cache/edited.orig" "$edited"
 mapfile -t ten < <(find "$tree" -name '*.py' -size +2k | sort | head -10)
 t_pre=$(time3 "$mpsport" check --no-cache --fail-on none "${ten[@]}")
+t_pre_norules=$(MPSPORT_RULES_CACHE=off time3 "$mpsport" check --no-cache --fail-on none "${ten[@]}")
 rss_cold=$(peak_rss_mb "$mpsport" scan --no-cache --fail-on none --format json "$tree")
 rss_warm=$(peak_rss_mb "$mpsport" scan --cache-dir "$cache" --fail-on none --format json "$tree")
 findings=$("$mpsport" scan --no-cache --fail-on none --format json "$tree" | /usr/bin/python3 -c 'import json,sys; j=json.load(sys.stdin); print(len(j["findings"]), j["files_scanned"], len(j["skipped"]))')
@@ -62,6 +67,7 @@ printf '%-34s %10.3f %10.1f\n' "mpsport scan, cold (no cache)" "$t_cold" "$(echo
 printf '%-34s %10.3f %10.1f\n' "mpsport scan, warm, unchanged" "$t_warm" "$(echo "$t_warm / $t_rg" | bc -l)"
 printf '%-34s %10.3f %10.1f\n' "mpsport scan, warm, 1 file edited" "$t_edit" "$(echo "$t_edit / $t_rg" | bc -l)"
 printf '%-34s %10.3f\n' "mpsport check, 10 files" "$t_pre"
+printf '%-34s %10.3f\n' "  the same, rules cache off" "$t_pre_norules"
 echo "peak RSS: cold ${rss_cold} MB, warm ${rss_warm} MB"
 echo "findings, files scanned, skipped: $findings"
 if [ -z "${SKIP_FLAKE8:-}" ] && command -v flake8 >/dev/null; then
