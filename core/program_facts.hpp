@@ -191,6 +191,16 @@ struct ImportUse {
     bool at_load = false;            // a top-level statement other than a def or class uses one, or a user
 };
 
+// A name a module holds only as a value of a registry: a module-level `NAME = {"key": value, ...}`
+// with string keys and at least three entries (im2mesh/config.py's `method_dict = {'onet': onet,
+// ..., 'dmc': dmc}`), the name used nowhere else but in import statements. The run's config picks one
+// entry by its key. Read on demand (analyzer/registry_choices.cpp), not cached.
+struct RegistryChoice {
+    std::string registry;  // the dictionary's name: method_dict
+    int line = 0;          // the entry's line
+    std::size_t entries = 0;
+};
+
 struct FileFacts {
     bool script = false;  // `if __name__ == "__main__":` at module level
     int script_line = 0;

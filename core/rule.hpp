@@ -222,6 +222,10 @@ struct ProgramVocabulary {
     // A stay-on-CUDA import that the run reaches through names another module of the repository
     // defines too, with nothing CUDA-only on load: importing that twin is the port.
     std::optional<WeightRule> twin_definition;
+    // A stay-on-CUDA finding the run reaches only through a name a module imports to hold as one value
+    // of a registry, the config picking one by its key (python registry_choices): the other entries are
+    // runs without it.
+    std::optional<WeightRule> registry_choice;
     // A CUDA-only op of the repository's extension whose every Python caller module also defines, at
     // its top, a function or class named like the op with one of these suffixes (`_pytorch`): the
     // PyTorch implementation of the same op, beside the kernel's call.

@@ -1555,6 +1555,42 @@ TEST(ProgramModel, AStayImportReachedThroughNamesWithATwinIsDualTrackAtMost) {
     EXPECT_EQ(find(partial, "cuda-only-package-import", "palm_pytorch/triton/softmax.py")->impact, VerdictImpact::stay);
 }
 
+// autonomousvision/occupancy_networks: im2mesh/config.py imports five methods only to fill
+// `method_dict`, and the config picks one; only dmc needs CUDA. What only dmc needs is dual-track at
+// most, the registry named. A name the module also uses otherwise, a dictionary of two entries, or
+// keys that are no strings, keep stay-on-CUDA.
+TEST(ProgramModel, AStayFindingReachedOnlyThroughARegistryEntryIsDualTrackAtMost) {
+    test::TempDir d;
+    d.write("im2mesh/__init__.py", "");
+    d.write("im2mesh/onet.py", "import torch\n\n\ndef get_model(cfg):\n    return torch.nn.Linear(2, 2)\n");
+    d.write("im2mesh/psgn.py", "import torch\n\n\ndef get_model(cfg):\n    return torch.nn.Linear(2, 2)\n");
+    d.write("im2mesh/dmc/__init__.py", "from im2mesh.dmc import ops\n\n\ndef get_model(cfg):\n    return ops.curvature()\n");
+    d.write("im2mesh/dmc/ops.py", "import triton\n\n\ndef curvature():\n    return None\n");
+    const std::string registry = "from im2mesh import onet, psgn, dmc\n\nmethod_dict = {\n    'onet': onet,\n    'psgn': psgn,\n    'dmc': dmc,\n}\n\n\n"
+                                 "def get_model(cfg):\n    return method_dict[cfg['method']].get_model(cfg)\n";
+    d.write("im2mesh/config.py", registry);
+    d.write("train.py", "import torch\nfrom im2mesh import config\n\nif __name__ == '__main__':\n    config.get_model({'method': 'onet'})\n");
+    const auto triton = [](const ScanResult& r) { return find(r, "cuda-only-package-import", "im2mesh/dmc/ops.py"); };
+    const ScanResult r = scan_dir(d);
+    ASSERT_NE(triton(r), nullptr);
+    EXPECT_EQ(triton(r)->reach, Reach::core);
+    EXPECT_EQ(triton(r)->impact, VerdictImpact::dual) << triton(r)->note;
+    EXPECT_NE(triton(r)->note.find("im2mesh/config.py:1 imports dmc only for method_dict (line 6, one of 3 entries)"), std::string::npos)
+        << triton(r)->note;
+    EXPECT_TRUE(std::any_of(triton(r)->related.begin(), triton(r)->related.end(),
+                            [](const RelatedLocation& rel) { return rel.location.path == "im2mesh/config.py" && rel.location.line == 6; }));
+
+    // the module also uses the name on load
+    d.write("im2mesh/config.py", registry + "\nDEFAULT = dmc.get_model\n");
+    EXPECT_EQ(triton(scan_dir(d))->impact, VerdictImpact::stay);
+    // two entries are no registry to pick from
+    d.write("im2mesh/config.py", "from im2mesh import onet, dmc\n\nmethod_dict = {'onet': onet, 'dmc': dmc}\n");
+    EXPECT_EQ(triton(scan_dir(d))->impact, VerdictImpact::stay);
+    // keys that are no strings
+    d.write("im2mesh/config.py", "from im2mesh import onet, psgn, dmc\n\nmethod_dict = {1: onet, 2: psgn, 3: dmc}\n");
+    EXPECT_EQ(triton(scan_dir(d))->impact, VerdictImpact::stay);
+}
+
 TEST(ProgramModel, RepositoryConfigSetsEntriesAndTooling) {
     test::TempDir d;
     d.write("run.py", "import torch\nimport examples.demo\nimport experiments.sweep\n\nif __name__ == \"__main__\":\n    pass\n");

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 
 namespace mpsport::python {
 namespace {
@@ -1421,6 +1422,45 @@ ImportUse import_use(TSNode root, const ModuleFacts& facts, int line) {
     }
     for (const auto& st : statements)
         if (st.defines.empty() && (uses_any(st, out.bound) || uses_any(st, out.users))) out.at_load = true;
+    return out;
+}
+
+std::map<std::string, RegistryChoice> registry_choices(TSNode root, const ModuleFacts& facts) {
+    constexpr std::size_t kMinEntries = 3;
+    std::map<std::string, RegistryChoice> out;
+    std::set<uint32_t> held;  // the start bytes of the values held
+    for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
+        const TSNode s = ts_node_named_child(root, i);
+        if (!is_type(s, "expression_statement") || ts_node_named_child_count(s) != 1) continue;
+        const TSNode assign = ts_node_named_child(s, 0);
+        if (!is_type(assign, "assignment") || !is_type(field(assign, "left"), "identifier")) continue;
+        const TSNode dict = field(assign, "right");
+        if (!is_type(dict, "dictionary")) continue;
+        std::vector<TSNode> pairs;
+        bool registry = true;
+        for (uint32_t k = 0; k < ts_node_named_child_count(dict) && registry; ++k) {
+            const TSNode p = ts_node_named_child(dict, k);
+            if (is_type(p, "comment")) continue;
+            registry = is_type(p, "pair") && is_type(field(p, "key"), "string");
+            pairs.push_back(p);
+        }
+        if (!registry || pairs.size() < kMinEntries) continue;
+        const std::string name(facts.text(field(assign, "left")));
+        for (const TSNode p : pairs) {
+            const TSNode value = field(p, "value");
+            if (!is_type(value, "identifier")) continue;
+            out.emplace(std::string(facts.text(value)), RegistryChoice{name, static_cast<int>(ts_node_start_point(p).row) + 1, pairs.size()});
+            held.insert(ts_node_start_byte(value));
+        }
+    }
+    if (out.empty()) return out;
+    // Any other use of a held name (a call, an attribute, another statement's use) and it is no mere choice.
+    for_each_node(root, [&](TSNode n) {
+        if (!is_type(n, "identifier") || held.count(ts_node_start_byte(n))) return;
+        const auto it = out.find(std::string(facts.text(n)));
+        if (it == out.end() || !ts_node_is_null(enclosing(n, {"import_statement", "import_from_statement"}))) return;
+        out.erase(it);
+    });
     return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include <tree_sitter/api.h>
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -45,5 +46,9 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
 
 // The ImportUse of the module-level import statement that starts on `line` (a full parse).
 ImportUse import_use(TSNode root, const ModuleFacts& facts, int line);
+
+// The names a module holds only as registry values (core/program_facts.hpp RegistryChoice), by the
+// name held (a full parse).
+std::map<std::string, RegistryChoice> registry_choices(TSNode root, const ModuleFacts& facts);
 
 }  // namespace mpsport::python

@@ -335,6 +335,11 @@ ImportUse PythonEngine::import_use(std::string_view text, int line) const {
     return python::import_use(root, ModuleFacts(root, text), line);
 }
 
+std::map<std::string, RegistryChoice> PythonEngine::registry_choices(std::string_view text) const {
+    return with_file(text, {}, m_catalogue, std::map<std::string, RegistryChoice>{},
+                     [&](TSNode root, const ModuleFacts& facts, const GuardFinder&) { return python::registry_choices(root, facts); });
+}
+
 std::vector<FunctionUses> PythonEngine::uses_of_functions(std::string_view text, const std::vector<FunctionQuery>& queries, bool full_parse) const {
     // Only the statements that can answer: those naming a function asked about or holding a line
     // asked about, the statements naming what those define (callers, up to the depth that guards are

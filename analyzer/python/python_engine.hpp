@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <future>
+#include <map>
 #include <memory>
 #include <optional>
 #include <mutex>
@@ -83,6 +84,8 @@ public:
 
     // What the module in `text` does with the names its module-level import on `line` binds (a full parse).
     ImportUse import_use(std::string_view text, int line) const;
+    // The names the module holds only as registry values (program_facts.hpp registry_choices).
+    std::map<std::string, RegistryChoice> registry_choices(std::string_view text) const;
 
 private:
     void build(const std::optional<std::vector<std::string_view>>& texts) const;  // prepare()'s work
