@@ -197,6 +197,9 @@ struct ProgramVocabulary {
     // Deep-learning frameworks other than PyTorch: an entry script that imports one and not torch is
     // another framework's program (ResNeSt's scripts/gluon/train.py, MXNet), not the run being ported.
     std::vector<std::string> other_frameworks;
+    // File-name globs of a backup copy of a module (modules_bak.py): its `__main__` block
+    // is no entry point of the run; it is reached only where the code imports it.
+    std::vector<std::string> backup_files;
     std::map<GuardKind, WeightRule> guard_weights;
     std::map<Reach, WeightRule> reach_weights;
     // Per rule category ("op-support", "dtype"): taken on top of reach_weights.

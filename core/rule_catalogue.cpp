@@ -266,6 +266,7 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
     if (tooling["evaluation_entry_words"]) p.evaluation_entry_words = string_list(tooling, "evaluation_entry_words", file);
     if (tooling["sole_run_files"]) p.sole_run_files = string_list(tooling, "sole_run_files", file);
     if (tooling["other_frameworks"]) p.other_frameworks = string_list(tooling, "other_frameworks", file);
+    if (tooling["backup_files"]) p.backup_files = string_list(tooling, "backup_files", file);
     if (const YAML::Node gw = doc["guard_weights"]) {
         for (const auto& kv : gw) {
             auto kind = parse_guard_kind(kv.first.as<std::string>());

@@ -1591,6 +1591,38 @@ TEST(ProgramModel, AStayFindingReachedOnlyThroughARegistryEntryIsDualTrackAtMost
     EXPECT_EQ(triton(scan_dir(d))->impact, VerdictImpact::stay);
 }
 
+// rinongal/textual_inversion: ldm/modules/encoders/modules_bak.py, a backup copy of modules.py with a
+// `__main__` block, is no entry point (tooling.backup_files): what only it holds is unreached. The
+// same file under another name is an entry, and a backup that the code imports is reached as any module.
+TEST(ProgramModel, ABackupCopysMainBlockIsNoEntryPoint) {
+    test::TempDir d;
+    d.write("main.py", "import torch\nfrom encoders import modules\n\nif __name__ == '__main__':\n    modules.Embedder()\n");
+    d.write("encoders/__init__.py", "");
+    d.write("encoders/modules.py", "import torch\n\n\nclass Embedder(torch.nn.Module):\n    def __init__(self, device='cpu'):\n        super().__init__()\n");
+    const std::string backup = "import torch\n\n\nclass Embedder(torch.nn.Module):\n    def __init__(self, device='cuda'):\n        super().__init__()\n\n\n"
+                               "if __name__ == '__main__':\n    Embedder()\n";
+    d.write("encoders/modules_bak.py", backup);
+    const ScanResult r = scan_dir(d);
+    const Finding* bak = find(r, "cuda-default-argument", "encoders/modules_bak.py");
+    ASSERT_NE(bak, nullptr);
+    EXPECT_EQ(bak->reach, Reach::unreached) << bak->note;
+    EXPECT_TRUE(std::none_of(r.program.entry_points.begin(), r.program.entry_points.end(),
+                             [](const auto& e) { return e.path == "encoders/modules_bak.py"; }));
+    // the same module under a name that says no backup: its __main__ block runs it
+    std::filesystem::remove(d.path() / "encoders/modules_bak.py");
+    d.write("encoders/modules_cuda.py", backup);
+    const ScanResult renamed = scan_dir(d);
+    ASSERT_NE(find(renamed, "cuda-default-argument", "encoders/modules_cuda.py"), nullptr);
+    EXPECT_EQ(find(renamed, "cuda-default-argument", "encoders/modules_cuda.py")->reach, Reach::core);
+    // a backup the run imports
+    std::filesystem::remove(d.path() / "encoders/modules_cuda.py");
+    d.write("encoders/modules_bak.py", backup);
+    d.write("main.py", "import torch\nfrom encoders import modules_bak\n\nif __name__ == '__main__':\n    modules_bak.Embedder()\n");
+    const ScanResult imported = scan_dir(d);
+    ASSERT_NE(find(imported, "cuda-default-argument", "encoders/modules_bak.py"), nullptr);
+    EXPECT_EQ(find(imported, "cuda-default-argument", "encoders/modules_bak.py")->reach, Reach::core);
+}
+
 TEST(ProgramModel, RepositoryConfigSetsEntriesAndTooling) {
     test::TempDir d;
     d.write("run.py", "import torch\nimport examples.demo\nimport experiments.sweep\n\nif __name__ == \"__main__\":\n    pass\n");

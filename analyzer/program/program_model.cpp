@@ -947,7 +947,10 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
                 add(f.path, "notebook");
         }
         if (!f.facts) continue;
-        if (f.facts->script) {
+        const std::string name = base_name(f.path);
+        const bool backup = std::any_of(m_vocab.backup_files.begin(), m_vocab.backup_files.end(),
+                                        [&](const std::string& glob) { return fnmatch(glob.c_str(), name.c_str(), 0) == 0; });
+        if (f.facts->script && !backup) {
             const bool smoke = self_test(f.path);
             add(f.path, "__main__ block (line " + std::to_string(f.facts->script_line) + ")" +
                             (smoke ? std::string(" of a module of the project's package that nothing imports or runs: a self-test") : ""),
