@@ -25,7 +25,6 @@
 // a callback, stored, re-exported under another name), a decorated function (a decorator may register
 // it; not one that only wraps: rules/program.yaml transparent_decorators), or one unguarded call. The defining files and their importers are parsed again, whole, here:
 // the scan may have parsed only the regions of a file around its matches.
-#include <fnmatch.h>
 
 #include <algorithm>
 #include <map>
@@ -77,8 +76,7 @@ bool is_candidate(const Finding& f, const RuleCatalogue& catalogue) {
 // A method followed by name: not a dunder, not one a framework calls by itself.
 bool followed_method(const std::string& name, const GuardVocabulary& vocab) {
     if (name.size() > 4 && name.compare(0, 2, "__") == 0 && name.compare(name.size() - 2, 2, "__") == 0) return false;
-    return std::none_of(vocab.implicit_methods.begin(), vocab.implicit_methods.end(),
-                        [&](const std::string& glob) { return fnmatch(glob.c_str(), name.c_str(), 0) == 0; });
+    return !matches_any_glob(vocab.implicit_methods, name);
 }
 
 // Whether `at` lies in a comment: a `#` before it on its line, outside a one-line string literal.

@@ -19,20 +19,9 @@
 namespace fs = std::filesystem;
 
 namespace mpsport {
-namespace {
 
-// The last part of the module a file is: "im2mesh/dmc/__init__.py" -> "dmc", "pkg/ops.py" -> "ops".
-std::string module_tail(std::string path) {
-    if (path.size() > 3 && path.compare(path.size() - 3, 3, ".py") == 0) path.resize(path.size() - 3);
-    const std::string init = "/__init__";
-    if (path.size() > init.size() && path.compare(path.size() - init.size(), init.size(), init) == 0) path.resize(path.size() - init.size());
-    const std::size_t slash = path.rfind('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-}  // namespace
-
-void Scanner::weigh_registry_choices(const std::vector<program::FileRecord>& records, const fs::path& base, std::vector<Finding>& findings) const {
+void Scanner::weigh_registry_choices(const std::vector<program::FileRecord>& records, const program::ProgramModel& model, const fs::path& base,
+                                     std::vector<Finding>& findings) const {
     const auto& weight = m_catalogue.program().registry_choice;
     if (!weight) return;
     std::map<std::string, const program::FileRecord*> by_path;
@@ -50,7 +39,9 @@ void Scanner::weigh_registry_choices(const std::vector<program::FileRecord>& rec
         std::vector<Step> steps;
         for (std::size_t i = 0; i + 1 < f.chain.size(); ++i) {
             const auto [file, line] = program::split_chain_step(f.chain[i]);
-            const std::string next = module_tail(program::split_chain_step(f.chain[i + 1]).first);
+            // the name the next file goes by in an import: the last part of its module ("im2mesh.dmc": dmc)
+            const std::string module = model.module_name_of(program::split_chain_step(f.chain[i + 1]).first);
+            const std::string next = module.substr(module.rfind('.') == std::string::npos ? 0 : module.rfind('.') + 1);
             const auto rec = by_path.find(file);
             if (line == 0 || next.empty() || rec == by_path.end() || !rec->second->facts) continue;
             for (const auto& imp : rec->second->facts->imports) {

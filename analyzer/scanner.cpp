@@ -729,7 +729,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     read_import_uses(base, result.findings, model);
     program::apply_program_model(model, m_catalogue.program(), result.findings);
     weigh_twin_definitions(records, model, base, result.findings);
-    weigh_registry_choices(records, base, result.findings);
+    weigh_registry_choices(records, model, base, result.findings);
     weigh_kernel_twins(base, result.findings);
     program::apply_data_reach(model, readers_of, m_catalogue.program(), data_findings);
     result.findings.insert(result.findings.end(), data_findings.begin(), data_findings.end());

@@ -126,8 +126,8 @@ private:
                                 const std::filesystem::path& base, std::vector<Finding>& findings) const;
     // A stay-on-CUDA finding reached through a name a module imports only to hold in a registry
     // (analyzer/registry_choices.cpp).
-    void weigh_registry_choices(const std::vector<program::FileRecord>& records, const std::filesystem::path& base,
-                                std::vector<Finding>& findings) const;
+    void weigh_registry_choices(const std::vector<program::FileRecord>& records, const program::ProgramModel& model,
+                                const std::filesystem::path& base, std::vector<Finding>& findings) const;
     // A CUDA-only extension op whose Python callers define its PyTorch twin (`*_pytorch`) beside the
     // call (analyzer/twin_definitions.cpp).
     void weigh_kernel_twins(const std::filesystem::path& base, std::vector<Finding>& findings) const;

@@ -1,5 +1,8 @@
 #include "core/paths.hpp"
 
+#include <fnmatch.h>
+
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -98,6 +101,11 @@ std::string build_identity() {
         return fallback;
     }();
     return identity;
+}
+
+bool matches_any_glob(const std::vector<std::string>& globs, std::string_view name) {
+    const std::string n(name);
+    return std::any_of(globs.begin(), globs.end(), [&](const std::string& g) { return fnmatch(g.c_str(), n.c_str(), 0) == 0; });
 }
 
 void write_file_atomically(const fs::path& path, std::string_view data) {

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mpsport {
 
@@ -12,6 +13,9 @@ std::string read_file(const std::filesystem::path& path);
 // A path relative to the repository with "." and ".." resolved ("a/./b/../c" -> "a/c"); empty when
 // it leaves the repository.
 std::string normalise_relative(const std::string& path);
+// Whether `name` (a file name, a function's name) matches one of the shell globs (`test_*.py`,
+// `is_*_available`): fnmatch, no path rules.
+bool matches_any_glob(const std::vector<std::string>& globs, std::string_view name);
 // Writes through a temporary file and a rename, so a reader never sees half a report.
 void write_file_atomically(const std::filesystem::path& path, std::string_view data);
 // What identifies the running build beyond its version string: the executable's GNU build id

@@ -1,9 +1,9 @@
 #include "analyzer/manifests/manifest_engine.hpp"
 
-#include <fnmatch.h>
-
 #include <algorithm>
 #include <stdexcept>
+
+#include "core/paths.hpp"
 
 namespace mpsport::manifests {
 namespace {
@@ -188,7 +188,7 @@ std::vector<Match> ManifestEngine::analyze(FileKind kind, const SourceText& sour
                 // environment comes from it (EDM's `pytorch` + `nvidia` channels, no CUDA package).
                 const auto it = c.rule->params.find("packages");
                 const bool pulls = it == c.rule->params.end() || std::any_of(facts->dependencies.begin(), facts->dependencies.end(), [&](const Dependency& d) {
-                    return std::any_of(it->second.begin(), it->second.end(), [&](const std::string& glob) { return fnmatch(glob.c_str(), d.name.c_str(), 0) == 0; });
+                    return matches_any_glob(it->second, d.name);
                 });
                 for (const Span& s : facts->nvidia_channels) {
                     out.push_back(match_at(*c.rule, s, "nvidia"));

@@ -329,10 +329,7 @@ bool ProgramModel::in_tooling_folder(const std::string& path) const { return fol
 
 bool ProgramModel::is_tooling_path(const std::string& path) const {
     if (folder_named(path, m_tooling_dirs)) return true;
-    const std::string name = base_name(path);
-    for (const auto& glob : m_tooling_files)
-        if (fnmatch(glob.c_str(), name.c_str(), 0) == 0) return true;
-    return false;
+    return matches_any_glob(m_tooling_files, base_name(path));
 }
 
 void ProgramModel::index_files(const std::vector<FileRecord>& files) {
@@ -947,10 +944,7 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
                 add(f.path, "notebook");
         }
         if (!f.facts) continue;
-        const std::string name = base_name(f.path);
-        const bool backup = std::any_of(m_vocab.backup_files.begin(), m_vocab.backup_files.end(),
-                                        [&](const std::string& glob) { return fnmatch(glob.c_str(), name.c_str(), 0) == 0; });
-        if (f.facts->script && !backup) {
+        if (f.facts->script && !matches_any_glob(m_vocab.backup_files, base_name(f.path))) {
             const bool smoke = self_test(f.path);
             add(f.path, "__main__ block (line " + std::to_string(f.facts->script_line) + ")" +
                             (smoke ? std::string(" of a module of the project's package that nothing imports or runs: a self-test") : ""),
@@ -1018,10 +1012,7 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
     if (!other_commanded)
         for (auto& e : m_summary.entry_points) {
             if (!e.tooling || !m_commanded.count(e.path) || folder_named(e.path, m_tooling_dirs) || e.why.rfind("run by ", 0) != 0) continue;
-            const std::string name = base_name(e.path);
-            if (std::none_of(m_vocab.sole_run_files.begin(), m_vocab.sole_run_files.end(),
-                             [&](const std::string& glob) { return fnmatch(glob.c_str(), name.c_str(), 0) == 0; }))
-                continue;
+            if (!matches_any_glob(m_vocab.sole_run_files, base_name(e.path))) continue;
             e.tooling = false;
             e.why += ": the only script the repository's commands run";
         }

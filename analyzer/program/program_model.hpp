@@ -168,6 +168,8 @@ public:
     // other than the project's around it and is no Python package. nullopt for the repository's own
     // code.
     std::optional<std::string> vendored_root(const std::string& path) const;
+    // The dotted module a Python file of the repository is, below its import root ("im2mesh/dmc/__init__.py": "im2mesh.dmc").
+    std::string module_name_of(const std::string& path) const;
     // Whether `path` imports something at `line` unguarded, at module level (it runs on import).
     bool imports_on_load(const std::string& path, int line) const { return m_imports_on_load.count({path, line}) > 0; }
     // The files that import one of `seeds` (path -> the CUDA-only package it imports on load and where:
@@ -258,7 +260,6 @@ private:
     std::set<std::string> m_options_turned_on;
     // A dotted module of the repository, under the import roots of `from`'s checkout; nullopt if none.
     std::optional<std::string> module_in_project(const std::string& dotted, const std::string& from) const;
-    std::string module_name_of(const std::string& path) const;
     bool binds_name(const std::string& init, const std::string& name) const;
     // Whether the module file at `path` builds no extension and imports nothing from the repository's
     // own packages (nor relatively): a name it binds is no compiled module of the repository's.

@@ -1,10 +1,9 @@
 #include "analyzer/python/guards.hpp"
 
-#include <fnmatch.h>
-
+#include <algorithm>
 #include <cctype>
 
-#include <algorithm>
+#include "core/paths.hpp"
 
 namespace mpsport::python {
 namespace {
@@ -19,14 +18,6 @@ bool under_any(const std::vector<std::string>& prefixes, std::string_view name) 
 std::string last_component(std::string_view dotted) {
     const auto dot = dotted.rfind('.');
     return std::string(dot == std::string_view::npos ? dotted : dotted.substr(dot + 1));
-}
-
-// `is_apex_available` against ["is_*_available"]
-bool matches_any(const std::vector<std::string>& globs, std::string_view name) {
-    const std::string n(name);
-    for (const auto& g : globs)
-        if (fnmatch(g.c_str(), n.c_str(), 0) == 0) return true;
-    return false;
 }
 
 bool is_exit(TSNode stmt) {
@@ -128,7 +119,7 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
     if (type == "call") {
         const std::string q = m_facts.qualname(field(n, "function"));
         if (listed(m_vocab.device_calls, q) || listed(m_vocab.device_functions, last_segment(q))) take(GuardKind::device_check);
-        if (matches_any(m_vocab.package_checks, last_segment(q))) take(GuardKind::import_fallback);
+        if (matches_any_glob(m_vocab.package_checks, last_segment(q))) take(GuardKind::import_fallback);
         if (listed(m_vocab.distributed_calls, q) || listed(m_vocab.distributed_functions, last_segment(q)))
             take(GuardKind::distributed_gate);
         if (listed(m_vocab.platform_names, q)) take(GuardKind::platform);
@@ -1109,9 +1100,9 @@ bool GuardFinder::always_leaves(TSNode block) const {
         bool flag = false;
         for_each_node(field(condition, "argument"), [&](TSNode n) {
             if (flag) return;
-            if (is_type(n, "identifier")) flag = matches_any(m_vocab.install_flags, m_facts.text(n));
+            if (is_type(n, "identifier")) flag = matches_any_glob(m_vocab.install_flags, m_facts.text(n));
             else if (is_type(n, "string"))
-                if (const auto v = m_facts.string_value(n)) flag = matches_any(m_vocab.install_flags, *v);
+                if (const auto v = m_facts.string_value(n)) flag = matches_any_glob(m_vocab.install_flags, *v);
         });
         return flag;
     };
