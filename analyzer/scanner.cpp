@@ -409,7 +409,12 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     });
     auto infer_flags = [&] { return cuda::CompileFlags::infer(base, m_clang->trigger_literals()); };
     cuda::CompileFlags flags = any_native_to_read ? infer_flags() : cuda::CompileFlags();
-    if (any_native && cuda::ClangEngine::forks_need_one_thread()) jobs = 1;  // see there: sanitizer builds only
+    if (any_native && cuda::ClangEngine::forks_need_one_thread()) {
+        // See there: sanitizer builds only. The Python queries compile on a thread of their own
+        // (PythonEngine::prepare), which allocates: it must end before a Clang worker is forked.
+        jobs = 1;
+        if (m_python) m_python->wait_for_queries();
+    }
     if (any_native_to_read) m_clang->prepare();  // here too: a bad matcher fails the scan, not a worker
 
     phase("engines");

@@ -116,7 +116,8 @@ public:
     // True in AddressSanitizer builds: their allocator (GCC 12's libasan, LLVM 14) takes no lock
     // around fork(), so a Clang worker forked while another scan thread allocates deadlocks in the
     // child (seen with gdb: the child waits in SizeClassAllocator64::GetFromAllocator's mutex). Such
-    // builds analyse on one thread when a C++/CUDA file is parsed.
+    // builds analyse on one thread when a C++/CUDA file is parsed, and the scan first waits for the
+    // Python queries' compilation, which runs on a thread of its own.
     static bool forks_need_one_thread();
 
     static bool available();           // this build has the Clang engine
