@@ -636,6 +636,17 @@ TEST_F(PythonEngineTest, BrokenNotebookIsSkippedWithAReason) {
     EXPECT_NE(out.skip_reason->find("not valid JSON"), std::string::npos) << *out.skip_reason;
 }
 
+// facebookresearch/sapiens crashed the scan (SIGSEGV): a flag's default was looked for among the
+// class's assignments, and `self.flag: bool` is an assignment with no right side, whose null node
+// tree-sitter was asked for its bytes. A keyword passing `self.flag` in a file that names a package's
+// `used_through` callee is what asks.
+TEST_F(PythonEngineTest, AnAnnotationWithoutAValueIsNoCrash) {
+    const auto fs = scan("from accelerate import DeepSpeedPlugin\n\n\nclass Runner:\n    def __init__(self, offload=False):\n"
+                         "        self.offload: bool\n        self.offload = offload\n\n"
+                         "    def plugin(self):\n        return DeepSpeedPlugin(offload_optimizer=self.offload)\n");
+    EXPECT_EQ(of(fs, "cuda-only-package-import").size(), 1u);
+}
+
 TEST_F(PythonEngineTest, FilesWithoutTriggersAreNotParsedButCostNothing) {
     EXPECT_TRUE(scan("import torch\nx = torch.zeros(3)\ny = x + 1\n").empty());
 }

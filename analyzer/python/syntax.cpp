@@ -248,6 +248,9 @@ ModuleFacts::ModuleFacts(TSNode root, std::string_view text) : m_text(text), m_r
 }
 
 std::string_view ModuleFacts::text(TSNode node) const {
+    // A field the grammar leaves out (`self.flag: bool` is an assignment without a right side) is a
+    // null node: it has no text, and tree-sitter must not be asked for its bytes.
+    if (ts_node_is_null(node)) return {};
     return m_text.substr(ts_node_start_byte(node), ts_node_end_byte(node) - ts_node_start_byte(node));
 }
 
