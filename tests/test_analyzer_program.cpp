@@ -1934,6 +1934,32 @@ TEST(ProgramModel, AFolderPutOnSysPathIsARootAndAnOpOfAnOptionalModuleIsOptional
     EXPECT_EQ(check("import sys\nsys.path.append('../../core')\n").first, Reach::unreached);
 }
 
+// A collection of sub-projects (OpenGVLab/InternVideo): each runs from its own folder and finds its
+// own `models` there, though that folder is a package of no root and another sub-project's `models`
+// comes first among the roots. The import, and a document's import, take the nearest folder in which
+// the whole dotted name resolves.
+TEST(ProgramModel, ASubProjectsImportsFindItsOwnModulesBeforeAnotherSubProjects) {
+    test::TempDir d;
+    d.write("Next/models/__init__.py", "import torch\nimport flash_attn\n");
+    d.write("V1/ViCLIP/models/__init__.py", "");
+    d.write("V1/ViCLIP/models/utils.py", "import torch\n\n\ndef gather(x):\n    return x\n");
+    d.write("V1/ViCLIP/models/criterions.py", "from models.utils import gather\n\n\ndef get_sim(a):\n    return gather(a)\n");
+    d.write("V1/ViCLIP/tasks/pretrain.py", "import torch\nfrom models.criterions import get_sim\n\nif __name__ == '__main__':\n    get_sim(torch.ones(2))\n");
+    d.write("V2/multi/__init__.py", "");
+    d.write("V2/multi/models/__init__.py", "");
+    d.write("V2/multi/models/criterions.py", "import torch\n\n\ndef get_sim(a):\n    return a\n");
+    d.write("V2/multi/GUIDE.md", "# Demo\n\n```python\nfrom models.criterions import get_sim\n```\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* flash = find(r, "cuda-only-package-import", "Next/models/__init__.py");
+    ASSERT_NE(flash, nullptr);
+    EXPECT_NE(flash->reach, Reach::core) << flash->note;
+    EXPECT_EQ(flash->chain, std::vector<std::string>{}) << flash->note;
+    const auto& entries = r.program.entry_points;
+    const auto documented = std::find_if(entries.begin(), entries.end(), [](const EntryPoint& e) { return e.why.find("V2/multi/GUIDE.md") != std::string::npos; });
+    ASSERT_NE(documented, entries.end());
+    EXPECT_EQ(documented->path, "V2/multi/models/criterions.py") << documented->why;
+}
+
 // Op-level reach: a CUDA-only op of an extension is as needed as the Python calls of it. The one the
 // training step calls is core (stay-on-CUDA); the one only a test calls is tooling; the one nobody
 // calls is optional while other ops of the module are called; a torch.ops op takes the reach of its

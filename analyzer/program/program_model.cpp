@@ -232,7 +232,7 @@ void ProgramModel::find_skip_scopes(const std::vector<FileRecord>& files) {
                 } else {
                     const std::string module = skip.via.substr(0, dot);
                     std::vector<std::string> bases{scope.dir};
-                    const auto& holding = roots_holding(module);
+                    const auto holding = roots_holding(module, f.path);
                     bases.insert(bases.end(), holding.begin(), holding.end());
                     for (const auto& base : bases)
                         if (auto m = find_module(base, module)) defined_in.push_back(*m);
@@ -311,7 +311,10 @@ std::pair<std::string, int> split_chain_step(const std::string& step) {
 }
 
 std::optional<std::string> ProgramModel::module_in_project(const std::string& dotted, const std::string& from) const {
-    for (const auto& root : roots_holding(dotted))
+    std::vector<std::string> bases = folders_resolving(dir_of(from), dotted);
+    const auto holding = roots_holding(dotted, from);
+    bases.insert(bases.end(), holding.begin(), holding.end());
+    for (const auto& root : bases)
         if (m_projects.empty() || project_of(root + "/") == project_of(from))
             if (auto m = find_module(root, dotted)) return m;
     return std::nullopt;
@@ -422,6 +425,28 @@ const std::vector<std::string>& ProgramModel::roots_holding(std::string_view dot
     return it == m_root_heads.end() ? none : it->second;
 }
 
+std::vector<std::string> ProgramModel::roots_holding(std::string_view dotted, const std::string& near) const {
+    std::vector<std::string> roots = roots_holding(dotted);
+    // How deep the root is when `near` lies under it, -1 when not.
+    auto depth = [&](const std::string& root) -> long {
+        if (root.empty()) return 0;
+        if (near.size() <= root.size() || near[root.size()] != '/' || near.compare(0, root.size(), root) != 0) return -1;
+        return static_cast<long>(std::count(root.begin(), root.end(), '/')) + 1;
+    };
+    std::stable_sort(roots.begin(), roots.end(), [&](const std::string& a, const std::string& b) { return depth(a) > depth(b); });
+    return roots;
+}
+
+std::vector<std::string> ProgramModel::folders_resolving(std::string dir, const std::string& dotted) const {
+    std::vector<std::string> out;
+    if (dotted.empty()) return out;
+    for (;; dir = dir_of(dir)) {
+        if (find_module(dir, dotted)) out.push_back(dir);
+        if (dir.empty()) break;
+    }
+    return out;
+}
+
 void ProgramModel::own(const std::string& path, const std::string& name) {
     m_own.insert(name);
     if (!m_projects.empty()) m_own_in[project_of(path)].insert(name);
@@ -516,7 +541,9 @@ void ProgramModel::add_edges(const FileRecord& file) {
             dotted_names.push_back(imp.module);
             for (const auto& n : imp.names) dotted_names.push_back(imp.module + "." + n);
             std::vector<std::string> bases{here};
-            const auto& holding = roots_holding(imp.module);
+            const auto above = folders_resolving(dir_of(here), imp.module);
+            if (!here.empty()) bases.insert(bases.end(), above.begin(), above.end());
+            const auto holding = roots_holding(imp.module, file.path);
             bases.insert(bases.end(), holding.begin(), holding.end());
             const std::string head = imp.module.substr(0, imp.module.find('.'));
             const std::string& project = project_of(file.path);
