@@ -65,6 +65,24 @@ TEST(ProgramModel, OwnPackageNamedLikeACudaPackageIsNotADependency) {
     EXPECT_EQ(own, 0);
 }
 
+// Megatron-LM's own code is the namespace package megatron/ (no __init__.py; megatron/core and
+// megatron/training are its packages), whose name the packages catalogue gives Megatron-Core: its
+// imports of megatron.core are itself, not an outside CUDA-only package.
+TEST(ProgramModel, AnOwnNamespacePackageNamedLikeACudaPackageIsNotADependency) {
+    test::TempDir d;
+    d.write("pyproject.toml", "[project]\nname = \"megatron-core\"\nversion = \"1\"\n");
+    d.write("megatron/core/__init__.py", "from megatron.core.layers import Linear\n");
+    d.write("megatron/core/layers.py", "import torch\n\n\nclass Linear(torch.nn.Module):\n    pass\n");
+    d.write("megatron/training/__init__.py", "");
+    d.write("megatron/training/loop.py", "import torch\nfrom megatron.core import Linear\nimport transformer_engine\n");
+    d.write("pretrain_gpt.py", "from megatron.training.loop import Linear\n\nif __name__ == '__main__':\n    Linear()\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* te = find(r, "cuda-only-package-import", "megatron/training/loop.py");
+    ASSERT_NE(te, nullptr);
+    EXPECT_EQ(te->subject, "transformer_engine") << "the real outside package is reported";
+    for (const auto& f : r.findings) EXPECT_NE(f.subject, "megatron") << f.location.path << ":" << f.location.line << " " << f.message;
+}
+
 // peft's examples/sft/requirements.txt lists deepspeed, which the package's own code imports: the
 // top-level requirements.txt and setup.py that declare it too are as needed as that import, the
 // example's declaration is installed only to run the example (tooling).

@@ -358,14 +358,18 @@ void ProgramModel::index_files(const std::vector<FileRecord>& files) {
     }
     // Under which roots each top-level name lies: every root above a file, with the file's first
     // component below it (a module, a package or a namespace package). The repository's own
-    // top-level names are the modules directly in a root and the packages (with __init__.py) under one.
+    // top-level names are the modules directly in a root, the packages (with __init__.py) under one, and
+    // the namespace packages that hold outermost packages.
     for (const auto& path : m_python) {
         for (std::string root = dir_of(path);; root = dir_of(root)) {
             if (m_roots.count(root)) {
                 bool module = false;
                 const std::string head = top_name_under(root, path, module);
                 m_root_heads[head].push_back(root);
-                if (module || m_python_index.count(join(root, head + "/__init__.py"))) own(path, head);
+                // A namespace package (a folder without __init__.py whose packages are the outermost
+                // ones: Megatron-LM's megatron/, holding megatron/core and megatron/training) is the
+                // repository's own as much as a package is.
+                if (module || m_python_index.count(join(root, head + "/__init__.py")) || m_roots.count(join(root, head))) own(path, head);
             }
             if (root.empty()) break;
         }
