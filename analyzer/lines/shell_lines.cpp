@@ -1,6 +1,8 @@
 #include "analyzer/lines/shell_lines.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <sstream>
 
 namespace mpsport::lines {
 
@@ -50,6 +52,77 @@ std::vector<ShellCommand> shell_commands(std::string_view text, bool join) {
         out.push_back(std::move(c));
     }
     return out;
+}
+
+namespace {
+
+bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// `$NAME` and `${NAME}` in `token`, each passed to `value(name, written)` for what replaces it.
+template <class F>
+std::string replace_variables(const std::string& token, F&& value) {
+    std::string out;
+    for (std::size_t i = 0; i < token.size(); ++i) {
+        if (token[i] != '$' || i + 1 == token.size()) {
+            out += token[i];
+            continue;
+        }
+        std::size_t begin = i + 1, end = begin;
+        const bool braced = token[begin] == '{';
+        if (braced) {
+            end = token.find('}', begin);
+            if (end == std::string::npos) {
+                out += token.substr(i);
+                break;
+            }
+            ++begin;
+        } else {
+            while (end < token.size() && is_name_char(token[end])) ++end;
+        }
+        const std::string name = token.substr(begin, end - begin);
+        const std::string written = token.substr(i, end + (braced ? 1 : 0) - i);
+        if (name.empty() || !std::all_of(name.begin(), name.end(), is_name_char)) {
+            out += written;
+        } else {
+            out += value(name, written);
+        }
+        i = end + (braced ? 1 : 0) - 1;
+    }
+    return out;
+}
+
+}  // namespace
+
+std::vector<std::string> tokens_of(std::string_view command) {
+    std::string cleaned;
+    for (char c : command) cleaned.push_back(c == '"' || c == '\'' || c == ',' || c == '[' || c == ']' || c == ';' || c == '&' || c == '|' || c == '(' || c == ')' ? ' ' : c);
+    std::istringstream in(cleaned);
+    std::vector<std::string> out;
+    for (std::string t; in >> t;) out.push_back(t);
+    return out;
+}
+
+std::string expand(const std::string& text, const ShellVariables& variables) {
+    if (text.find('$') == std::string::npos) return text;
+    return replace_variables(text, [&](const std::string& name, const std::string& written) {
+        const auto it = variables.find(name);
+        return it == variables.end() ? written : it->second;
+    });
+}
+
+std::string as_placeholders(const std::string& token) {
+    return replace_variables(token, [](const std::string& name, const std::string&) { return "{" + name + "}"; });
+}
+
+void assign(const std::vector<std::string>& tokens, ShellVariables& variables) {
+    for (const std::string& t : tokens) {
+        if (t == "export") continue;
+        const auto eq = t.find('=');
+        if (eq == std::string::npos || eq == 0 || !std::all_of(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(eq), is_name_char) ||
+            std::isdigit(static_cast<unsigned char>(t.front())))
+            return;
+        variables[t.substr(0, eq)] = t.substr(eq + 1);
+    }
 }
 
 }  // namespace mpsport::lines

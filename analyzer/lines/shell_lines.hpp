@@ -3,6 +3,7 @@
 // the launch lines of the program model (program/entry_refs.cpp).
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,5 +30,23 @@ struct ShellCommand {
 // Every command of `text`, a comment line being one of its own, which also ends a command continued
 // onto it. A '\r' before a newline is dropped. `join` false: one command per line.
 std::vector<ShellCommand> shell_commands(std::string_view text, bool join = true);
+
+// The words of a command, quotes and the separators `,;&|()[]` read as spaces.
+std::vector<std::string> tokens_of(std::string_view command);
+
+// The shell variables of a script (or of one fenced block of a README) that plain assignments set
+// (`CONFIG=configs/base.yaml`, `export EXP=toy`), for the commands after them.
+using ShellVariables = std::map<std::string, std::string>;
+
+// `NAME=value` and `export NAME=value` before the command of a line (or alone on it) set NAME for
+// the lines after it; the tokens are the line's, their variables already expanded.
+void assign(const std::vector<std::string>& tokens, ShellVariables& variables);
+
+// `text` with the values of the variables set before it ($NAME, ${NAME}); the others as written.
+std::string expand(const std::string& text, const ShellVariables& variables);
+
+// A variable nobody set, as a placeholder: `configs/${EXP}.yaml` -> `configs/{EXP}.yaml`, which
+// names any file of that folder (as an f-string's `{name}` does in Python).
+std::string as_placeholders(const std::string& token);
 
 }  // namespace mpsport::lines

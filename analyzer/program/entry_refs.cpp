@@ -12,6 +12,12 @@
 namespace mpsport::program {
 namespace {
 
+using lines::as_placeholders;
+using lines::assign;
+using lines::expand;
+using lines::ShellVariables;
+using lines::tokens_of;
+
 bool ends_with(std::string_view s, std::string_view suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -34,81 +40,6 @@ bool is_launcher(std::string_view token) {
            b == "srun" || b == "uv" || b == "poetry" || b == "pipenv" || b == "conda" || b == "exec" || b == "nohup" || b == "time";
 }
 
-std::vector<std::string> tokens_of(std::string_view command) {
-    std::string cleaned;
-    for (char c : command) cleaned.push_back(c == '"' || c == '\'' || c == ',' || c == '[' || c == ']' || c == ';' || c == '&' || c == '|' || c == '(' || c == ')' ? ' ' : c);
-    std::istringstream in(cleaned);
-    std::vector<std::string> out;
-    for (std::string t; in >> t;) out.push_back(t);
-    return out;
-}
-
-// The shell variables of a script (or of one fenced block of a README) that plain assignments set
-// (`CONFIG=configs/base.yaml`, `export EXP=toy`), for the commands after them.
-using ShellVariables = std::map<std::string, std::string>;
-
-bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-// `$NAME` and `${NAME}` in `token`, each passed to `value(name, written)` for what replaces it.
-template <class F>
-std::string replace_variables(const std::string& token, F&& value) {
-    std::string out;
-    for (std::size_t i = 0; i < token.size(); ++i) {
-        if (token[i] != '$' || i + 1 == token.size()) {
-            out += token[i];
-            continue;
-        }
-        std::size_t begin = i + 1, end = begin;
-        const bool braced = token[begin] == '{';
-        if (braced) {
-            end = token.find('}', begin);
-            if (end == std::string::npos) {
-                out += token.substr(i);
-                break;
-            }
-            ++begin;
-        } else {
-            while (end < token.size() && is_name_char(token[end])) ++end;
-        }
-        const std::string name = token.substr(begin, end - begin);
-        const std::string written = token.substr(i, end + (braced ? 1 : 0) - i);
-        if (name.empty() || !std::all_of(name.begin(), name.end(), is_name_char)) {
-            out += written;
-        } else {
-            out += value(name, written);
-        }
-        i = end + (braced ? 1 : 0) - 1;
-    }
-    return out;
-}
-
-// The token with the values of the variables set before it.
-std::string expand(const std::string& token, const ShellVariables& variables) {
-    if (token.find('$') == std::string::npos) return token;
-    return replace_variables(token, [&](const std::string& name, const std::string& written) {
-        const auto it = variables.find(name);
-        return it == variables.end() ? written : it->second;
-    });
-}
-
-// A variable nobody set, as a placeholder: `configs/${EXP}.yaml` -> `configs/{EXP}.yaml`, which
-// names any file of that folder (as an f-string's `{name}` does in Python).
-std::string as_placeholders(const std::string& token) {
-    return replace_variables(token, [](const std::string& name, const std::string&) { return "{" + name + "}"; });
-}
-
-// `NAME=value` and `export NAME=value` before the command of a line (or alone on it) set NAME for
-// the lines after it; the tokens are the line's, their variables already expanded.
-void assign(const std::vector<std::string>& tokens, ShellVariables& variables) {
-    for (const std::string& t : tokens) {
-        if (t == "export") continue;
-        const auto eq = t.find('=');
-        if (eq == std::string::npos || eq == 0 || !std::all_of(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(eq), is_name_char) ||
-            std::isdigit(static_cast<unsigned char>(t.front())))
-            return;
-        variables[t.substr(0, eq)] = t.substr(eq + 1);
-    }
-}
 
 // The arguments from `from` on that look like paths of files (a name with an extension, not a
 // number), up to the next command: `--config configs/x.yaml`, `--resume=ckpt/last.pt`; a variable
