@@ -285,6 +285,32 @@ TEST_F(PythonEngineTest, AStayImportUnderAFlagOffByDefaultIsAnOption) {
     EXPECT_EQ(fs[0].impact, VerdictImpact::stay) << fs[0].note;
 }
 
+// The twenty-eighth holdout's judged sample: gaussian-opacity-fields' training() sets
+// `is_save_images = False` and saves evaluation images under `if is_save_images and ...:`. A name the
+// function binds once to False (or None) guards like a parameter off by default: off-by-default, one
+// level down. Not one bound again, a loop variable, a global, nor one bound to True.
+TEST_F(PythonEngineTest, CodeUnderALocalSetOnceToFalseIsAnOption) {
+    const auto code = [](const std::string& bind) {
+        return "import torch\n\n\ndef training(cams):\n    " + bind + "\n    for cam in cams:\n"
+               "        if is_save_images and cam is not None:\n            img = cam.image.cuda()\n";
+    };
+    for (const std::string bind : {"is_save_images = False", "is_save_images = None"}) {
+        const auto fs = of(scan(code(bind)), "cuda-method-call");
+        ASSERT_EQ(fs.size(), 1u) << bind;
+        EXPECT_EQ(fs[0].guard, GuardKind::off_by_default) << bind << ": " << fs[0].guard_note;
+        EXPECT_EQ(fs[0].severity, Severity::minor) << bind << ": " << fs[0].note;
+        EXPECT_EQ(fs[0].guard_note, "off by default: " + bind.substr(0, 14) + "=" + bind.substr(17)) << fs[0].guard_note;
+    }
+    for (const std::string bind : {"is_save_images = True", "is_save_images = False\n    is_save_images = len(cams) > 2",
+                                   "is_save_images = False\n    for is_save_images in (True,):\n        pass",
+                                   "global is_save_images\n    is_save_images = False",
+                                   "is_save_images = False\n    is_save_images |= bool(cams)"}) {
+        const auto fs = of(scan(code(bind)), "cuda-method-call");
+        ASSERT_EQ(fs.size(), 1u) << bind;
+        EXPECT_NE(fs[0].guard, GuardKind::off_by_default) << bind << ": " << fs[0].guard_note;
+    }
+}
+
 // A judged sample found lines behind options that are off by default at their rule's weight too
 // loud: Deformable-DETR's `if args.benchmark:` timing, a `--profile` CUDA timer. An argparse option
 // declared store_true (or with a default of False or None) guards what it turns on: off-by-default,

@@ -52,6 +52,45 @@ TSNode parameter_default(TSNode function_definition, std::string_view name, cons
     return TSNode{};
 }
 
+// A name the function binds once, by `name = False` (or None, or 0), and nowhere else: neither a
+// parameter, nor global or nonlocal, nor another assignment, loop variable, `as` target or walrus.
+// gaussian-opacity-fields' training(): `is_save_images = False`, then `if is_save_images and ...:`.
+// The value written, or a null node.
+TSNode local_constant(TSNode def, std::string_view name, const ModuleFacts& facts) {
+    TSNode value{};
+    int bindings = 0;
+    const TSNode params = field(def, "parameters");
+    for_each_node(params, [&](TSNode n) { bindings += is_type(n, "identifier") && facts.text(n) == name ? 1 : 0; });
+    for_each_node(field(def, "body"), [&](TSNode n) {
+        if (is_type(n, "global_statement") || is_type(n, "nonlocal_statement")) {
+            for_each_node(n, [&](TSNode id) { bindings += is_type(id, "identifier") && facts.text(id) == name ? 2 : 0; });
+            return;
+        }
+        if (!is_type(n, "identifier") || facts.text(n) != name) return;
+        // Where the name is written to: the left of an assignment (alone or in a pattern), a loop's
+        // variable, an `as` target, a walrus, a nested function's or class's name, an import.
+        TSNode child = n;
+        for (TSNode up = ts_node_parent(n); !ts_node_is_null(up); child = up, up = ts_node_parent(up)) {
+            const std::string_view t = node_type(up);
+            if (t == "pattern_list" || t == "tuple_pattern" || t == "list_pattern" || t == "list_splat_pattern" || t == "parenthesized_expression" ||
+                t == "as_pattern_target" || t == "dotted_name" || t == "aliased_import")
+                continue;
+            const bool left = (t == "assignment" || t == "augmented_assignment" || t == "for_statement" || t == "for_in_clause") &&
+                              ts_node_eq(field(up, "left"), child);
+            const bool other = ((t == "named_expression" || t == "function_definition" || t == "class_definition") && ts_node_eq(field(up, "name"), child)) ||
+                               t == "as_pattern" || t == "import_statement" || t == "import_from_statement";
+            if (left || other) {
+                ++bindings;
+                if (t == "assignment" && ts_node_eq(field(up, "left"), n)) value = field(up, "right");
+            }
+            break;
+        }
+    });
+    if (bindings != 1 || ts_node_is_null(value)) return TSNode{};
+    const std::string_view v = facts.text(value);
+    return is_type(value, "false") || is_type(value, "none") || v == "0" ? value : TSNode{};
+}
+
 // The default of the parameter a flag stands for: `flag` a parameter of the enclosing function, or
 // `self.flag` one of the class's __init__ that __init__ stores as it is (`self.flag = flag`) and no
 // other method of the class assigns (llm-foundry's MPTConfig: `use_pad_tok_in_ffn: bool = True`, read
@@ -62,7 +101,8 @@ TSNode flag_default(TSNode flag_node, const ModuleFacts& facts) {
     if (flag.empty()) return TSNode{};
     const TSNode def = enclosing(flag_node, {"function_definition"});
     if (ts_node_is_null(def)) return TSNode{};
-    if (const TSNode value = parameter_default(def, flag, facts); !ts_node_is_null(value) || !self) return value;
+    if (const TSNode value = parameter_default(def, flag, facts); !ts_node_is_null(value)) return value;
+    if (!self) return local_constant(def, flag, facts);
     const TSNode cls = enclosing(def, {"class_definition"});
     if (ts_node_is_null(cls)) return TSNode{};
     TSNode init{};
