@@ -520,6 +520,8 @@ void Scanner::mark_never_called(const std::vector<program::FileRecord>& records,
         int line;
     };
     std::vector<std::vector<Use>> uses_in(texts.size());
+    // the names each Python file defines itself (`def NAME`, `class NAME`): there, they are its own
+    std::vector<std::set<std::uint32_t>> defines(texts.size());
     std::vector<bool> unreadable(texts.size(), false);
     parallel_for(texts.size(), [&](std::size_t i) {
         std::string text;
@@ -543,6 +545,14 @@ void Scanner::mark_never_called(const std::vector<program::FileRecord>& records,
             if (at < counted) counted = 0, line = 1;
             line += static_cast<int>(std::count(text.begin() + static_cast<std::ptrdiff_t>(counted), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
             counted = at;
+            if (python) {
+                const std::size_t word = text.find_last_not_of(" \t", at == 0 ? 0 : at - 1);
+                const auto keyword = [&](std::string_view kw) {
+                    return word != std::string::npos && word + 1 >= kw.size() && text.compare(word + 1 - kw.size(), kw.size(), kw) == 0 &&
+                           (word + 1 == kw.size() || !is_word_char(text[word - kw.size()])) && word + 1 < at;
+                };
+                if (keyword("def") || keyword("class")) defines[i].insert(k);
+            }
             const bool in_import = std::any_of(imports.begin(), imports.end(), [&](const auto& s) { return s.first <= line && line <= s.second; });
             if (in_import) {
                 const std::size_t next = text.find_first_not_of(" \t", end);
@@ -561,6 +571,10 @@ void Scanner::mark_never_called(const std::vector<program::FileRecord>& records,
                 break;
             }
             const bool own = texts[i]->path == c.finding->location.path;
+            // Another script that defines a function of the same name (Oscar's run_vqa.py and
+            // run_gqa.py each have their own load_and_cache_examples) calls its own, unless it
+            // imports this file.
+            if (!own && defines[i].count(k) && !model.imports_file(texts[i]->path, c.finding->location.path)) continue;
             used = std::any_of(uses_in[i].begin(), uses_in[i].end(), [&](const Use& u) {
                 return u.name == k && !(own && c.span.first <= u.line && u.line <= c.span.second);
             });

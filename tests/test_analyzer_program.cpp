@@ -3625,6 +3625,30 @@ TEST(ProgramModel, AFunctionNothingCallsOrNamesIsNeverCalled) {
     expect_api();
 }
 
+// Oscar's run_vqa.py and run_gqa.py each define their own load_and_cache_examples(); run_vqa.py's calls
+// of it are commented out. Another script's function of the same name, called there, is no call of
+// this one (the twenty-eighth holdout's judged sample: two float64 findings in dead code). A script
+// that imports the module, and one that names the function without defining its own, still count.
+TEST(ProgramModel, AnotherScriptsFunctionOfTheSameNameIsNoCallOfIt) {
+    test::TempDir d;
+    const std::string defines = "import torch\n\n\ndef load_cache(i):\n    torch.cuda.set_device(i)\n\n\n";
+    d.write("run_vqa.py", defines + "if __name__ == '__main__':\n    # load_cache(0)\n    pass\n");
+    d.write("run_gqa.py", defines + "if __name__ == '__main__':\n    load_cache(0)\n");
+    auto vqa = [&] {
+        const ScanResult r = scan_dir(d);
+        const auto found = by_line(r, "torch-cuda-device-management", "run_vqa.py");
+        EXPECT_EQ(found.count(5), 1u);
+        return found.count(5) ? found.at(5)->guard : GuardKind::default_arm;
+    };
+    EXPECT_EQ(vqa(), GuardKind::never_called);
+    // run_gqa.py imports run_vqa (and so may call its function)
+    d.write("run_gqa.py", "import run_vqa\n" + defines + "if __name__ == '__main__':\n    load_cache(0)\n");
+    EXPECT_EQ(vqa(), GuardKind::none);
+    // a script that names the function without a definition of its own
+    d.write("run_gqa.py", "from helpers import *\n\nif __name__ == '__main__':\n    load_cache(0)\n");
+    EXPECT_EQ(vqa(), GuardKind::none);
+}
+
 // A module-level class that no file builds is dead code, and so are its methods: ProPainter's
 // CUDAPrefetcher (written only in its class line), smplx's Timer (its package's __init__.py only
 // re-exports it; its own body names it in `super(Timer, self)`). A class that train.py builds, one

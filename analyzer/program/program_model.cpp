@@ -1407,6 +1407,11 @@ std::set<std::string> ProgramModel::imported_from(const std::string& path) const
     return reached;
 }
 
+bool ProgramModel::imports_file(const std::string& from, const std::string& to) const {
+    const auto it = m_edges.find(from);
+    return it != m_edges.end() && std::any_of(it->second.begin(), it->second.end(), [&](const Edge& e) { return e.to == to; });
+}
+
 bool ProgramModel::named_as_program(const std::string& path) const {
     const auto words = name_words(path);
     return std::any_of(words.begin(), words.end(), [&](const std::string& w) {
