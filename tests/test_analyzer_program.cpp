@@ -3222,6 +3222,27 @@ TEST(ProgramModel, KernelsLinkedOnlyByAnOwnCompiledModuleKeepTheirWeight) {
     EXPECT_EQ(kernel->impact, VerdictImpact::dual) << kernel->note;
 }
 
+// safari's `from src.dataloaders.datasets.sc import _SpeechCommands` names a class its module file
+// defines (a CapWords name, PEP 8), not a compiled module of its own: CUDA sources that no extension
+// names stay unlinked (unreached), where `_C` would link them.
+TEST(ProgramModel, AnUnderscoredClassNameIsNoCompiledModule) {
+    if (!cuda::ClangEngine::available()) return;
+    test::TempDir d;
+    d.write("CMakeLists.txt", "project(fft LANGUAGES CXX CUDA)\nadd_library(fft_C MODULE csrc/fft.cu)\n");
+    d.write("csrc/fft.cu", "__global__ void fft_kernel(float* out) { out[threadIdx.x] = 0.f; }\n");
+    d.write("src/data/__init__.py", "");
+    d.write("src/data/base.py", "import torch\n");
+    d.write("src/data/sc.py", "from src.data import base\n\n\nclass _SpeechCommands:\n    pass\n");
+    auto kernel_reach = [&](const std::string& name) {
+        d.write("train.py", "import torch\nfrom src.data.sc import " + name + "\n\nif __name__ == '__main__':\n    " + name + "()\n");
+        const ScanResult r = scan_dir(d);
+        const Finding* kernel = find(r, "cuda-kernel-source", "csrc/fft.cu");
+        return kernel ? kernel->reach : Reach::core;
+    };
+    EXPECT_EQ(kernel_reach("_SpeechCommands"), Reach::unreached);
+    EXPECT_EQ(kernel_reach("_C"), Reach::optional);
+}
+
 // A package for scale or speed imported straight in a function that the run calls only in one branch
 // of each caller (litgpt's instantiate_bnb_optimizer(), under `if isinstance(precision,
 // BitsandbytesPrecision):`) is imported on demand: info, one arm of a choice. A test's unconditional

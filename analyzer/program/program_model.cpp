@@ -1560,7 +1560,12 @@ std::map<std::string, FileReach> ProgramModel::find_unbuilt_own_modules() const 
         // names a function of pkg/__init__.py than a module.
         const std::string pkg = dotted.substr(0, dotted.rfind('.'));
         const std::string leaf = dotted.substr(dotted.rfind('.') + 1);
-        const bool compiled_name = leaf.front() == '_' || ends_with(leaf, "_cuda") || ends_with(leaf, "_ext") || ends_with(leaf, "_cpp");
+        // A CapWords name is a class (PEP 8), whatever its underscore: safari's `from
+        // src.dataloaders.datasets.sc import _SpeechCommands`; `_C` is a module.
+        const std::size_t word = leaf.find_first_not_of('_');
+        const bool class_name = word != std::string::npos && word + 1 < leaf.size() && std::isupper(static_cast<unsigned char>(leaf[word])) &&
+                                std::islower(static_cast<unsigned char>(leaf[word + 1]));
+        const bool compiled_name = !class_name && (leaf.front() == '_' || ends_with(leaf, "_cuda") || ends_with(leaf, "_ext") || ends_with(leaf, "_cpp"));
         // Bound by the package's __init__, other than by importing this very module there; or by a
         // module file that neither builds an extension nor imports from the repository's own packages:
         // `from .default import _C as cfg` takes YOLOP's yacs config, bound in lib/config/default.py. (A
