@@ -546,10 +546,11 @@ void Scanner::mark_never_called(const std::vector<program::FileRecord>& records,
             line += static_cast<int>(std::count(text.begin() + static_cast<std::ptrdiff_t>(counted), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
             counted = at;
             if (python) {
-                const std::size_t word = text.find_last_not_of(" \t", at == 0 ? 0 : at - 1);
+                const std::size_t name_at = at;  // a structured binding: C++17 lambdas cannot capture it
+                const std::size_t word = text.find_last_not_of(" \t", name_at == 0 ? 0 : name_at - 1);
                 const auto keyword = [&](std::string_view kw) {
                     return word != std::string::npos && word + 1 >= kw.size() && text.compare(word + 1 - kw.size(), kw.size(), kw) == 0 &&
-                           (word + 1 == kw.size() || !is_word_char(text[word - kw.size()])) && word + 1 < at;
+                           (word + 1 == kw.size() || !is_word_char(text[word - kw.size()])) && word + 1 < name_at;
                 };
                 if (keyword("def") || keyword("class")) defines[i].insert(k);
             }

@@ -40,7 +40,6 @@ bool is_launcher(std::string_view token) {
            b == "srun" || b == "uv" || b == "poetry" || b == "pipenv" || b == "conda" || b == "exec" || b == "nohup" || b == "time";
 }
 
-
 // The arguments from `from` on that look like paths of files (a name with an extension, not a
 // number), up to the next command: `--config configs/x.yaml`, `--resume=ckpt/last.pt`; a variable
 // left in one is a placeholder (`--config configs/${EXP}.yaml`: the configs of that folder).
