@@ -38,19 +38,22 @@ namespace {
 // more than once (in both arms of an if, in a loop) stays as written.
 std::vector<std::string> with_script_variables(FileKind kind, const std::vector<ShellCommand>& commands) {
     if (kind != FileKind::shell) return {};
+    std::vector<std::vector<std::string>> words(commands.size());
     std::map<std::string, int> times_set;
-    for (const auto& c : commands) {
-        if (c.comment) continue;
+    for (std::size_t i = 0; i < commands.size(); ++i) {
+        if (commands[i].comment) continue;
+        words[i] = tokens_of(commands[i].text);
         ShellVariables set_here;
-        assign(tokens_of(c.text), set_here);
+        assign(words[i], set_here);
         for (const auto& [name, value] : set_here) ++times_set[name];
     }
     std::vector<std::string> out;
     ShellVariables variables;
-    for (const auto& c : commands) {
+    for (std::size_t i = 0; i < commands.size(); ++i) {
+        const ShellCommand& c = commands[i];
         out.push_back(c.comment ? c.text : expand(c.text, variables));
         if (c.comment) continue;
-        auto tokens = tokens_of(c.text);
+        auto& tokens = words[i];
         for (auto& t : tokens) t = expand(t, variables);
         ShellVariables set_here;
         assign(tokens, set_here);

@@ -311,10 +311,7 @@ std::pair<std::string, int> split_chain_step(const std::string& step) {
 }
 
 std::optional<std::string> ProgramModel::module_in_project(const std::string& dotted, const std::string& from) const {
-    std::vector<std::string> bases = folders_resolving(dir_of(from), dotted);
-    const auto holding = roots_holding(dotted, from);
-    bases.insert(bases.end(), holding.begin(), holding.end());
-    for (const auto& root : bases)
+    for (const auto& root : import_bases(dir_of(from), dotted, from))
         if (m_projects.empty() || project_of(root + "/") == project_of(from))
             if (auto m = find_module(root, dotted)) return m;
     return std::nullopt;
@@ -441,13 +438,14 @@ std::vector<std::string> ProgramModel::roots_holding(std::string_view dotted, co
     return roots;
 }
 
-std::vector<std::string> ProgramModel::folders_resolving(std::string dir, const std::string& dotted) const {
+std::vector<std::string> ProgramModel::import_bases(std::string dir, const std::string& dotted, const std::string& near) const {
     std::vector<std::string> out;
-    if (dotted.empty()) return out;
-    for (;; dir = dir_of(dir)) {
+    for (; !dotted.empty(); dir = dir_of(dir)) {
         if (find_module(dir, dotted)) out.push_back(dir);
         if (dir.empty()) break;
     }
+    const auto roots = roots_holding(dotted, near);
+    out.insert(out.end(), roots.begin(), roots.end());
     return out;
 }
 
@@ -544,11 +542,9 @@ void ProgramModel::add_edges(const FileRecord& file) {
         } else {
             dotted_names.push_back(imp.module);
             for (const auto& n : imp.names) dotted_names.push_back(imp.module + "." + n);
-            std::vector<std::string> bases{here};
-            const auto above = folders_resolving(dir_of(here), imp.module);
-            if (!here.empty()) bases.insert(bases.end(), above.begin(), above.end());
-            const auto holding = roots_holding(imp.module, file.path);
-            bases.insert(bases.end(), holding.begin(), holding.end());
+            std::vector<std::string> bases{here};  // a module beside the importer first
+            const auto more = import_bases(dir_of(here), imp.module, file.path);
+            bases.insert(bases.end(), more.begin(), more.end());
             const std::string head = imp.module.substr(0, imp.module.find('.'));
             const std::string& project = project_of(file.path);
             for (const auto& base : bases) {

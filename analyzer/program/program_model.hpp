@@ -321,11 +321,12 @@ private:
     // first: a script's own project is where Python finds its top-level names (sys.path[0], or the folder
     // its project's commands run in), wherever another project of the tree holds the same name.
     std::vector<std::string> roots_holding(std::string_view dotted, const std::string& near) const;
-    // The folders from `dir` up to the repository's base in which the whole dotted module resolves (a
-    // module or a package), the nearest first: a collection's sub-project run from its own folder
+    // Where an absolute import of `dotted` from `near` is looked for: the folders from `dir` up to the
+    // repository's base in which the whole dotted module resolves (a module or a package), the nearest
+    // first, then roots_holding(dotted, near). A collection's sub-project run from its own folder
     // (`from models.utils import x` in InternVideo1/Pretrain/ViCLIP/models/criterions.py) finds its own
     // `models` there, though that folder is a package of no root and other sub-projects hold `models`.
-    std::vector<std::string> folders_resolving(std::string dir, const std::string& dotted) const;
+    std::vector<std::string> import_bases(std::string dir, const std::string& dotted, const std::string& near) const;
     // "module\0name" -> the imports of `name` from `module` ("module\0": `import module`), with
     // relative imports made absolute; built on the first reach_of_call (most scans never ask).
     mutable std::optional<std::map<std::string, std::vector<ImportSite>>> m_name_imports;
