@@ -247,6 +247,9 @@ struct ProgramVocabulary {
     // port: one cause, one finding (rules/program.yaml kernel_details).
     std::string kernel_rule;
     std::vector<std::string> kernel_detail_rules;
+    // Folded only in CUDA sources (.cu, .cuh): host-side CUDA and at::cuda calls, which in a C++ header
+    // beside the kernels still break the Mac build of the binding that includes it.
+    std::vector<std::string> kernel_detail_cuda_rules;
     std::optional<WeightRule> kernel_detail;
     // The same for a Python file that imports a kernel language (package_detail_packages: triton) with
     // no guard, as package_detail_rule reports it (rules/program.yaml package_details).

@@ -329,6 +329,7 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
     if (const YAML::Node v = doc["kernel_details"]) {
         if (!v["into"] || !v["into"].IsScalar()) fail(file, "kernel_details: expected 'into', the rule that reports a kernel");
         p.kernel_rule = v["into"].as<std::string>();
+        if (v["cuda_source_rules"]) p.kernel_detail_cuda_rules = string_list(v, "cuda_source_rules", file);
     }
     list_and_weight("package_details", "rules", p.package_detail_rules, p.package_detail);
     if (const YAML::Node v = doc["package_details"]) {

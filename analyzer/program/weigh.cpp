@@ -165,8 +165,15 @@ void fold_kernel_details(const ProgramVocabulary& vocabulary, std::vector<Findin
             if (!fresh && std::make_pair(f.location.path, f.location.line) < it->second) it->second = {f.location.path, f.location.line};
         }
     }
+    const auto listed = [](const std::vector<std::string>& rules, const std::string& id) { return std::find(rules.begin(), rules.end(), id) != rules.end(); };
+    const auto cuda_source = [](const std::string& path) {
+        return (path.size() > 3 && path.compare(path.size() - 3, 3, ".cu") == 0) || (path.size() > 4 && path.compare(path.size() - 4, 4, ".cuh") == 0);
+    };
     for (auto& f : findings) {
-        if (std::find(vocabulary.kernel_detail_rules.begin(), vocabulary.kernel_detail_rules.end(), f.rule_id) == vocabulary.kernel_detail_rules.end()) continue;
+        // Host-side CUDA (cudaDeviceSynchronize in a CHECK_CUDA macro, cudaMemcpy, at::cuda streams and
+        // guards around a launch) goes with the kernels only where nvcc alone reads it.
+        if (!listed(vocabulary.kernel_detail_rules, f.rule_id) && !(listed(vocabulary.kernel_detail_cuda_rules, f.rule_id) && cuda_source(f.location.path)))
+            continue;
         auto it = kernel_at.find(f.location.path);
         if (it == kernel_at.end() && is_native_header(f.location.path)) it = kernel_at.find(folder(f.location.path));
         if (it == kernel_at.end()) continue;
