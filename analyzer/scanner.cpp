@@ -732,7 +732,10 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     result.findings = std::move(code_findings);
     keep_options_commands_turn_on(base, records, result.findings);
     read_import_uses(base, result.findings, model);
-    program::apply_program_model(model, m_catalogue.program(), result.findings);
+    std::set<std::string, std::less<>> no_mac_import;
+    for (const auto& p : m_catalogue.packages())
+        if (!p.imports_on_mac) no_mac_import.insert(p.import_name);
+    program::apply_program_model(model, m_catalogue.program(), result.findings, no_mac_import);
     weigh_twin_definitions(records, model, base, result.findings);
     weigh_registry_choices(records, model, base, result.findings);
     weigh_kernel_twins(base, result.findings);

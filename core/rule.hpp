@@ -293,6 +293,9 @@ struct PackageInfo {
     // own path without it (diffusers' enable_xformers_memory_efficient_attention): dropping the call is
     // the port.
     std::vector<std::string> toggles;
+    // False where the import itself fails on macOS (no macOS wheel, and a source build needs CUDA:
+    // tensorrt, flash_attn): a file that imports it unguarded at module level cannot load on a Mac.
+    bool imports_on_mac = true;
     std::vector<std::string> distributions;  // normalised names in manifests; '*' matches any run
     std::string provides;                    // what the package gives the lab
     MpsStatus mps = MpsStatus::none;

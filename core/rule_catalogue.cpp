@@ -377,6 +377,11 @@ void parse_package(const YAML::Node& item, const fs::path& file, PackageInfo& p)
     if (item["cuda_submodules"]) p.cuda_submodules = string_list(item, "cuda_submodules", file);
     if (item["used_through"]) p.used_through = string_list(item, "used_through", file);
     if (item["toggles"]) p.toggles = string_list(item, "toggles", file);
+    if (const YAML::Node v = item["imports_on_mac"]) {
+        if (!v.IsScalar() || (v.Scalar() != "true" && v.Scalar() != "false")) fail(file, "package " + p.import_name + ": imports_on_mac must be true or false");
+        if (p.import_name.empty()) fail(file, "package: imports_on_mac needs 'import'");
+        p.imports_on_mac = v.Scalar() == "true";
+    }
     for (const auto& t : p.toggles)
         if (std::find(p.used_through.begin(), p.used_through.end(), t) == p.used_through.end())
             fail(file, "package " + p.import_name + ": toggle '" + t + "' must also be listed in used_through");

@@ -3016,6 +3016,47 @@ TEST(ProgramModel, ATestOfACudaOnlyExtensionIsInfo) {
                       "imports pkg/fused.py, which needs the CUDA extension fused_lib (pkg/fused.py:1) to load");
 }
 
+// A package that does not even install on macOS (packages: imports_on_mac: false), though the
+// repository could do without it (tensorrt's weight is dual): a test importing it cannot load on a Mac
+// either, and neither can a program of its own beside the training run (HunyuanDiT's TensorRT-LLM
+// runner, mllm/trtllm/run.py). Their .cuda() calls are info; the same call in a program beside the run
+// with no such import keeps its weight, and so does the training run's own, though it imports tensorrt:
+// once the import is replaced, that call is an edit.
+TEST(ProgramModel, FilesBesideTheRunThatCannotLoadOnAMacAreInfo) {
+    test::TempDir d;
+    d.write("README.md", "# demo\n\nTrain with `python train.py`. Serving: see [serve](serve/) and [export](export/).\n");
+    d.write("train.py", "import torch\nimport tensorrt\n\n\ndef main():\n    model = torch.nn.Linear(2, 2).cuda()\n    "
+                        "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n    model(torch.ones(2)).sum().backward()\n    opt.step()\n    "
+                        "return tensorrt.Builder\n\n\nif __name__ == '__main__':\n    main()\n");
+    d.write("serve/README.md", "# serving\n\n`python serve/run.py`\n");
+    d.write("serve/run.py", "import torch\nimport tensorrt_llm\n\n\ndef main():\n    model = torch.nn.Linear(2, 2).cuda()\n    "
+                            "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n    model(torch.ones(2)).sum().backward()\n    opt.step()\n    "
+                            "return tensorrt_llm.LLM\n\n\nif __name__ == '__main__':\n    main()\n");
+    d.write("export/README.md", "# export\n\n`python export/run.py`\n");
+    d.write("export/run.py", "import torch\n\n\ndef main():\n    model = torch.nn.Linear(2, 2).cuda()\n    "
+                             "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n    model(torch.ones(2)).sum().backward()\n    opt.step()\n\n\n"
+                             "if __name__ == '__main__':\n    main()\n");
+    d.write("tests/test_engine.py", "import torch\nimport tensorrt\n\n\ndef test_engine():\n    torch.ones(2).cuda()\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* runner = find(r, "cuda-method-call", "serve/run.py");
+    ASSERT_NE(runner, nullptr);
+    EXPECT_EQ(runner->severity, Severity::info) << runner->note;
+    EXPECT_NE(runner->note.find("it imports tensorrt_llm (serve/run.py:2)"), std::string::npos) << runner->note;
+    const Finding* test = find(r, "cuda-method-call", "tests/test_engine.py");
+    ASSERT_NE(test, nullptr);
+    EXPECT_EQ(test->severity, Severity::info) << test->note;
+    const Finding* other = find(r, "cuda-method-call", "export/run.py");
+    ASSERT_NE(other, nullptr);
+    EXPECT_GT(other->severity, Severity::info) << other->note;
+    const Finding* run = find(r, "cuda-method-call", "train.py");
+    ASSERT_NE(run, nullptr);
+    EXPECT_GT(run->severity, Severity::info) << run->note;
+    const Finding* import = find(r, "cuda-only-package-import", "serve/run.py");
+    ASSERT_NE(import, nullptr);
+    EXPECT_EQ(import->subject, "tensorrt_llm");
+    EXPECT_GT(import->severity, Severity::info) << import->note;
+}
+
 // KwaiVGI/LivePortrait: the cropper imports the animal-mode landmark runner only where the run picks
 // that mode by name (`if self.image_type == "animal_face":`), and the runner's module needs a
 // CUDA-only package on load. The module is optional through one arm of a choice: choosing the other

@@ -359,7 +359,9 @@ private:
 
 // Gives every finding its reach and chain, drops the repository's own packages reported as outside
 // dependencies, links extension findings to their import sites, and weighs each finding once.
-void apply_program_model(const ProgramModel& model, const ProgramVocabulary& vocabulary, std::vector<Finding>& findings);
+// `no_mac_import`: the packages whose import fails on macOS (PackageInfo::imports_on_mac).
+void apply_program_model(const ProgramModel& model, const ProgramVocabulary& vocabulary, std::vector<Finding>& findings,
+                         const std::set<std::string, std::less<>>& no_mac_import = {});
 
 // The one place a finding's final severity and verdict impact are decided, from the rule's weight,
 // the guard around it, its reach and any `context` weights (a data file no code reads, a checkpoint

@@ -382,16 +382,19 @@ void weigh(Finding& f, Level level, const FileReach& reach, const ProgramVocabul
     f.note = f.note.empty() ? note : f.note + "; " + note;
 }
 
-void apply_program_model(const ProgramModel& model, const ProgramVocabulary& vocabulary, std::vector<Finding>& findings) {
+void apply_program_model(const ProgramModel& model, const ProgramVocabulary& vocabulary, std::vector<Finding>& findings,
+                         const std::set<std::string, std::less<>>& no_mac_import) {
     std::vector<Finding> kept;
     kept.reserve(findings.size());
     // The files that cannot be imported without CUDA: an unguarded module-level import of a package
-    // with no Mac path (a stay-on-CUDA import), and whatever imports such a file that way.
+    // with no Mac path (a stay-on-CUDA import) or none for macOS at all (tensorrt_llm), and whatever
+    // imports such a file that way.
     std::map<std::string, std::string> cuda_bound;
     if (vocabulary.cuda_bound_tooling) {
         std::map<std::string, std::string> seeds;
         for (const auto& f : findings)
-            if (f.category == "dependency" && is_python_source(f.location.path) && f.rule_impact == VerdictImpact::stay &&
+            if (f.category == "dependency" && is_python_source(f.location.path) &&
+                (f.rule_impact == VerdictImpact::stay || no_mac_import.count(f.subject)) &&
                 f.guard == GuardKind::none && !f.subject.empty() && !model.is_own_package(f.subject, f.location.path) &&
                 model.imports_on_load(f.location.path, f.location.line))
                 seeds.emplace(f.location.path, f.subject + " (" + f.location.path + ":" + std::to_string(f.location.line) + ")");
@@ -494,7 +497,13 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
                 context.emplace_back(&*vocabulary.vendored_fallback, linked->fact.name + " is built by " + *root + "/, a project copied into the repository");
         if (vocabulary.vendored && (r.level == Level::tooling || r.level == Level::unreached))
             if (auto root = model.vendored_root(f.location.path)) context.emplace_back(&*vocabulary.vendored, "vendored in " + *root + "/");
-        if (r.level == Level::tooling && f.category != "dependency")
+        // Not in the training run: a test, an example, a file nothing reaches, or a program of its own
+        // beside the main one (HunyuanDiT's TensorRT-LLM runner). The run itself keeps its CUDA calls:
+        // they are edits once the import is replaced.
+        const bool beside_the_run = r.level == Level::tooling || r.level == Level::unreached ||
+                                    (r.side_program && (r.level == Level::optional_fallback || r.level == Level::optional_dead));
+        // (the imports and extension builds that make it so keep their weight: they are the reason)
+        if (beside_the_run && f.category != "dependency" && f.category != "extension")
             if (const auto bound = cuda_bound.find(f.location.path); bound != cuda_bound.end())
                 context.emplace_back(&*vocabulary.cuda_bound_tooling, "it " + bound->second);
         if (vocabulary.build_host && (r.level == Level::tooling || r.level == Level::unreached))
