@@ -637,6 +637,18 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
             // gone since the walk: it documents nothing
         }
     }
+    // Cog's containers (Replicate): the predictor a cog.yaml names runs on Linux, never on a Mac.
+    std::set<std::string> paths;
+    for (const auto& r : records) paths.insert(r.path);
+    for (const auto& r : records) {
+        if (r.path != "cog.yaml" && (r.path.size() < 9 || r.path.compare(r.path.size() - 9, 9, "/cog.yaml") != 0)) continue;
+        try {
+            if (auto predictor = program::cog_predictor(r.path, read_file(base / r.path), [&](const std::string& p) { return paths.count(p) > 0; }))
+                model_options.container_predictors.emplace(*predictor, r.path);
+        } catch (const std::exception&) {
+            // an unreadable or malformed cog.yaml names no predictor; the config engine reports the file
+        }
+    }
     phase("native links");
     program::ProgramModel model(records, m_catalogue.program(), model_options);
     phase("program model");

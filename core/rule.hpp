@@ -241,6 +241,8 @@ struct ProgramVocabulary {
     // Continuous integration and release packaging (.github, packaging): run on Linux build hosts only.
     std::vector<std::string> build_host_dirs;
     std::optional<WeightRule> build_host;
+    // A Cog predictor (cog.yaml `predict:`): it runs in a Linux container that Cog builds, never on a Mac.
+    std::optional<WeightRule> container_predictor;
     // Launch lines (rule ids) that start several processes; the weight when the Python script the line
     // runs is the repository's and has no unguarded distributed finding of its own.
     // Findings of these rules in a file that defines a kernel (kernel_rule) are parts of that kernel's

@@ -3057,6 +3057,37 @@ TEST(ProgramModel, FilesBesideTheRunThatCannotLoadOnAMacAreInfo) {
     EXPECT_GT(import->severity, Severity::info) << import->note;
 }
 
+// Cog (Replicate) builds a Linux container and runs the predictor its cog.yaml names (VoiceCraft's
+// predict.py; min-dalle's replicate/cog.yaml naming replicate/predictor.py beside it): its CUDA devices
+// are the container's, info. A script the cog.yaml does not name keeps its weight, and a cog.yaml that
+// does not parse names nothing and stops nothing.
+TEST(ProgramModel, TheCogPredictorRunsInALinuxContainer) {
+    test::TempDir d;
+    const std::string predictor = "import torch\nfrom cog import BasePredictor\n\n\nclass Predictor(BasePredictor):\n"
+                                  "    def setup(self):\n        self.model = torch.nn.Linear(2, 2).to('cuda:0')\n";
+    d.write("cog.yaml", "build:\n  gpu: true\n  python_version: \"3.10\"\npredict: \"predict.py:Predictor\"\n");
+    d.write("predict.py", predictor);
+    d.write("replicate/cog.yaml", "build:\n  gpu: true\npredict: \"predictor.py:Predictor\"\n");
+    d.write("replicate/predictor.py", predictor);
+    d.write("broken/cog.yaml", "build: [gpu: true\npredict: \"other.py:Predictor\"\n");
+    d.write("broken/other.py", predictor);
+    d.write("demo.py", predictor + "\n\nif __name__ == '__main__':\n    Predictor().setup()\n");
+    const ScanResult r = scan_dir(d);
+    for (const char* path : {"predict.py", "replicate/predictor.py"}) {
+        const Finding* f = find(r, "hardcoded-cuda-device", path);
+        ASSERT_NE(f, nullptr) << path;
+        EXPECT_EQ(f->severity, Severity::info) << path << ": " << f->note;
+        EXPECT_NE(f->note.find("Cog runs it in a Linux container"), std::string::npos) << f->note;
+    }
+    for (const char* path : {"broken/other.py", "demo.py"}) {
+        const Finding* f = find(r, "hardcoded-cuda-device", path);
+        ASSERT_NE(f, nullptr) << path;
+        EXPECT_EQ(f->note.find("Cog"), std::string::npos) << path << ": " << f->note;
+    }
+    const Finding* demo = find(r, "hardcoded-cuda-device", "demo.py");
+    EXPECT_GT(demo->severity, Severity::info) << demo->note;
+}
+
 // KwaiVGI/LivePortrait: the cropper imports the animal-mode landmark runner only where the run picks
 // that mode by name (`if self.image_type == "animal_face":`), and the runner's module needs a
 // CUDA-only package on load. The module is optional through one arm of a choice: choosing the other

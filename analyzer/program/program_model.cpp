@@ -102,7 +102,7 @@ Reach reach_for(Level level) {
 }
 
 ProgramModel::ProgramModel(const std::vector<FileRecord>& files, const ProgramVocabulary& vocabulary, const ModelOptions& options)
-    : m_vocab(vocabulary), m_options_turned_on(options.options_turned_on) {
+    : m_vocab(vocabulary), m_options_turned_on(options.options_turned_on), m_container_predictors(options.container_predictors) {
     m_tooling_dirs = vocabulary.tooling_dirs;
     m_tooling_dirs.insert(m_tooling_dirs.end(), options.tooling_dirs.begin(), options.tooling_dirs.end());
     for (const auto& d : options.not_tooling_dirs) m_tooling_dirs.erase(std::remove(m_tooling_dirs.begin(), m_tooling_dirs.end(), d), m_tooling_dirs.end());

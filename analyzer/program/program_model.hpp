@@ -105,6 +105,8 @@ struct ModelOptions {
     // The text of the README of the top folder and of each folder right below it ("" for the top):
     // what a repository (or each checkout of a folder of them) documents.
     std::map<std::string, std::string> readmes;
+    // A Cog predictor (cog.yaml `predict:`) -> the cog.yaml that names it.
+    std::map<std::string, std::string> container_predictors;
 };
 
 class ProgramModel {
@@ -121,6 +123,11 @@ public:
         return it == m_remote_code.end() ? std::nullopt : std::optional<std::string>(it->second);
     }
     FileReach reach_of(const std::string& path) const;
+    // The cog.yaml whose container runs `path` as its predictor; nullopt for any other file.
+    std::optional<std::string> container_of(const std::string& path) const {
+        const auto it = m_container_predictors.find(path);
+        return it == m_container_predictors.end() ? std::nullopt : std::optional<std::string>(it->second);
+    }
     // Whether `path` lies in a tests, examples or benchmarks folder (not a tooling file by its name alone:
     // setup.py is packaging, yet its install_requires is the project's install).
     bool in_tooling_folder(const std::string& path) const;
@@ -303,6 +310,7 @@ private:
     // with the files it reaches by unconditional imports.
     std::vector<std::pair<std::string, std::set<std::string>>> m_programs;
     std::map<std::pair<std::string, int>, ImportUse> m_import_uses;  // set_import_use
+    std::map<std::string, std::string> m_container_predictors;         // ModelOptions::container_predictors
     std::map<std::string, std::string> m_remote_code;                  // checkout -> remote_code_in
     std::optional<std::string> program_without(const std::string& path, const ImportUse* use) const;
     void find_programs();

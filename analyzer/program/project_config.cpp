@@ -4,6 +4,7 @@
 #include <stdexcept>
 #define TOML_EXCEPTIONS 1
 #include <toml++/toml.h>
+#include <yaml-cpp/yaml.h>
 
 namespace mpsport::program {
 
@@ -38,6 +39,28 @@ ProjectConfig load_project_config(const std::filesystem::path& folder) {
         }
     }
     return config;
+}
+
+std::optional<std::string> cog_predictor(const std::string& cog_yaml_path, const std::string& text,
+                                         const std::function<bool(const std::string&)>& existing) {
+    YAML::Node doc;
+    try {
+        doc = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+        throw std::runtime_error(cog_yaml_path + ":" + std::to_string(e.mark.line + 1) + ": invalid YAML: " + e.msg);
+    }
+    if (!doc.IsMap() || !doc["predict"] || !doc["predict"].IsScalar()) return std::nullopt;
+    std::string target = doc["predict"].Scalar();
+    target = target.substr(0, target.find(':'));
+    while (target.rfind("./", 0) == 0) target.erase(0, 2);
+    if (target.empty()) return std::nullopt;
+    const std::size_t slash = cog_yaml_path.rfind('/');
+    if (slash != std::string::npos) {
+        const std::string beside = cog_yaml_path.substr(0, slash + 1) + target;
+        if (existing(beside)) return beside;
+    }
+    if (existing(target)) return target;
+    return std::nullopt;
 }
 
 }  // namespace mpsport::program

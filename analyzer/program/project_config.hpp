@@ -7,6 +7,8 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,5 +26,12 @@ struct ProjectConfig {
 // Empty when the file does not exist; throws std::runtime_error naming the file and the key for a
 // file that does not parse or holds an unknown key.
 ProjectConfig load_project_config(const std::filesystem::path& folder);
+
+// The predictor a Cog container runs (`predict: "predict.py:Predictor"` in a cog.yaml): a path
+// relative to the repository, resolved against the cog.yaml's folder, then the repository's top
+// (`existing` says which paths the scan holds). nullopt when the file names none that exists; throws
+// std::runtime_error naming the file for YAML that does not parse.
+std::optional<std::string> cog_predictor(const std::string& cog_yaml_path, const std::string& text,
+                                         const std::function<bool(const std::string&)>& existing);
 
 }  // namespace mpsport::program

@@ -508,6 +508,9 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
                 context.emplace_back(&*vocabulary.cuda_bound_tooling, "it " + bound->second);
         if (vocabulary.build_host && (r.level == Level::tooling || r.level == Level::unreached))
             if (const auto dir = folder_named(f.location.path, vocabulary.build_host_dirs)) context.emplace_back(&*vocabulary.build_host, "in " + *dir + "/");
+        if (vocabulary.container_predictor)
+            if (const auto cog = model.container_of(f.location.path))
+                context.emplace_back(&*vocabulary.container_predictor, "the predictor that " + *cog + " names: Cog runs it in a Linux container");
         if (FileKind kind; !vocabulary.file_kind_weights.empty() && classify_file(f.location.path, kind))
             if (const auto w = vocabulary.file_kind_weights.find(std::string(to_string(kind))); w != vocabulary.file_kind_weights.end())
                 context.emplace_back(&w->second, "in a " + w->first);
