@@ -205,6 +205,11 @@ struct FileFacts {
     bool script = false;  // `if __name__ == "__main__":` at module level
     int script_line = 0;
     int script_end_line = 0;  // the last line of that block
+    // The first statement at column 0 that calls something other than a setup call (ProgramVocabulary::
+    // script_setup_calls), or loops (for, while) or enters a context (with), outside strings: the body
+    // of a script with no __main__ block (Janus's generation_inference.py, which calls generate() at
+    // module level; a training loop written at module level). A text fact; 0 if none.
+    int module_call_line = 0;
     std::vector<ImportFact> imports;
     std::vector<ExtensionFact> extensions;
     std::vector<OpsCallFact> ops_calls;
@@ -231,7 +236,7 @@ struct FileFacts {
     bool empty() const {
         return !script && imports.empty() && extensions.empty() && ops_calls.empty() && entry_refs.empty() && project_names.empty() &&
                file_guard == GuardKind::none && collect_skips.empty() && returns_without_cuda.empty() && hosted_demo.empty() &&
-               attribute_names.empty() && cpu_default_functions.empty() && sys_path_folders.empty() && remote_code_line == 0;
+               attribute_names.empty() && module_call_line == 0 && cpu_default_functions.empty() && sys_path_folders.empty() && remote_code_line == 0;
     }
 };
 
@@ -240,6 +245,8 @@ std::uint32_t name_hash(std::string_view name);
 // Every `.name` and every string that is one name ('name', "name") in Python source, comments and
 // strings included (more files to read, never fewer), as sorted, distinct name_hash() values.
 std::vector<std::uint32_t> attribute_names_of(std::string_view text);
+// FileFacts::module_call_line of a Python file's text; `setup_calls`: callee prefixes that do not make a script.
+int module_call_line_of(std::string_view text, const std::vector<std::string>& setup_calls);
 
 }  // namespace mpsport
 

@@ -200,6 +200,9 @@ struct ProgramVocabulary {
     // File-name globs of a backup copy of a module (modules_bak.py): its `__main__` block
     // is no entry point of the run; it is reached only where the code imports it.
     std::vector<std::string> backup_files;
+    // Callees (prefixes) whose call at module level does not make a file a script (sys.path.append,
+    // warnings.filterwarnings, setup): FileFacts::module_call_line (rules/program.yaml module_level_scripts).
+    std::vector<std::string> script_setup_calls;
     std::map<GuardKind, WeightRule> guard_weights;
     std::map<Reach, WeightRule> reach_weights;
     // Per rule category ("op-support", "dtype"): taken on top of reach_weights.

@@ -3857,6 +3857,51 @@ TEST(ProgramModel, ATestScriptThatIsTheOnlyDocumentedCommandIsTheRun) {
     EXPECT_LE(run->severity, Severity::minor) << run->note;
 }
 
+// An inference-only release (Janus): a package API, a chat CLI and scripts that load the model and
+// generate at module level, with no `__main__` block, and no training code anywhere. Its generation
+// scripts are its run: entries (module_level_scripts), core, not sampling tooling. A module some file
+// imports is no script, whatever it calls at module level; nor is a file that only sets itself up
+// (sys.path.append). Where an entry trains, a generation script beside it stays tooling.
+TEST(ProgramModel, AScriptWithNoMainBlockIsAnEntryOfAnInferenceRelease) {
+    test::TempDir d;
+    d.write("pyproject.toml", "[project]\nname = \"janus\"\nversion = \"1.0\"\n");
+    d.write("janus/__init__.py", "from .model import Model\n");
+    d.write("janus/model.py", "import torch\n\n\nclass Model(torch.nn.Module):\n    pass\n");
+    d.write("chat.py", "import torch\nfrom janus import Model\n\nif __name__ == '__main__':\n    Model().to('cpu')\n");
+    d.write("generation_inference.py", "\"\"\"Generate images.\n\nrun(prompt)\n\"\"\"\nimport torch\nfrom janus import Model\n\n"
+                                       "model = Model().cuda()\n\n\ndef run(prompt):\n    return model\n\n\nrun('a cat')\n");
+    d.write("helpers.py", "import sys\nimport torch\nsys.path.append('.')\nregistry = {}\nprint('loaded')\n\n\n"
+                          "def device():\n    return torch.zeros(1).cuda()\n");
+    d.write("paths.py", "import sys\nimport torch\nsys.path.append('.')\n\n\ndef device():\n    return torch.zeros(1).cuda()\n");
+    d.write("use_helpers.py", "import helpers\n\nif __name__ == '__main__':\n    helpers.device()\n");
+    // a training loop written at module level (no call statement at column 0)
+    d.write("loop_steps.py", "import torch\n\nmodel = torch.nn.Linear(2, 2).cuda()\nfor step in range(3):\n    model(torch.ones(2))\n");
+    ScanResult r = scan_dir(d);
+    const Finding* loop = find(r, "cuda-method-call", "loop_steps.py");
+    ASSERT_NE(loop, nullptr);
+    EXPECT_EQ(loop->reach, Reach::core) << loop->note;
+    const Finding* script = find(r, "cuda-method-call", "generation_inference.py");
+    ASSERT_NE(script, nullptr);
+    EXPECT_EQ(script->reach, Reach::core) << script->note;
+    EXPECT_EQ(script->severity, Severity::major) << script->note;
+    const auto entry = std::find_if(r.program.entry_points.begin(), r.program.entry_points.end(),
+                                    [](const auto& e) { return e.path == "generation_inference.py"; });
+    ASSERT_NE(entry, r.program.entry_points.end());
+    EXPECT_NE(entry->why.find("module level (line 15)"), std::string::npos) << entry->why;  // not the docstring's run(prompt)
+    for (const char* path : {"helpers.py", "paths.py"})
+        EXPECT_TRUE(std::none_of(r.program.entry_points.begin(), r.program.entry_points.end(), [&](const auto& e) { return e.path == path; })) << path;
+    const Finding* unreached = find(r, "cuda-method-call", "paths.py");
+    ASSERT_NE(unreached, nullptr);
+    EXPECT_EQ(unreached->reach, Reach::unreached) << unreached->note;
+    // with a training entry beside it, a generation script is sampling tooling
+    d.write("train.py", "import torch\nfrom janus import Model\n\nif __name__ == '__main__':\n    loss = torch.ones(1, requires_grad=True).sum()\n"
+                        "    loss.backward()\n");
+    r = scan_dir(d);
+    script = find(r, "cuda-method-call", "generation_inference.py");
+    ASSERT_NE(script, nullptr);
+    EXPECT_EQ(script->reach, Reach::tooling) << script->note;
+}
+
 // A sampling script beside a training one is not the training run (tooling.sampling_entry_words):
 // its .cuda() is at most minor and its reach tooling. Nor is an evaluation script that trains a linear
 // probe (tooling.evaluation_entry_words: DINO's eval_linear.py, MoCo's main_lincls.py), but a

@@ -977,6 +977,11 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
                             (smoke ? std::string(" of a module of the project's package that nothing imports or runs: a self-test") : ""),
                 smoke);
         }
+        // A script with no __main__ block (Janus's generation_inference.py loads its model and calls
+        // generate() at module level): at a checkout's top, imported by no module of the repository.
+        if (!f.facts->script && f.facts->module_call_line > 0 && f.kind == FileKind::python && dir_of(f.path) == project_of(f.path) &&
+            !imported.count(f.path) && !matches_any_glob(m_vocab.backup_files, base_name(f.path)))
+            add(f.path, "a script: it calls code at module level (line " + std::to_string(f.facts->module_call_line) + ") and no module imports it");
         for (const auto& ref : f.facts->entry_refs) {
             const std::string where = f.path + ":" + std::to_string(ref.line);
             if (ref.documented_import) {
@@ -1191,6 +1196,20 @@ void ProgramModel::mark_sampling_entries(const std::vector<FileRecord>& files) {
                 e.tooling = true;
                 e.why += ": a program of another framework (it imports " + *other + ", not torch)";
             }
+    // Whether an entry trains: its name says so, or it calls a training method. An inference-only
+    // release (Janus: a chat CLI, a package API and generation scripts, no training code) has none, and
+    // its generation scripts are its run.
+    auto trains_itself = [&](const EntryPoint& e) {
+        const auto words = name_words(e.path);
+        if (std::any_of(words.begin(), words.end(), [&](const std::string& w) {
+                return std::find(m_vocab.guards.training_words.begin(), m_vocab.guards.training_words.end(), w) != m_vocab.guards.training_words.end();
+            }))
+            return true;
+        const auto f = m_facts.find(e.path);
+        if (f == m_facts.end()) return true;  // nothing read of it: it may
+        const auto& names = f->second->attribute_names;
+        return std::any_of(names.begin(), names.end(), [&](std::uint32_t h) { return training_methods.count(h) > 0; });
+    };
     std::vector<bool> sampling(m_summary.entry_points.size(), false);
     bool trains = false;
     for (std::size_t i = 0; i < sampling.size(); ++i) {
@@ -1198,7 +1217,7 @@ void ProgramModel::mark_sampling_entries(const std::vector<FileRecord>& files) {
         if (e.tooling) continue;
         // a package's API is what its users call, whatever its name says (groundingdino/util/inference.py)
         sampling[i] = e.why.rfind(kPackageApi, 0) != 0 && not_training(e);
-        trains = trains || !sampling[i];
+        trains = trains || (!sampling[i] && trains_itself(e));
     }
     if (!trains) return;
     for (std::size_t i = 0; i < sampling.size(); ++i) {

@@ -238,6 +238,7 @@ PythonEngine::Result PythonEngine::analyze(std::string_view text, bool full_pars
     }
     // Where the calls of a method are (a text fact: the file may be parsed only in part, or not at all)
     result.facts.attribute_names = attribute_names_of(text);
+    result.facts.module_call_line = module_call_line_of(text, m_catalogue.program().script_setup_calls);
     if (!any) return result;
 
     TSParser* parser = thread_parser();
@@ -262,8 +263,10 @@ PythonEngine::Result PythonEngine::analyze(std::string_view text, bool full_pars
     const ModuleFacts facts(root, text);
     const GuardFinder guards(m_catalogue.program().guards, facts, root);
     std::vector<std::uint32_t> attribute_names = std::move(result.facts.attribute_names);
+    const int module_call_line = result.facts.module_call_line;
     result.facts = extract_program_facts(root, facts, guards, m_catalogue.program().readers.config_target_keys);
     result.facts.attribute_names = std::move(attribute_names);
+    result.facts.module_call_line = module_call_line;
     if (names_data) result.config_facts = config_reads(root, facts, guards, m_config_keys, m_catalogue.program().readers);
 
     std::vector<NodeMatch> query_matches;
