@@ -506,6 +506,15 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
         if (beside_the_run && f.category != "dependency" && f.category != "extension")
             if (const auto bound = cuda_bound.find(f.location.path); bound != cuda_bound.end())
                 context.emplace_back(&*vocabulary.cuda_bound_tooling, "it " + bound->second);
+        // Except in a test, benchmark or example, where a package that does not even install on macOS
+        // only says the Mac leaves the file out (F5-TTS's runtime/triton_trtllm/ serving stack: imports
+        // of tensorrt and tensorrt_llm judged "nothing to port" in a sample of the twenty-ninth holdout).
+        // A program of its own keeps its import's weight (that program needs it), and so does a file
+        // nothing reaches (the model may have missed its entry: one level below the rule).
+        if (vocabulary.cuda_bound_tooling && r.level == Level::tooling && f.category == "dependency" &&
+            f.guard == GuardKind::none && is_python_source(f.location.path) && no_mac_import.count(f.subject) &&
+            model.imports_on_load(f.location.path, f.location.line))
+            context.emplace_back(&*vocabulary.cuda_bound_tooling, f.subject + " does not install on macOS: a Mac leaves this file out");
         if (vocabulary.build_host && (r.level == Level::tooling || r.level == Level::unreached))
             if (const auto dir = folder_named(f.location.path, vocabulary.build_host_dirs)) context.emplace_back(&*vocabulary.build_host, "in " + *dir + "/");
         if (vocabulary.container_predictor)
