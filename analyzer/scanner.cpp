@@ -646,7 +646,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
             if (auto predictor = program::cog_predictor(r.path, read_file(base / r.path), [&](const std::string& p) { return paths.count(p) > 0; }))
                 model_options.container_predictors.emplace(*predictor, r.path);
         } catch (const std::exception&) {
-            // an unreadable or malformed cog.yaml names no predictor; the config engine reports the file
+            // an unreadable or malformed cog.yaml names no predictor (not yet listed among the skipped files)
         }
     }
     phase("native links");
