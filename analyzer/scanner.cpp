@@ -638,10 +638,14 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         }
     }
     // Cog's containers (Replicate): the predictor a cog.yaml names runs on Linux, never on a Mac.
-    std::set<std::string> paths;
-    for (const auto& r : records) paths.insert(r.path);
-    for (const auto& r : records) {
-        if (r.path != "cog.yaml" && (r.path.size() < 9 || r.path.compare(r.path.size() - 9, 9, "/cog.yaml") != 0)) continue;
+    std::vector<const program::FileRecord*> cog_files;
+    for (const auto& r : records)
+        if (r.path == "cog.yaml" || (r.path.size() > 9 && r.path.compare(r.path.size() - 9, 9, "/cog.yaml") == 0)) cog_files.push_back(&r);
+    std::set<std::string> paths;  // what a cog.yaml may name: only where there is one
+    if (!cog_files.empty())
+        for (const auto& r : records) paths.insert(r.path);
+    for (const program::FileRecord* cog : cog_files) {
+        const program::FileRecord& r = *cog;
         try {
             if (auto predictor = program::cog_predictor(r.path, read_file(base / r.path), [&](const std::string& p) { return paths.count(p) > 0; }))
                 model_options.container_predictors.emplace(*predictor, r.path);

@@ -1081,7 +1081,7 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
         if (!target || is_tooling_path(*target)) continue;
         add(*target, std::string(kPackageApi) + " (" + f->path + ":" + std::to_string(ref->line) + " imports it)");
     }
-    mark_sampling_entries(files);
+    mark_sampling_entries();
     mark_side_programs(files, declared_dirs, options.readmes);
     // A script or a command that runs the code, not a package's API alone (a library's functions are called by its users).
     m_training_entries = std::any_of(m_summary.entry_points.begin(), m_summary.entry_points.end(),
@@ -1143,21 +1143,27 @@ std::map<std::string, std::string> ProgramModel::importing_on_load(const std::ma
 // entry is: EDM's generate.py and example.py, DINO's eval_knn.py and eval_linear.py, stable
 // diffusion's scripts/img2img.py beside main.py. An entry of another framework (tooling.other_frameworks:
 // ResNeSt's scripts/gluon/train.py imports mxnet, not torch) is tooling wherever it is.
-void ProgramModel::mark_sampling_entries(const std::vector<FileRecord>& files) {
+void ProgramModel::mark_sampling_entries() {
     std::set<std::uint32_t> training_methods;
     for (const auto& m : m_vocab.guards.training_methods) training_methods.insert(name_hash(m));
-    auto not_training = [&](const EntryPoint& e) {
+    // Whether a word of the entry's file name is in `list`.
+    auto named = [&](const EntryPoint& e, const std::vector<std::string>& list) {
         const auto words = name_words(e.path);
-        const auto any_in = [&](const std::vector<std::string>& list) {
-            return std::any_of(words.begin(), words.end(), [&](const std::string& w) { return std::find(list.begin(), list.end(), w) != list.end(); });
-        };
-        if (any_in(m_vocab.guards.training_words)) return false;
-        if (any_in(m_vocab.evaluation_entry_words)) return true;  // a linear probe trains, and is evaluation
-        if (!any_in(m_vocab.sampling_entry_words)) return false;
-        const auto f = std::find_if(files.begin(), files.end(), [&](const FileRecord& r) { return r.path == e.path; });
-        if (f == files.end() || !f->facts) return false;
-        const auto& names = f->facts->attribute_names;
-        return std::none_of(names.begin(), names.end(), [&](std::uint32_t h) { return training_methods.count(h) > 0; });
+        return std::any_of(words.begin(), words.end(), [&](const std::string& w) { return std::find(list.begin(), list.end(), w) != list.end(); });
+    };
+    // Whether the entry's file calls a training method; nullopt where nothing of it was read.
+    auto calls_training = [&](const EntryPoint& e) -> std::optional<bool> {
+        const auto f = m_facts.find(e.path);
+        if (f == m_facts.end()) return std::nullopt;
+        const auto& names = f->second->attribute_names;
+        return std::any_of(names.begin(), names.end(), [&](std::uint32_t h) { return training_methods.count(h) > 0; });
+    };
+    auto not_training = [&](const EntryPoint& e) {
+        if (named(e, m_vocab.guards.training_words)) return false;
+        if (named(e, m_vocab.evaluation_entry_words)) return true;  // a linear probe trains, and is evaluation
+        if (!named(e, m_vocab.sampling_entry_words)) return false;
+        const auto calls = calls_training(e);
+        return calls && !*calls;
     };
     // Another framework's program: its top imports one of tooling.other_frameworks, and neither it nor
     // any module of the repository it imports imports torch (score_sde_pytorch's main.py imports
@@ -1200,15 +1206,7 @@ void ProgramModel::mark_sampling_entries(const std::vector<FileRecord>& files) {
     // release (Janus: a chat CLI, a package API and generation scripts, no training code) has none, and
     // its generation scripts are its run.
     auto trains_itself = [&](const EntryPoint& e) {
-        const auto words = name_words(e.path);
-        if (std::any_of(words.begin(), words.end(), [&](const std::string& w) {
-                return std::find(m_vocab.guards.training_words.begin(), m_vocab.guards.training_words.end(), w) != m_vocab.guards.training_words.end();
-            }))
-            return true;
-        const auto f = m_facts.find(e.path);
-        if (f == m_facts.end()) return true;  // nothing read of it: it may
-        const auto& names = f->second->attribute_names;
-        return std::any_of(names.begin(), names.end(), [&](std::uint32_t h) { return training_methods.count(h) > 0; });
+        return named(e, m_vocab.guards.training_words) || calls_training(e).value_or(true);  // nothing read of it: it may
     };
     std::vector<bool> sampling(m_summary.entry_points.size(), false);
     bool trains = false;

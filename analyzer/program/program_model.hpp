@@ -278,7 +278,7 @@ private:
     // `ext` lists too: then the try/except around `ext`'s import falls back to the same CUDA code.
     bool jit_builds_same_sources(const std::string& importer, const ExtensionLink& ext) const;
     void find_entry_points(const std::vector<FileRecord>& files, const ModelOptions& options);
-    void mark_sampling_entries(const std::vector<FileRecord>& files);
+    void mark_sampling_entries();
     void mark_side_programs(const std::vector<FileRecord>& files, const std::vector<std::string>& declared_dirs,
                             const std::map<std::string, std::string>& readmes);
     // Whether the README of `project` names `folder` as a path or a folder to enter (true when it has none).
