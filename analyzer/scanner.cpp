@@ -649,8 +649,10 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         try {
             if (auto predictor = program::cog_predictor(r.path, read_file(base / r.path), [&](const std::string& p) { return paths.count(p) > 0; }))
                 model_options.container_predictors.emplace(*predictor, r.path);
-        } catch (const std::exception&) {
-            // an unreadable or malformed cog.yaml names no predictor (not yet listed among the skipped files)
+        } catch (const std::exception& e) {
+            // It names no predictor, so the predictor's findings keep their weight; the file is listed
+            // as skipped (and lowers the verdict's confidence), with where it fails to parse.
+            result.skipped.push_back({r.path, std::string(e.what()) + " (fix the YAML, or its predictor is weighed as the training run's)"});
         }
     }
     phase("native links");

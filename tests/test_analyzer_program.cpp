@@ -3092,6 +3092,11 @@ TEST(ProgramModel, TheCogPredictorRunsInALinuxContainer) {
     }
     const Finding* demo = find(r, "hardcoded-cuda-device", "demo.py");
     EXPECT_GT(demo->severity, Severity::info) << demo->note;
+    // The malformed one is named among the skipped files, with the line YAML stopped at.
+    const auto skipped = std::find_if(r.skipped.begin(), r.skipped.end(), [](const SkippedFile& s) { return s.path == "broken/cog.yaml"; });
+    ASSERT_NE(skipped, r.skipped.end());
+    EXPECT_NE(skipped->reason.find("broken/cog.yaml:"), std::string::npos) << skipped->reason;
+    EXPECT_NE(skipped->reason.find("invalid YAML"), std::string::npos) << skipped->reason;
 }
 
 // KwaiVGI/LivePortrait: the cropper imports the animal-mode landmark runner only where the run picks
