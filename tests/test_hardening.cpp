@@ -278,6 +278,12 @@ TEST(Messages, NameTheThingOnOneLine) {
                                  "    extra_compile_args={'nvcc': ['-O3', '--use_fast_math', '-gencode=arch=compute_80,code=sm_80']},\n)\n");
     ASSERT_FALSE(ext.findings.empty());
     EXPECT_EQ(ext.findings[0].message, "CUDA extension 'fused_ops' is built here: its kernels cannot run on a Mac");
+    // A name the code computes (BigVGAN's load helper) is shown as what names it, not as a name.
+    const auto helper = s.scan_text("load.py", FileKind::python,
+                                    "from torch.utils import cpp_extension\n\n\ndef build(name, sources):\n"
+                                    "    return cpp_extension.load(name=name, sources=sources, extra_cuda_cflags=['-O3'])\n");
+    ASSERT_EQ(helper.findings.size(), 1u);
+    EXPECT_EQ(helper.findings[0].message, "CUDA extension named by `name` is built here: its kernels cannot run on a Mac");
     const auto call = s.scan_text("m.py", FileKind::python, "import torch\nmodel = (\n    build_model(\n        cfg,\n    )\n    .cuda()\n)\n");
     ASSERT_EQ(call.findings.size(), 1u);
     EXPECT_EQ(call.findings[0].message.find('\n'), std::string::npos) << call.findings[0].message;

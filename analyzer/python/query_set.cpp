@@ -158,7 +158,8 @@ std::string call_name(TSNode call, const ModuleFacts& facts) {
     if (ts_node_is_null(arg)) arg = positional_argument(call, 0);
     if (ts_node_is_null(arg)) return {};
     if (auto v = facts.string_value(arg)) return "'" + one_line(*v, 60) + "'";
-    return one_line(facts.text(arg), 60);
+    // computed (`name=name` in a helper): say so, not "extension name"
+    return "named by `" + one_line(facts.text(arg), 60) + "`";
 }
 
 // A call whose function's qualified name matches, anywhere under `n` (not into nested definitions).
