@@ -287,9 +287,10 @@ TEST_F(PythonEngineTest, AStayImportUnderAFlagOffByDefaultIsAnOption) {
 
 // The twenty-eighth holdout's judged sample: gaussian-opacity-fields' training() sets
 // `is_save_images = False` and saves evaluation images under `if is_save_images and ...:`. A name the
-// function binds once to False (or None) guards like a parameter off by default: off-by-default, one
-// level down. Not one bound again, a loop variable, a global, nor one bound to True.
-TEST_F(PythonEngineTest, CodeUnderALocalSetOnceToFalseIsAnOption) {
+// function binds once to False (or None), and never again, makes the branch dead code: no option a run
+// could turn on (judged "nothing to act on"), so info, as code under `if TYPE_CHECKING:`. Not one bound
+// again, a loop variable, a global, nor one bound to True.
+TEST_F(PythonEngineTest, CodeUnderALocalSetOnceToFalseIsDeadCode) {
     const auto code = [](const std::string& bind) {
         return "import torch\n\n\ndef training(cams):\n    " + bind + "\n    for cam in cams:\n"
                "        if is_save_images and cam is not None:\n            img = cam.image.cuda()\n";
@@ -297,9 +298,9 @@ TEST_F(PythonEngineTest, CodeUnderALocalSetOnceToFalseIsAnOption) {
     for (const std::string bind : {"is_save_images = False", "is_save_images = None"}) {
         const auto fs = of(scan(code(bind)), "cuda-method-call");
         ASSERT_EQ(fs.size(), 1u) << bind;
-        EXPECT_EQ(fs[0].guard, GuardKind::off_by_default) << bind << ": " << fs[0].guard_note;
-        EXPECT_EQ(fs[0].severity, Severity::minor) << bind << ": " << fs[0].note;
-        EXPECT_EQ(fs[0].guard_note, "off by default: " + bind.substr(0, 14) + "=" + bind.substr(17)) << fs[0].guard_note;
+        EXPECT_EQ(fs[0].guard, GuardKind::never_called) << bind << ": " << fs[0].guard_note;
+        EXPECT_EQ(fs[0].severity, Severity::info) << bind << ": " << fs[0].note;
+        EXPECT_EQ(fs[0].guard_note, bind + " (line 5) is never set again: this branch never runs") << fs[0].guard_note;
     }
     for (const std::string bind : {"is_save_images = True", "is_save_images = False\n    is_save_images = len(cams) > 2",
                                    "is_save_images = False\n    for is_save_images in (True,):\n        pass",
@@ -308,6 +309,8 @@ TEST_F(PythonEngineTest, CodeUnderALocalSetOnceToFalseIsAnOption) {
         const auto fs = of(scan(code(bind)), "cuda-method-call");
         ASSERT_EQ(fs.size(), 1u) << bind;
         EXPECT_NE(fs[0].guard, GuardKind::off_by_default) << bind << ": " << fs[0].guard_note;
+        EXPECT_NE(fs[0].guard, GuardKind::never_called) << bind << ": " << fs[0].guard_note;
+        EXPECT_GT(fs[0].severity, Severity::info) << bind << ": " << fs[0].note;
     }
 }
 

@@ -475,6 +475,8 @@ Guard GuardFinder::from_if(TSNode if_statement, TSNode node) const {
         // by default (`if args.benchmark: torch.cuda.synchronize()`), which the default run never takes.
         const Guard alternative = from_alternative(if_statement, node);
         if (alternative.kind != GuardKind::none || alternative.mps_aware) return alternative;
+        // A flag the function sets to False and never again: the branch is dead code, not an option.
+        if (const auto dead = never_holds(branch_condition, m_facts)) return {GuardKind::never_called, false, *dead + " is never set again: this branch never runs"};
         if (const auto flag = off_by_default(branch_condition)) return {GuardKind::off_by_default, false, "off by default: " + *flag};
         // A lazy import under `if <option> == "<name>":` with no other arm (llm-foundry's `if
         // self.fc_type['name'] == 'te' ...: import transformer_engine`): the package loads only where

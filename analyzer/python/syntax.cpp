@@ -91,6 +91,21 @@ TSNode local_constant(TSNode def, std::string_view name, const ModuleFacts& fact
     return is_type(value, "false") || is_type(value, "none") || v == "0" ? value : TSNode{};
 }
 
+std::optional<std::string> never_holds(TSNode condition, const ModuleFacts& facts) {
+    while (is_type(condition, "parenthesized_expression") && ts_node_named_child_count(condition) == 1) condition = ts_node_named_child(condition, 0);
+    if (is_type(condition, "boolean_operator") && facts.text(field(condition, "operator")) == "and") {
+        if (auto left = never_holds(field(condition, "left"), facts)) return left;
+        return never_holds(field(condition, "right"), facts);
+    }
+    if (!is_type(condition, "identifier")) return std::nullopt;
+    const TSNode def = enclosing(condition, {"function_definition"});
+    if (ts_node_is_null(def)) return std::nullopt;
+    const TSNode value = local_constant(def, facts.text(condition), facts);
+    if (ts_node_is_null(value)) return std::nullopt;
+    return std::string(facts.text(condition)) + " = " + std::string(facts.text(value)) + " (line " +
+           std::to_string(ts_node_start_point(value).row + 1) + ")";
+}
+
 // The default of the parameter a flag stands for: `flag` a parameter of the enclosing function, or
 // `self.flag` one of the class's __init__ that __init__ stores as it is (`self.flag = flag`) and no
 // other method of the class assigns (llm-foundry's MPTConfig: `use_pad_tok_in_ffn: bool = True`, read

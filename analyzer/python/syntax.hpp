@@ -94,6 +94,13 @@ TSNode positional_argument(TSNode call, uint32_t index);
 // a and c; nullopt for `from m import *`, whose names are the module's.
 std::optional<std::vector<std::string>> names_bound_by(TSNode import, const ModuleFacts& facts);
 
+// A name the function `def` binds once, by `name = False` (or None, or 0), and nowhere else; the
+// value written, or a null node.
+TSNode local_constant(TSNode def, std::string_view name, const ModuleFacts& facts);
+// A condition that never holds: a name its function binds only to False, None or 0 (local_constant),
+// alone or as an operand of `and`. gaussian-opacity-fields' `is_save_images = False` then
+// `if is_save_images and ...:`. The binding as "is_save_images = False (line 193)"; nullopt otherwise.
+std::optional<std::string> never_holds(TSNode condition, const ModuleFacts& facts);
 // The default value of the parameter `name` of a function definition, or a null node when it has none.
 TSNode parameter_default(TSNode function_definition, std::string_view name, const ModuleFacts& facts);
 // The default of the parameter `flag` (or `self.flag`, through the class's __init__) stands for; null if not known.
