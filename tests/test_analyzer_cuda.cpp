@@ -127,6 +127,23 @@ TEST(ClangEngine, OpsAreJoinedAcrossFilesAndBindingsFollowTheirLaunchers) {
         }
 }
 
+// sxyu/svox2's svox2.cpp registers its 24 ops through a macro defined in the module's body,
+// `#define _REG_FUNC(funname) m.def(#funname, &funname)`: each op is bound where the macro is used,
+// one line each, not all on the #define's line.
+TEST(ClangEngine, OpsRegisteredThroughAMacroAreWhereTheMacroIsUsed) {
+    if (!cuda::ClangEngine::available()) return;
+    test::TempDir d;
+    d.write("csrc/kernels.cu", "__global__ void k(float* x) {}\nvoid sample(float* x) { k<<<1, 1>>>(x); }\n"
+                               "void render(float* x) { k<<<1, 1>>>(x); }\n");
+    d.write("csrc/bind.cpp", "#include <torch/extension.h>\nvoid sample(float* x);\nvoid render(float* x);\n"
+                             "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n#define REG(f) m.def(#f, &f)\n  REG(sample);\n  REG(render);\n}\n");
+    const ScanResult r = scan_tree(d.path());
+    EXPECT_EQ(hits(r, "cuda-only-extension-op"), (std::vector<std::pair<std::string, int>>{{"csrc/bind.cpp", 6}, {"csrc/bind.cpp", 7}}));
+    const NativeOp* render = find_op(r, "render");
+    ASSERT_NE(render, nullptr);
+    EXPECT_EQ(render->location.line, 7);
+}
+
 // NVlabs/nvdiffrec's bindings start with CHECK_TENSOR (TORCH_CHECK(x.is_cuda(), ...) chained in a
 // macro without semicolons) and call a launch-size helper defined in common.cpp, plain host math. A
 // binding that takes CUDA tensors only has no CPU path, whatever its helpers do; without the gate the

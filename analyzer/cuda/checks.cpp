@@ -314,7 +314,11 @@ private:
             if (auto colons = r.op.rfind("::"); colons != std::string::npos) r.op = r.op.substr(colons + 2);
             if (r.op.empty()) continue;
             if (call->getNumArgs() > 1) bound(call->getArg(1), r, sm);
-            const auto loc = user_location(call->getBeginLoc(), sm);
+            // Each call binds one op: a macro that wraps m.def (svox2's `#define _REG_FUNC(f) m.def(#f, &f)`
+            // in the module's body) registers it where the macro is used, not on the #define's line.
+            clang::SourceLocation loc = call->getBeginLoc();
+            if (loc.isMacroID() && sm.isWrittenInMainFile(sm.getFileLoc(loc))) loc = sm.getFileLoc(loc);
+            else loc = user_location(loc, sm);
             r.line = static_cast<int>(sm.getSpellingLineNumber(loc));
             r.col = static_cast<int>(sm.getSpellingColumnNumber(loc));
             const llvm::StringRef buffer = sm.getBufferData(sm.getMainFileID());
