@@ -774,6 +774,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     }
     phase("cache save");
     sort_findings(result.findings);
+    merge_same_line(result.findings);
     assign_fingerprints(result.findings);
     std::sort(result.skipped.begin(), result.skipped.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
     phase("sort");

@@ -149,4 +149,43 @@ void sort_findings(std::vector<Finding>& findings) {
     });
 }
 
+void merge_same_line(std::vector<Finding>& findings) {
+    auto same = [](const Finding& a, const Finding& b) {
+        return std::tie(a.rule_id, a.subject, a.ops, a.native_op, a.source) == std::tie(b.rule_id, b.subject, b.ops, b.native_op, b.source);
+    };
+    std::vector<Finding> out;
+    out.reserve(findings.size());
+    for (std::size_t i = 0; i < findings.size();) {
+        std::size_t end = i + 1;  // [i, end): one line of one file
+        while (end < findings.size() && findings[end].location.path == findings[i].location.path && findings[end].location.line == findings[i].location.line)
+            ++end;
+        std::vector<char> taken(end - i, 0);
+        for (std::size_t a = i; a < end; ++a) {
+            if (taken[a - i]) continue;
+            std::vector<std::size_t> group{a};
+            for (std::size_t b = a + 1; b < end; ++b)
+                if (!taken[b - i] && same(findings[a], findings[b])) group.push_back(b), taken[b - i] = 1;
+            // the heaviest leads (severity, then impact); among equals the first on the line
+            std::size_t lead = a;
+            for (std::size_t g : group)
+                if (std::tie(findings[g].severity, findings[g].impact) > std::tie(findings[lead].severity, findings[lead].impact)) lead = g;
+            Finding merged = std::move(findings[lead]);
+            for (std::size_t g : group) {
+                if (g == lead) continue;
+                Finding& other = findings[g];
+                RelatedLocation rel;
+                rel.location = other.location;
+                rel.label = "also on this line: " + (other.matched.size() > 80 ? other.matched.substr(0, 77) + "..." : other.matched);
+                merged.related.push_back(std::move(rel));
+                for (auto& r : other.related) merged.related.push_back(std::move(r));
+                merged.lines = std::max(merged.lines, other.lines);
+            }
+            out.push_back(std::move(merged));
+        }
+        i = end;
+    }
+    findings = std::move(out);
+    sort_findings(findings);
+}
+
 }  // namespace mpsport

@@ -141,4 +141,11 @@ void assign_fingerprints(std::vector<Finding>& findings);
 // Orders findings by path, line, column, rule: the order every report prints.
 void sort_findings(std::vector<Finding>& findings);
 
+// One finding per rule, line and subject: `points.float().cuda(), label.long().cuda()` on one line is
+// one edit of that line, not two findings (a judged sample called the second a duplicate). The
+// heaviest stays, the others become its related locations ("also on this line: labels.cuda()"), which
+// every report lists. Findings about different ops or subjects on one line stay apart. Needs sorted
+// findings; leaves them sorted.
+void merge_same_line(std::vector<Finding>& findings);
+
 }  // namespace mpsport

@@ -148,6 +148,39 @@ TEST(Scanner, FingerprintsSurviveLineMoves) {
     EXPECT_NE(before.findings[0].location.line, after.findings[0].location.line);
 }
 
+// One rule on one line is one finding: `images.cuda(), labels.cuda()` is one edit of that line (a
+// judged sample called the second finding a duplicate). The other matches are its related locations.
+// Different rules on the line, and one op-support rule about two different ops, stay apart.
+TEST(Scanner, OneRuleOnOneLineIsOneFinding) {
+    const auto catalogue = RuleCatalogue::load(test::rules_dir());
+    const Scanner scanner(catalogue);
+    test::TempDir d;
+    d.write("train.py", "import torch\n\n\ndef step(images, labels, idx):\n"
+                        "    images, labels = images.cuda(non_blocking=True), labels.cuda()\n"
+                        "    s = torch.softmax(images, 0); both = (torch.mode(s), s.take(idx))\n"
+                        "    x = images.cuda(); torch.cuda.synchronize()\n"
+                        "    return both, x\n\n\nif __name__ == '__main__':\n    step(torch.ones(2), torch.ones(2), torch.zeros(1))\n");
+    const auto r = scanner.scan(d.path(), {d.path()}, ScanOptions{});
+    auto at = [&](const std::string& rule, int line) {
+        std::vector<const Finding*> out;
+        for (const auto& f : r.findings)
+            if (f.rule_id == rule && f.location.line == line) out.push_back(&f);
+        return out;
+    };
+    const auto calls = at("cuda-method-call", 5);
+    ASSERT_EQ(calls.size(), 1u);
+    EXPECT_EQ(calls[0]->location.col, 22);
+    ASSERT_EQ(calls[0]->related.size(), 1u);
+    EXPECT_EQ(calls[0]->related[0].location.line, 5);
+    EXPECT_EQ(calls[0]->related[0].label, "also on this line: labels.cuda()");
+    EXPECT_EQ(at("mps-op-fallback", 6).size(), 2u);  // aten::mode and aten::take: two ops, two findings
+    EXPECT_EQ(at("cuda-method-call", 7).size(), 1u);
+    EXPECT_EQ(at("torch-cuda-synchronize", 7).size(), 1u);
+    std::set<std::string> fingerprints;
+    for (const auto& f : r.findings) fingerprints.insert(f.fingerprint);
+    EXPECT_EQ(fingerprints.size(), r.findings.size());
+}
+
 using test::quote;
 
 TEST(CommandLine, ExitCodesFollowFailOn) {
