@@ -2127,6 +2127,39 @@ TEST(ProgramModel, SourcesJoinedFromFolderVariablesLinkTheirOps) {
     EXPECT_NE(op->note.find("torch.cuda.is_available() (lib/psa/src/__init__.py:9)"), std::string::npos) << op->note;
 }
 
+// NVIDIA/BigVGAN's alias_free_activation/cuda/load.py (Megatron's fused-kernel loader): the name and
+// the sources reach cpp_extension.load through the parameters of a helper nested in load(), and the
+// sources are pathlib paths (`srcpath / "x.cpp"` with `srcpath = pathlib.Path(__file__).parent`). The
+// helper's call names the module; its sources link the binding's op to the build, whose reach it takes
+// (optional: the model imports the kernel only under `if use_cuda_kernel:`), instead of an op no build
+// links (unreached, at the rule's major).
+TEST(ProgramModel, ALoaderHelperNamesItsExtensionThroughItsParameters) {
+    if (!cuda::ClangEngine::available()) return;
+    test::TempDir d;
+    d.write("kernels/__init__.py", "");
+    d.write("kernels/load.py", "import pathlib\nfrom torch.utils import cpp_extension\n\n\ndef load():\n"
+                               "    srcpath = pathlib.Path(__file__).parent.absolute()\n\n"
+                               "    def _load_helper(name, sources, extra_cuda_flags):\n"
+                               "        return cpp_extension.load(name=name, sources=sources, extra_cuda_cflags=['-O3'] + extra_cuda_flags)\n\n"
+                               "    sources = [srcpath / 'act.cpp', srcpath / 'act_cuda.cu']\n"
+                               "    return _load_helper('act_cuda', sources, [])\n");
+    d.write("kernels/act.cpp", "#include <torch/extension.h>\nat::Tensor fwd_cuda(at::Tensor x);\n"
+                               "at::Tensor fwd(at::Tensor x) { return fwd_cuda(x); }\n"
+                               "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n  m.def(\"forward\", &fwd);\n}\n");
+    d.write("kernels/act_cuda.cu", "__global__ void k(float* x) { x[0] = 1.f; }\n"
+                                   "at::Tensor fwd_cuda(at::Tensor x) { k<<<1, 1>>>(nullptr); return x; }\n");
+    d.write("kernels/activation.py", "from kernels import load\n\nact_cuda = load.load()\n");
+    d.write("model.py", "import torch\n\n\nclass Net(torch.nn.Module):\n    def __init__(self, use_cuda_kernel=False):\n"
+                        "        super().__init__()\n        if use_cuda_kernel:\n            from kernels.activation import act_cuda\n");
+    d.write("train.py", "import torch\nfrom model import Net\n\nif __name__ == '__main__':\n    Net()\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* op = find(r, "cuda-only-extension-op", "kernels/act.cpp");
+    ASSERT_NE(op, nullptr);
+    EXPECT_EQ(op->reach, Reach::optional) << op->note;
+    EXPECT_EQ(op->subject, "act_cuda") << op->note;
+    EXPECT_LT(op->severity, Severity::major) << op->note;
+}
+
 TEST(ProgramModel, ExtensionOpsTakeTheReachOfTheirPythonCalls) {
     if (!cuda::ClangEngine::available()) return;
     test::TempDir d;

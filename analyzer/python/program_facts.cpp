@@ -32,6 +32,8 @@ void strings_under(TSNode node, const ModuleFacts& facts, std::vector<std::strin
 // then `sources = [os.path.join(os.path.dirname(__file__), s) for s in sources]`), with the folders
 // the comprehension's join names (`os.path.join(_src_path, 'src', f)`). Nothing else: a
 // list built of calls (`os.path.join("pkg", "backend", name)`) names no file.
+std::optional<std::string> path_of(TSNode node, const ModuleFacts& facts, int depth = 0);
+
 void sources_through_name(TSNode node, const ModuleFacts& facts, std::vector<std::string>& out, int depth = 0) {
     if (ts_node_is_null(node) || depth > 4) return;
     if (is_type(node, "list_comprehension")) {
@@ -56,8 +58,11 @@ void sources_through_name(TSNode node, const ModuleFacts& facts, std::vector<std
     if (is_type(node, "list")) {
         std::vector<std::string> strings;
         for (uint32_t i = 0; i < ts_node_named_child_count(node); ++i) {
-            const auto v = string_literal(ts_node_named_child(node, i), facts.source());
-            if (!v) return;
+            const TSNode item = ts_node_named_child(node, i);
+            if (is_type(item, "comment")) continue;
+            auto v = string_literal(item, facts.source());
+            if (!v && (is_type(item, "binary_operator") || is_type(item, "call"))) v = path_of(item, facts);  // `srcpath / "x.cpp"`
+            if (!v || v->empty()) return;
             strings.push_back(*v);
         }
         out.insert(out.end(), strings.begin(), strings.end());
@@ -78,7 +83,7 @@ void sources_through_name(TSNode node, const ModuleFacts& facts, std::vector<std
 // of literals, of `os.path.dirname(__file__)` (with realpath/abspath inside: the folder itself), and
 // of names bound once to such a path in the function or the module (hszhao/semseg's `gpu_path =
 // os.path.join(cwd, 'gpu')`, then `os.path.join(gpu_path, 'operator.cpp')`). nullopt otherwise.
-std::optional<std::string> path_of(TSNode node, const ModuleFacts& facts, int depth = 0) {
+std::optional<std::string> path_of(TSNode node, const ModuleFacts& facts, int depth) {
     if (ts_node_is_null(node) || depth > 6) return std::nullopt;
     if (is_type(node, "string")) {
         // `f"{current_path}/cuda/operators.cu"` (ChatRWKV's kernel sources): a folder the name binds,
@@ -118,6 +123,36 @@ std::optional<std::string> path_of(TSNode node, const ModuleFacts& facts, int de
         if (bound != 1) return std::nullopt;
         return path_of(value, facts, depth + 1);
     }
+    // pathlib: `Path(__file__).parent` (with .absolute() or .resolve() anywhere along it) is the
+    // file's folder, and `folder / "name.cpp"` a path under it (BigVGAN's and Megatron's fused-kernel
+    // loaders: `srcpath = pathlib.Path(__file__).parent.absolute()`, then `srcpath / "x.cpp"`).
+    if (is_type(node, "binary_operator") && facts.text(field(node, "operator")) == "/") {
+        const auto left = path_of(field(node, "left"), facts, depth + 1);
+        const auto right = path_of(field(node, "right"), facts, depth + 1);
+        if (!left || !right || right->empty()) return std::nullopt;
+        return left->empty() ? *right : *left + "/" + *right;
+    }
+    if (is_type(node, "attribute") && facts.text(field(node, "attribute")) == "parent") {
+        TSNode inner = field(node, "object");
+        auto unwrap = [&](TSNode n) {  // X.absolute(), X.resolve() -> X
+            while (is_type(n, "call") && ts_node_named_child_count(field(n, "arguments")) == 0 && is_type(field(n, "function"), "attribute") &&
+                   (facts.text(field(field(n, "function"), "attribute")) == "absolute" || facts.text(field(field(n, "function"), "attribute")) == "resolve"))
+                n = field(field(n, "function"), "object");
+            return n;
+        };
+        inner = unwrap(inner);
+        if (is_type(inner, "call")) {
+            const std::string pq = facts.qualname(field(inner, "function"));
+            const TSNode pargs = field(inner, "arguments");
+            if ((pq == "pathlib.Path" || pq == "pathlib.PurePath") && ts_node_named_child_count(pargs) == 1 &&
+                facts.text(ts_node_named_child(pargs, 0)) == "__file__")
+                return std::string();
+        }
+        return std::nullopt;
+    }
+    if (is_type(node, "call") && ts_node_named_child_count(field(node, "arguments")) == 0 && is_type(field(node, "function"), "attribute") &&
+        (facts.text(field(field(node, "function"), "attribute")) == "absolute" || facts.text(field(field(node, "function"), "attribute")) == "resolve"))
+        return path_of(field(field(node, "function"), "object"), facts, depth + 1);
     if (!is_type(node, "call")) return std::nullopt;
     const std::string q = facts.qualname(field(node, "function"));
     const TSNode args = field(node, "arguments");
@@ -438,6 +473,63 @@ void find_build_switch(TSNode call, const ModuleFacts& facts, ExtensionFact& e) 
     e.build_flag = common->build_flag, e.built_when_passed = common->built_when_passed, e.build_flag_line = common->build_flag_line;
 }
 
+// One extension a JIT load builds: its module name, the node naming its sources, and where it is
+// built (the load itself, or the call of the helper around it).
+struct HelperBuild {
+    std::string name;
+    TSNode sources;
+    TSNode site;
+};
+
+// The position of parameter `name` among a function's parameters, or -1.
+int parameter_index(TSNode def, std::string_view name, const ModuleFacts& facts) {
+    const TSNode params = field(def, "parameters");
+    int index = 0;
+    for (uint32_t i = 0; i < ts_node_named_child_count(params); ++i) {
+        const TSNode p = ts_node_named_child(params, i);
+        if (is_type(p, "comment")) continue;
+        const TSNode id = is_type(p, "identifier") ? p : field(p, "name");
+        if (!ts_node_is_null(id) && facts.text(id) == name) return index;
+        if (is_type(p, "list_splat_pattern") || is_type(p, "dictionary_splat_pattern") || is_type(p, "keyword_separator")) return -1;
+        ++index;
+    }
+    return -1;
+}
+
+// The argument a call passes for parameter `name` at `index`: by keyword, else by position.
+TSNode argument_for(TSNode call, std::string_view name, int index, const ModuleFacts& facts) {
+    const TSNode kw = keyword_argument(call, name, facts);
+    if (!ts_node_is_null(kw)) return kw;
+    return index < 0 ? TSNode{} : positional_argument(call, static_cast<uint32_t>(index));
+}
+
+// BigVGAN's and Megatron's fused-kernel loaders: `def _cpp_extention_load_helper(name, sources,
+// extra_cuda_flags): return cpp_extension.load(name=name, sources=sources, ...)`, called in the same
+// file as `_cpp_extention_load_helper("anti_alias_activation_cuda", sources, extra_cuda_flags)`. The
+// name (and the sources, where they are a parameter too) are what each call of the function around the
+// load passes: one extension per call that passes a literal name. Not a method (its `self` shifts the
+// positions), nor a call inside the function itself.
+std::vector<HelperBuild> builds_through_helper(TSNode load, TSNode sources, const ModuleFacts& facts, const CallSites& calls) {
+    TSNode name = keyword_argument(load, "name", facts);
+    if (ts_node_is_null(name)) name = keyword_argument(load, "module_name", facts);
+    if (ts_node_is_null(name)) name = positional_argument(load, 0);
+    const TSNode def = enclosing(load, {"function_definition"});
+    if (!is_type(name, "identifier") || ts_node_is_null(def) || is_type(ts_node_parent(ts_node_parent(def)), "class_definition")) return {};
+    const int name_at = parameter_index(def, facts.text(name), facts);
+    if (name_at < 0) return {};
+    const int sources_at = is_type(sources, "identifier") ? parameter_index(def, facts.text(sources), facts) : -1;
+    const auto it = calls.find(facts.text(field(def, "name")));
+    if (it == calls.end()) return {};
+    std::vector<HelperBuild> out;
+    for (const TSNode c : it->second) {
+        if (!is_type(field(c, "function"), "identifier") || contains(def, c)) continue;
+        const auto literal = facts.string_value(argument_for(c, facts.text(name), name_at, facts));
+        if (!literal || literal->empty()) continue;
+        out.push_back({*literal, sources_at >= 0 ? argument_for(c, facts.text(sources), sources_at, facts) : sources, c});
+    }
+    return out;
+}
+
 void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, const CallSites& calls, bool names_extensions, FileFacts& out) {
     std::string q = facts.qualname(field(call, "function"));
     bool cuda_optional = false;
@@ -464,79 +556,82 @@ void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, 
     if (q.compare(0, kCppExtension.size(), kCppExtension) == 0) {
         const std::string kind = q.substr(kCppExtension.size());
         if (kind != "CUDAExtension" && kind != "CppExtension" && kind != "load" && kind != "load_inline") return;
-        ExtensionFact e;
-        const auto name = extension_name(call, facts);
-        if (!name) return;
-        e.name = *name;
         TSNode sources = keyword_argument(call, "sources", facts);
         if (ts_node_is_null(sources) && kind != "load_inline") sources = positional_argument(call, 1);
-        // the files a list argument names: a literal list, or a name or comprehension over one
-        auto add_files = [&](TSNode list) {
-            if (is_type(list, "identifier") || is_type(list, "list_comprehension")) {
-                sources_through_name(list, facts, e.sources);
-                return;
-            }
-            // a list of `os.path.join(folder, 'file.cpp')` whose folder is known: the path, not only its literals
-            if (is_type(list, "list")) {
-                std::vector<std::string> paths;
-                for (uint32_t i = 0; i < ts_node_named_child_count(list); ++i) {
-                    const TSNode item = ts_node_named_child(list, i);
-                    if (is_type(item, "comment")) continue;
-                    const auto p = is_type(item, "call") || is_type(item, "string") ? path_of(item, facts) : std::nullopt;
-                    if (!p || p->empty()) {
-                        paths.clear();
-                        break;
-                    }
-                    paths.push_back(*p);
-                }
-                if (!paths.empty()) {
-                    e.sources.insert(e.sources.end(), paths.begin(), paths.end());
+        std::vector<HelperBuild> builds;
+        if (const auto name = extension_name(call, facts)) builds.push_back({*name, sources, call});
+        else builds = builds_through_helper(call, sources, facts, calls);
+        for (const HelperBuild& build : builds) {
+            ExtensionFact e;
+            e.name = build.name;
+            // the files a list argument names: a literal list, or a name or comprehension over one
+            auto add_files = [&](TSNode list) {
+                if (is_type(list, "identifier") || is_type(list, "list_comprehension")) {
+                    sources_through_name(list, facts, e.sources);
                     return;
                 }
+                // a list of `os.path.join(folder, 'file.cpp')` whose folder is known: the path, not only its literals
+                if (is_type(list, "list")) {
+                    std::vector<std::string> paths;
+                    for (uint32_t i = 0; i < ts_node_named_child_count(list); ++i) {
+                        const TSNode item = ts_node_named_child(list, i);
+                        if (is_type(item, "comment")) continue;
+                        const auto p = is_type(item, "call") || is_type(item, "string") || is_type(item, "binary_operator") ? path_of(item, facts) : std::nullopt;
+                        if (!p || p->empty()) {
+                            paths.clear();
+                            break;
+                        }
+                        paths.push_back(*p);
+                    }
+                    if (!paths.empty()) {
+                        e.sources.insert(e.sources.end(), paths.begin(), paths.end());
+                        return;
+                    }
+                }
+                strings_under(list, facts, e.sources);
+            };
+            add_files(build.sources);
+            // a loader's headers are built with the sources: stylegan3's filtered_lrelu.cu, which only
+            // `headers=['filtered_lrelu.h', 'filtered_lrelu.cu']` names (the *_wr.cu sources include it)
+            if (via_loader) add_files(keyword_argument(call, "headers", facts));
+            e.cuda = kind == "CUDAExtension" || !ts_node_is_null(keyword_argument(call, "cuda_sources", facts)) ||
+                     std::any_of(e.sources.begin(), e.sources.end(), [](const std::string& s) {
+                         return s.size() > 3 && (s.compare(s.size() - 3, 3, ".cu") == 0 || s.compare(s.size() - 4, 4, ".cuh") == 0);
+                     });
+            e.conditional = guards.guard_of(call).kind != GuardKind::none ||
+                            !ts_node_is_null(enclosing(call, {"if_statement", "try_statement", "conditional_expression"}));
+            // `CUDAExtension(...) if torch.cuda.is_available() else CppExtension(...)` (SparseConvNet's
+            // setup.py): a C++ build where CUDA is missing, as a variable bound both ways is
+            if (const TSNode parent = ts_node_parent(call); kind == "CUDAExtension" && is_type(parent, "conditional_expression"))
+                for (uint32_t i = 0; i < ts_node_named_child_count(parent); ++i) {
+                    const TSNode other = ts_node_named_child(parent, i);
+                    cuda_optional = cuda_optional || (!ts_node_eq(other, call) && is_type(other, "call") &&
+                                                      facts.qualname(field(other, "function")) == std::string(kCppExtension) + "CppExtension");
+                }
+            e.cuda_optional = cuda_optional;
+            if (kind == "CUDAExtension" || kind == "CppExtension") find_build_switch(call, facts, e);
+            e.line = line_of(call);
+            out.extensions.push_back(std::move(e));
+            if (kind == "load" || kind == "load_inline") {
+                // A JIT-built extension is imported where it is loaded; in a function, where that runs
+                // (NVlabs' `_init()`, called as `x.device.type == 'cuda' and _init()`).
+                ImportFact f;
+                f.module = out.extensions.back().name;
+                f.line = line_of(build.site);
+                const TSNode function = enclosing(build.site, {"function_definition"});
+                Guard g = guards.guard_of(build.site);
+                // A load in try/except is optional; when every call of its function is also under a guard a
+                // Mac never takes (`impl == 'cuda' and x.device.type == 'cuda' and _init()`), that one says
+                // more: the Mac never builds it, and the reference path beside it runs.
+                if (!ts_node_is_null(function) && !g.mps_aware && (g.kind == GuardKind::none || g.kind == GuardKind::import_fallback)) {
+                    const Guard callers = guard_through_callers(function, facts, guards, calls);
+                    if (g.kind == GuardKind::none || (callers.kind != GuardKind::none && guard_strength(callers.kind) < guard_strength(g.kind))) g = callers;
+                }
+                f.guard = g.kind;
+                f.guard_note = g.note;
+                f.lazy = !ts_node_is_null(function);
+                out.imports.push_back(std::move(f));
             }
-            strings_under(list, facts, e.sources);
-        };
-        add_files(sources);
-        // a loader's headers are built with the sources: stylegan3's filtered_lrelu.cu, which only
-        // `headers=['filtered_lrelu.h', 'filtered_lrelu.cu']` names (the *_wr.cu sources include it)
-        if (via_loader) add_files(keyword_argument(call, "headers", facts));
-        e.cuda = kind == "CUDAExtension" || !ts_node_is_null(keyword_argument(call, "cuda_sources", facts)) ||
-                 std::any_of(e.sources.begin(), e.sources.end(), [](const std::string& s) {
-                     return s.size() > 3 && (s.compare(s.size() - 3, 3, ".cu") == 0 || s.compare(s.size() - 4, 4, ".cuh") == 0);
-                 });
-        e.conditional = guards.guard_of(call).kind != GuardKind::none ||
-                        !ts_node_is_null(enclosing(call, {"if_statement", "try_statement", "conditional_expression"}));
-        // `CUDAExtension(...) if torch.cuda.is_available() else CppExtension(...)` (SparseConvNet's
-        // setup.py): a C++ build where CUDA is missing, as a variable bound both ways is
-        if (const TSNode parent = ts_node_parent(call); kind == "CUDAExtension" && is_type(parent, "conditional_expression"))
-            for (uint32_t i = 0; i < ts_node_named_child_count(parent); ++i) {
-                const TSNode other = ts_node_named_child(parent, i);
-                cuda_optional = cuda_optional || (!ts_node_eq(other, call) && is_type(other, "call") &&
-                                                  facts.qualname(field(other, "function")) == std::string(kCppExtension) + "CppExtension");
-            }
-        e.cuda_optional = cuda_optional;
-        if (kind == "CUDAExtension" || kind == "CppExtension") find_build_switch(call, facts, e);
-        e.line = line_of(call);
-        out.extensions.push_back(std::move(e));
-        if (kind == "load" || kind == "load_inline") {
-            // A JIT-built extension is imported where it is loaded; in a function, where that runs
-            // (NVlabs' `_init()`, called as `x.device.type == 'cuda' and _init()`).
-            ImportFact f;
-            f.module = out.extensions.back().name;
-            f.line = line_of(call);
-            const TSNode function = enclosing(call, {"function_definition"});
-            Guard g = guards.guard_of(call);
-            // A load in try/except is optional; when every call of its function is also under a guard a
-            // Mac never takes (`impl == 'cuda' and x.device.type == 'cuda' and _init()`), that one says
-            // more: the Mac never builds it, and the reference path beside it runs.
-            if (!ts_node_is_null(function) && !g.mps_aware && (g.kind == GuardKind::none || g.kind == GuardKind::import_fallback)) {
-                const Guard callers = guard_through_callers(function, facts, guards, calls);
-                if (g.kind == GuardKind::none || (callers.kind != GuardKind::none && guard_strength(callers.kind) < guard_strength(g.kind))) g = callers;
-            }
-            f.guard = g.kind;
-            f.guard_note = g.note;
-            f.lazy = !ts_node_is_null(function);
-            out.imports.push_back(std::move(f));
         }
         return;
     }
