@@ -68,7 +68,7 @@ void remove_old_files(const fs::path& dir, std::uint64_t key) {
 }
 
 constexpr std::uint32_t kMagic = 0x4d505343;  // "MPSC"
-constexpr std::uint32_t kFormat = 59;  // 59: a JIT load named through its helper function's parameters, pathlib source paths; 58: one finding per rule, line and subject (a memo keeps the merged findings); 57: a branch under a flag its function sets to False is dead code (never-called); an op registered through a macro sits where the macro is used; 56: FileFacts::module_call_line; 55: a name a function binds once to False or None is off by default; 54: an f-string under a folder a name binds is a source path; 53: an option off by default around an import fallback decides, the fallback in its note; 52: an early return under a negated test that names MPS leaves MPS-aware code; 51: a flag compared with False (or not with True) is its test negated; 50: an `and` with an operand off by default is off by default; 49: ImportFact::in_string, a class a config target names in a dict of the code; 48: an import with a fallback inside one arm of a choice keeps import-fallback; 47: a test whose name says MPS (`mps_mode()`) knows MPS, also past an early return; 46: an import under a test named for its package is optional; 45: launch arguments take their script's variables, an unset one is a placeholder; 44: default-arm, the arm of a choice a parameter's default takes; 43: a package toggle (enable_xformers_memory_efficient_attention) is minor; 42: a method called by its own name takes those calls' guards, not its class's; distributed names in any case; 41: a definition a registry decorator stores is chosen; `self.X` off by default through __init__, `not X` on by default; a lazy import under one named option; 40: a function passed to a registry is chosen, not called; a keyword passing on a parameter off by default loads nothing; 39: a skip whose condition says nothing of a Mac is no guard; 38: `if TYPE_CHECKING:` never runs, an import past an early return naming its package; 37: a stay package used only on CUDA paths, and a device check leaving None for a called name (package imports); 36: `x = True if <test> else False` binds the test; 35: an extension kind taken from a table of both kinds is cuda_optional; 34: EntryRef::cwd; 33: ImportFact::end_line, FunctionUses::class_at and spans; 32: FunctionUses::Call::arms; 31: ExtensionFact::build_flag; 30: FileFacts::remote_code_line; 29: FunctionUses::selections; 28: EntryRef::documented_import; 27: FileFacts::script_end_line; 26: a function's import in one arm of an if is alternative-branch; 25: FileFacts::sys_path_folders; 24: FunctionUses::Call::branch; 23: EntryRef::end_line; 22: fields of dataclasses and attrs classes as constructor parameters (FunctionUses); 21: a function passed to a call is a call of it there (FunctionUses); 20: config and checkpoint references from the syntax tree, with their guards; 19: Finding::origin, FileFacts::cpu_default_functions; 18: a class's __init__ in FunctionUses::function_at under the class's name; 17: what each call passes, FunctionUses::parameter_defaults; 16: FileFacts::attribute_names; 15: FileOutcome::function_uses; 14: FileFacts::hosted_demo; 13: a checksum of the content
+constexpr std::uint32_t kFormat = 60;  // 60: ExtensionFact::built_in_function, ImportedCall::module_level; 59: a JIT load named through its helper function's parameters, pathlib source paths; 58: one finding per rule, line and subject (a memo keeps the merged findings); 57: a branch under a flag its function sets to False is dead code (never-called); an op registered through a macro sits where the macro is used; 56: FileFacts::module_call_line; 55: a name a function binds once to False or None is off by default; 54: an f-string under a folder a name binds is a source path; 53: an option off by default around an import fallback decides, the fallback in its note; 52: an early return under a negated test that names MPS leaves MPS-aware code; 51: a flag compared with False (or not with True) is its test negated; 50: an `and` with an operand off by default is off by default; 49: ImportFact::in_string, a class a config target names in a dict of the code; 48: an import with a fallback inside one arm of a choice keeps import-fallback; 47: a test whose name says MPS (`mps_mode()`) knows MPS, also past an early return; 46: an import under a test named for its package is optional; 45: launch arguments take their script's variables, an unset one is a placeholder; 44: default-arm, the arm of a choice a parameter's default takes; 43: a package toggle (enable_xformers_memory_efficient_attention) is minor; 42: a method called by its own name takes those calls' guards, not its class's; distributed names in any case; 41: a definition a registry decorator stores is chosen; `self.X` off by default through __init__, `not X` on by default; a lazy import under one named option; 40: a function passed to a registry is chosen, not called; a keyword passing on a parameter off by default loads nothing; 39: a skip whose condition says nothing of a Mac is no guard; 38: `if TYPE_CHECKING:` never runs, an import past an early return naming its package; 37: a stay package used only on CUDA paths, and a device check leaving None for a called name (package imports); 36: `x = True if <test> else False` binds the test; 35: an extension kind taken from a table of both kinds is cuda_optional; 34: EntryRef::cwd; 33: ImportFact::end_line, FunctionUses::class_at and spans; 32: FunctionUses::Call::arms; 31: ExtensionFact::build_flag; 30: FileFacts::remote_code_line; 29: FunctionUses::selections; 28: EntryRef::documented_import; 27: FileFacts::script_end_line; 26: a function's import in one arm of an if is alternative-branch; 25: FileFacts::sys_path_folders; 24: FunctionUses::Call::branch; 23: EntryRef::end_line; 22: fields of dataclasses and attrs classes as constructor parameters (FunctionUses); 21: a function passed to a call is a call of it there (FunctionUses); 20: config and checkpoint references from the syntax tree, with their guards; 19: Finding::origin, FileFacts::cpu_default_functions; 18: a class's __init__ in FunctionUses::function_at under the class's name; 17: what each call passes, FunctionUses::parameter_defaults; 16: FileFacts::attribute_names; 15: FileOutcome::function_uses; 14: FileFacts::hosted_demo; 13: a checksum of the content
 
 // The content and its checksum, appended; the content back when the checksum holds (a cache file
 // is only ever an optimisation: a damaged one is read as missing).
@@ -288,6 +288,7 @@ void write_facts(Writer& w, const FileFacts& facts) {
         w.u64(e.built_when_passed ? 1 : 0);
         w.i64(e.build_flag_line);
         w.i64(e.line);
+        w.str(e.built_in_function);
     }
     w.u64(facts.ops_calls.size());
     for (const auto& c : facts.ops_calls) {
@@ -371,6 +372,7 @@ FileFacts read_facts(Reader& r) {
         e.built_when_passed = r.u64() != 0;
         e.build_flag_line = static_cast<int>(r.i64());
         e.line = static_cast<int>(r.i64());
+        e.built_in_function = r.str();
     }
     facts.ops_calls.resize(r.count());
     for (auto& c : facts.ops_calls) {
@@ -430,7 +432,7 @@ void write_extension_calls(Writer& w, const FileOutcome& o) {
         w.u64(static_cast<std::uint64_t>(c.guard));
         w.str(c.guard_note);
         w.str(c.function);
-        w.u64(c.function_used_here ? 1 : 0);
+        w.u64((c.function_used_here ? 1 : 0) | (c.module_level ? 2 : 0));
     }
 }
 
@@ -444,7 +446,9 @@ void read_extension_calls(Reader& r, FileOutcome& o) {
         c.guard = static_cast<GuardKind>(r.u64());
         c.guard_note = r.str();
         c.function = r.str();
-        c.function_used_here = r.u64() != 0;
+        const std::uint64_t bits = r.u64();
+        c.function_used_here = (bits & 1) != 0;
+        c.module_level = (bits & 2) != 0;
     }
 }
 

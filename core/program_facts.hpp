@@ -45,6 +45,11 @@ struct ExtensionFact {
     bool built_when_passed = true;
     int build_flag_line = 0;
     int line = 0;
+    // A JIT build (load, load_inline) inside a module-level function: that function's name (the one
+    // that runs the helper around the load, for a helper's build). A file that calls it at module
+    // level builds the extension on import (BigVGAN's activation1d.py: `anti_alias_activation_cuda =
+    // load.load()`). Empty at module level, in a class, and for setup-script builds.
+    std::string built_in_function;
 };
 
 // A call of a registered op through the dispatcher: `torch.ops.geomops.knn(x)`.
@@ -70,6 +75,7 @@ struct ImportedCall {
     // the call runs only when another file imports and calls the function.
     std::string function;
     bool function_used_here = false;
+    bool module_level = false;  // in no function at all: it runs when the file is imported
 };
 
 // The calls and other uses of some module-level functions in one file (analyzer/python/program_facts.hpp

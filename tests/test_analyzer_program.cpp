@@ -3049,6 +3049,28 @@ TEST(ProgramModel, ATestOfACudaOnlyExtensionIsInfo) {
                       "imports pkg/fused.py, which needs the CUDA extension fused_lib (pkg/fused.py:1) to load");
 }
 
+// NVIDIA/BigVGAN's alias_free_activation/cuda/activation1d.py calls `load.load()` at module level,
+// and load() JIT-builds a CUDA-only extension: importing activation1d builds it, so a test that imports
+// activation1d cannot load on a Mac (its .cuda() is info, the chain in its note). A test that calls
+// load.load() only in its `if __name__ == "__main__":` block still imports, and keeps tooling's minor.
+TEST(ProgramModel, ATestOfAModuleThatBuildsACudaExtensionOnImportIsInfo) {
+    test::TempDir d;
+    d.write("kernels/__init__.py", "");
+    d.write("kernels/load.py", "import pathlib\nfrom torch.utils import cpp_extension\n\n\ndef load():\n"
+                               "    srcpath = pathlib.Path(__file__).parent.absolute()\n\n"
+                               "    def _load_helper(name, sources):\n"
+                               "        return cpp_extension.load(name=name, sources=sources, extra_cuda_cflags=['-O3'])\n\n"
+                               "    return _load_helper('act_cuda', [srcpath / 'act.cpp', srcpath / 'act_cuda.cu'])\n");
+    d.write("kernels/activation.py", "from kernels import load\n\nact_cuda = load.load()\n");
+    d.write("train.py", "import torch\n\nif __name__ == '__main__':\n    torch.ones(2).sum()\n");
+    d.write("tests/test_fused.py", "import torch\nfrom kernels import activation\n\n\ndef test_fused():\n    torch.ones(2).cuda()\n");
+    d.write("tests/test_portable.py", "import torch\n\n\ndef test_plain():\n    torch.ones(2).cuda()\n\n\n"
+                                      "if __name__ == '__main__':\n    from kernels import load\n    load.load()\n    test_plain()\n");
+    expect_cuda_bound(scan_dir(d), "tests/test_fused.py", "tests/test_portable.py",
+                      "imports kernels/activation.py, which needs the CUDA extension act_cuda (kernels/load.py:9), which its call of "
+                      "kernels.load.load() at kernels/activation.py:3 builds");
+}
+
 // A package that does not even install on macOS (packages: imports_on_mac: false), though the
 // repository could do without it (tensorrt's weight is dual): a test importing it cannot load on a Mac
 // either, and neither can a program of its own beside the training run (HunyuanDiT's TensorRT-LLM

@@ -654,6 +654,25 @@ std::vector<ImportSite> ProgramModel::importers_of(const std::string& module, co
 std::map<std::string, std::set<int>> ProgramModel::caller_import_lines() {
     std::map<std::string, std::set<int>> out;
     m_caller_requests.clear();
+    m_loader_functions.clear();
+    // A function that JIT-builds a CUDA-only extension (BigVGAN's load.load()): the files that import
+    // it, or its module from the package (`from alias_free_activation.cuda import load`), are read for
+    // calls of it at module level (add_caller_calls), which build the extension when they are imported.
+    for (const auto& ext : m_extensions) {
+        if (!ext.fact.cuda || ext.fact.cuda_optional || ext.fact.built_in_function.empty()) continue;
+        // keyed by the file, not its dotted name: a folder with no __init__.py has no one dotted name
+        const std::string& function = ext.fact.built_in_function;
+        const std::string key = ext.defined_in + '\0' + function;
+        m_loader_functions.emplace(key, ext.fact.name + " (" + ext.defined_in + ":" + std::to_string(ext.fact.line) + ")");
+        for (const auto& [from, edges] : m_edges)
+            for (const auto& e : edges) {
+                if (e.to != ext.defined_in || from == ext.defined_in || e.lazy || e.guard != GuardKind::none || !m_python_index.count(from)) continue;
+                if (e.names && std::find(e.names->begin(), e.names->end(), function) == e.names->end()) continue;
+                out[from].insert(e.line);
+                auto& keys = m_caller_requests[{from, e.line}];
+                if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+            }
+    }
     for (const auto& ext : m_extensions)
         for (const auto& call : ext.calls) {
             if (call.function.empty()) continue;
@@ -677,7 +696,14 @@ void ProgramModel::add_caller_calls(const std::string& path, const std::vector<I
             const std::string name = key.substr(key.find('\0') + 1);
             const std::string& d = call.dotted;
             const bool names_it = d == name || ends_with(d, "." + name) || d.find(name + ".") == 0 || d.find("." + name + ".") != std::string::npos;
-            if (names_it) m_caller_calls[key].push_back({path, call.line, name, call.guard, call.guard_note, std::string()});
+            if (!names_it) continue;
+            if (const auto loader = m_loader_functions.find(key); loader != m_loader_functions.end()) {
+                if (call.module_level && call.guard == GuardKind::none)
+                    m_loaded_on_import.emplace(path, "the CUDA extension " + loader->second + ", which its call of " + call.dotted + "() at " + path +
+                                                         ":" + std::to_string(call.line) + " builds");
+                continue;
+            }
+            m_caller_calls[key].push_back({path, call.line, name, call.guard, call.guard_note, std::string()});
         }
     }
 }
@@ -1520,7 +1546,7 @@ FileReach ProgramModel::reach_of(const std::string& path) const {
 }
 
 std::map<std::string, std::string> ProgramModel::cuda_extension_importers() const {
-    std::map<std::string, std::string> out;
+    std::map<std::string, std::string> out(m_loaded_on_import.begin(), m_loaded_on_import.end());
     for (const auto& e : m_extensions) {
         if (!e.fact.cuda || e.fact.cuda_optional) continue;
         for (const auto& site : e.imports) {

@@ -360,6 +360,10 @@ private:
     // the (path, import line) each request stood for.
     std::map<std::string, std::vector<CallSite>> m_caller_calls;
     std::map<std::pair<std::string, int>, std::vector<std::string>> m_caller_requests;
+    // module + '\0' + function -> the CUDA-only JIT extension that function builds (ExtensionFact::
+    // built_in_function), and the files that call it at module level: path -> why (cuda_extension_importers).
+    std::map<std::string, std::string> m_loader_functions;
+    std::map<std::string, std::string> m_loaded_on_import;
     ProgramSummary m_summary;
     bool m_any_sources = false;
     std::map<std::string, FileReach> m_unbuilt_own;  // by checkout ("" for one repository)

@@ -611,6 +611,12 @@ void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, 
             e.cuda_optional = cuda_optional;
             if (kind == "CUDAExtension" || kind == "CppExtension") find_build_switch(call, facts, e);
             e.line = line_of(call);
+            if (kind == "load" || kind == "load_inline") {
+                TSNode outer{};  // the outermost function around the build, if it is a module-level one
+                for (TSNode cur = ts_node_parent(build.site); !ts_node_is_null(cur); cur = ts_node_parent(cur))
+                    if (is_type(cur, "function_definition") || is_type(cur, "class_definition")) outer = cur;
+                if (is_type(outer, "function_definition")) e.built_in_function = std::string(facts.text(field(outer, "name")));
+            }
             out.extensions.push_back(std::move(e));
             if (kind == "load" || kind == "load_inline") {
                 // A JIT-built extension is imported where it is loaded; in a function, where that runs
@@ -1110,6 +1116,10 @@ std::vector<ImportedCall> calls_through_imports(TSNode root, const ModuleFacts& 
         c.function = module_function(call);
         const auto seen = identifiers.find(c.function);
         c.function_used_here = !c.function.empty() && seen != identifiers.end() && seen->second > 1;  // more than its def
+        // at module level, and not in the `if __name__ == "__main__":` block (which an import does not run)
+        c.module_level = ts_node_is_null(enclosing(call, {"function_definition", "lambda"}));
+        for (TSNode up = ts_node_parent(call); c.module_level && !ts_node_is_null(up); up = ts_node_parent(up))
+            if (is_type(up, "if_statement") && is_main_guard(up, facts)) c.module_level = false;
         out.push_back(std::move(c));
     });
     return out;
