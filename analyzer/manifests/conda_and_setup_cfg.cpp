@@ -51,7 +51,7 @@ void pip_section(const YAML::Node& list, ManifestFacts& out) {
             // The same options as a requirements file.
             const SourceText one(text);
             ManifestFacts sub = read_requirements(one);
-            for (auto& i : sub.indexes) out.indexes.push_back({i.url, "", false, span_of(item, text.size())});
+            for (auto& i : sub.indexes) out.indexes.push_back({i.url, "", false, i.beside_pypi, span_of(item, text.size())});
             for (auto& inc : sub.includes) out.includes.push_back({inc.target, inc.constraint, span_of(item, text.size())});
             for (auto& d : sub.dependencies) d.span = span_of(item, text.size()), out.dependencies.push_back(std::move(d));
             continue;

@@ -49,6 +49,9 @@ struct PackageIndex {
     std::string url;
     std::string name;         // the index's name where the format gives one
     bool linux_only = false;  // every dependency routed to it carries a marker that excludes macOS
+    // Searched beside PyPI, not instead of it (pip's --extra-index-url, --find-links): pip on macOS
+    // still finds the macOS wheel there, the CUDA index holding only Linux and Windows ones.
+    bool beside_pypi = false;
     Span span;
 };
 

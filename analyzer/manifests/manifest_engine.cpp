@@ -144,6 +144,10 @@ void ManifestEngine::build_matches(const Rule& rule, const ManifestFacts& facts,
         if (!is_cuda_index(index.url)) continue;
         Match m = match_at(rule, index.span, index.url);
         if (index.linux_only) lower(m, Severity::info, VerdictImpact::none, "only Linux-marked dependencies use this index");
+        else if (index.beside_pypi)
+            lower(m, Severity::info, VerdictImpact::none,
+                  "an index beside PyPI: pip on macOS takes the macOS wheel from PyPI (uv, which tries extra indexes first, needs "
+                  "--index-strategy unsafe-best-match)");
         out.push_back(std::move(m));
     }
 }

@@ -144,7 +144,7 @@ private:
         const std::string url = t["url"].value_or(std::string());
         if (url.empty()) return;
         const std::string name = t["name"].value_or(std::string());
-        m_out.indexes.push_back({url, name, false, span_of(t["url"].node()->source())});
+        m_out.indexes.push_back({url, name, false, false, span_of(t["url"].node()->source())});
     }
 
     void indexes() {

@@ -86,8 +86,10 @@ ManifestFacts read_requirements(const SourceText& source) {
                 out.includes.push_back({*v, false, l.span});
             } else if (auto c = option_value(text, {"--constraint", "-c"})) {
                 out.includes.push_back({*c, true, l.span});
-            } else if (auto u = option_value(text, {"--index-url", "--extra-index-url", "--find-links", "-i", "-f"})) {
-                out.indexes.push_back({*u, "", false, l.span});
+            } else if (auto u = option_value(text, {"--index-url", "-i"})) {
+                out.indexes.push_back({*u, "", false, false, l.span});
+            } else if (auto x = option_value(text, {"--extra-index-url", "--find-links", "-f"})) {
+                out.indexes.push_back({*x, "", false, true, l.span});
             } else if (auto e = option_value(text, {"--editable", "-e"})) {
                 // A VCS or local editable: the name is the #egg= fragment, when there is one.
                 const std::size_t egg = e->find("#egg=");
