@@ -318,6 +318,28 @@ TEST_F(PythonEngineTest, CodeUnderALocalSetOnceToFalseIsDeadCode) {
 // loud: Deformable-DETR's `if args.benchmark:` timing, a `--profile` CUDA timer. An argparse option
 // declared store_true (or with a default of False or None) guards what it turns on: off-by-default,
 // one level down and no verdict impact. Not an option declared on (default=True), nor a positional.
+// The thirtieth holdout's judged sample: google/gemma_pytorch's scripts/run_xla.py binds `USE_CUDA =
+// os.environ.get('USE_CUDA', False)` and sets up CUDA only under `if USE_CUDA:` (its XLA-on-GPU Docker
+// run); judged "never runs on a Mac", it was major on the run's path. An environment switch whose
+// default is False, None or 0 (a Python value) is off by default as one defaulting to "" or "0" is:
+// one level down, named `$USE_CUDA` for the commands that may set it. A default of True is no switch off.
+TEST_F(PythonEngineTest, CodeUnderAnEnvironmentSwitchDefaultingToFalseIsAnOption) {
+    const auto code = [](const std::string& fallback) {
+        return "import os\nimport torch\n\nUSE_CUDA = os.environ.get('USE_CUDA', " + fallback + ")\n\n\n"
+               "def generate():\n    if USE_CUDA:\n        torch.cuda.set_device(0)\n";
+    };
+    for (const std::string fallback : {"False", "None", "0", "''"}) {
+        const auto fs = of(scan(code(fallback)), "torch-cuda-device-management");
+        ASSERT_EQ(fs.size(), 1u) << fallback;
+        EXPECT_EQ(fs[0].guard, GuardKind::off_by_default) << fallback << ": " << fs[0].guard_note;
+        EXPECT_EQ(fs[0].guard_note, "off by default: $USE_CUDA") << fallback;
+        EXPECT_EQ(fs[0].severity, Severity::minor) << fallback;
+    }
+    const auto on = of(scan(code("True")), "torch-cuda-device-management");
+    ASSERT_EQ(on.size(), 1u);
+    EXPECT_EQ(on[0].guard, GuardKind::none) << on[0].guard_note;
+}
+
 TEST_F(PythonEngineTest, CodeUnderAnArgparseOptionOffByDefaultIsAnOption) {
     const auto code = [](const std::string& declaration) {
         return "import argparse\nimport torch\n\n\ndef main():\n    parser = argparse.ArgumentParser()\n    " + declaration +

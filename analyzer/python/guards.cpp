@@ -609,8 +609,12 @@ std::optional<std::pair<std::string, std::string>> env_read(TSNode call, const M
     if (!name || name->empty()) return std::nullopt;
     const TSNode fallback = positional_argument(call, 1);
     if (ts_node_is_null(fallback)) return std::make_pair(*name, std::string());
+    // gemma_pytorch's `USE_CUDA = os.environ.get('USE_CUDA', False)`: a default of False, None or 0 is
+    // off as an empty string is (a Python value, not the string the variable would hold)
+    if (is_type(fallback, "false") || is_type(fallback, "none") || (is_type(fallback, "integer") && facts.text(fallback) == "0"))
+        return std::make_pair(*name, std::string(facts.text(fallback)));
     const auto value = facts.string_value(fallback);
-    if (!value) return std::nullopt;  // a default that is no string literal: not known to be off
+    if (!value) return std::nullopt;  // a default that is no literal: not known to be off
     return std::make_pair(*name, *value);
 }
 
@@ -670,7 +674,7 @@ std::optional<std::string> GuardFinder::env_off_by_default(TSNode condition) con
         const auto it = constants.find(m_facts.text(n));
         return it == constants.end() ? std::nullopt : std::optional<std::pair<std::string, std::string>>(it->second);
     };
-    if (auto r = read(condition); r && (r->second.empty() || r->second == "0" || r->second == "False" || r->second == "false"))
+    if (auto r = read(condition); r && (r->second.empty() || r->second == "0" || r->second == "False" || r->second == "false" || r->second == "None"))
         return "$" + r->first;
     const auto eq = equals_string(condition, m_facts);
     if (!eq) return std::nullopt;
