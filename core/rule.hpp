@@ -106,6 +106,7 @@ struct GuardVocabulary {
     std::vector<std::string> shell_cuda_probes;             // nvcc, nvidia-smi, CUDA_HOME, /usr/local/cuda
     std::vector<std::string> shell_cuda_version_variables;  // CU_VERSION: a build's CUDA flavour
     std::vector<std::string> shell_cpu_strings;             // cpu: the flavour a Mac builds
+    std::vector<std::string> shell_cuda_values;             // cuda: `[ "$PLATFORM" = "cuda" ]` tests for the CUDA flavour
     std::vector<std::string> skip_decorators;    // unittest.skipIf, pytest.mark.skipif
     // Skip decorators a repository's test helpers define and its tests import (@requires_cuda), by name
     std::vector<std::string> skip_decorator_names;

@@ -249,7 +249,7 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
         {"implicit_methods", &v.implicit_methods},         {"cuda_words", &v.cuda_words}, {"option_flag_prefixes", &v.option_flag_prefixes}, {"option_objects", &v.option_objects}, {"extension_loaders", &v.extension_loaders}, {"transparent_decorators", &v.transparent_decorators}, {"field_class_decorators", &v.field_class_decorators}, {"device_move_methods", &v.device_move_methods},
         {"shell_platform_probes", &v.shell_platform_probes}, {"shell_linux_strings", &v.shell_linux_strings},
         {"shell_cuda_probes", &v.shell_cuda_probes}, {"shell_cuda_version_variables", &v.shell_cuda_version_variables},
-        {"shell_cpu_strings", &v.shell_cpu_strings}};
+        {"shell_cpu_strings", &v.shell_cpu_strings}, {"shell_cuda_values", &v.shell_cuda_values}};
     for (const auto& kv : g) {
         const std::string key = kv.first.as<std::string>();
         auto it = std::find_if(std::begin(lists), std::end(lists), [&](const auto& l) { return key == l.first; });

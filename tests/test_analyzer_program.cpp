@@ -1798,8 +1798,8 @@ TEST(ProgramModel, VendoredCodeTheRunDoesNotReachIsInfo) {
 
 // Shell and Slurm scripts, read with tree-sitter-bash: a CUDA setting in a branch a Mac never takes
 // (the else of a Darwin test, a Linux arm of `case $(uname)`, an arm beside `cpu)` of
-// `case $CU_VERSION`, behind `command -v nvidia-smi &&` or `[ -n "$CUDA_HOME" ]`, the probe itself)
-// is info with the test named; the unconditional one keeps its weight, and so does the branch a
+// `case $CU_VERSION`, behind `command -v nvidia-smi &&` or `[ -n "$CUDA_HOME" ]`, the probe itself,
+// under `[ "$PLATFORM" = "cuda" ]`) is info with the test named; the unconditional one keeps its weight, and so does the branch a
 // Mac takes.
 TEST(ProgramModel, ShellBranchesAMacNeverTakesAreGuarded) {
     test::TempDir d;
@@ -1826,13 +1826,19 @@ TEST(ProgramModel, ShellBranchesAMacNeverTakesAreGuarded) {
             "  nvcc --version\n"                                      // 20: device-check
             "fi\n"                                                    // 21
             "nvcc --version\n"                                        // 22: unconditional
-            "export CUDA_HOME=/usr/local/cuda && pip install -e .\n");  // 23: an assignment is no test
+            "export CUDA_HOME=/usr/local/cuda && pip install -e .\n"   // 23: an assignment is no test
+            "if [ \"$PLATFORM\" = \"cuda\" ]; then\n"                  // 24: TRELLIS's setup.sh
+            "  export CUDA_HOME=/usr/local/cuda-12.1\n"               // 25: device-check
+            "fi\n"                                                    // 26
+            "if [ \"$PLATFORM\" != \"cuda\" ]; then\n"                 // 27
+            "  export CUDA_HOME=/opt/none\n"                          // 28: the branch a Mac takes
+            "fi\n");                                                  // 29
     const ScanResult r = scan_dir(d);
     std::map<int, const Finding*> at;
     for (const auto& f : r.findings)
         if (f.location.path == "scripts/build.sh") at[f.location.line] = &f;
     const auto guard_of = [&](int line) { return at.count(line) ? at[line]->guard : GuardKind::none; };
-    ASSERT_EQ(at.size(), 8u);
+    ASSERT_EQ(at.size(), 10u);
     EXPECT_EQ(guard_of(3), GuardKind::none) << "the branch a Mac takes";
     EXPECT_EQ(guard_of(5), GuardKind::platform);
     EXPECT_EQ(at[5]->guard_note, "[ \"$(uname)\" = \"Darwin\" ]");
@@ -1844,6 +1850,8 @@ TEST(ProgramModel, ShellBranchesAMacNeverTakesAreGuarded) {
     EXPECT_EQ(guard_of(22), GuardKind::none);
     EXPECT_EQ(at[22]->severity, Severity::minor);
     EXPECT_EQ(guard_of(23), GuardKind::none);
+    EXPECT_EQ(guard_of(25), GuardKind::device_check);
+    EXPECT_EQ(guard_of(28), GuardKind::none);
 }
 
 // A notebook made for a hosted GPU service (Colab's metadata key, an "Open in Colab" badge) is a

@@ -55,6 +55,14 @@ Test classify(std::string_view cond, const GuardVocabulary& v) {
     // `[ "$CU_VERSION" != "cpu" ]`: the CUDA build; `== "cpu"`: the CPU one
     if (has_any(cond, v.shell_cuda_version_variables) && has_any(cond, v.shell_cpu_strings))
         return (bang != unequal) ? Test::cuda : Test::no_cuda;
+    // `[ "$PLATFORM" = "cuda" ]`: a variable compared with the CUDA flavour's name (a word on its own,
+    // quoted or not: `$CUDA_HOME` is no such value)
+    if ((cond.find('=') != std::string_view::npos) && std::any_of(v.shell_cuda_values.begin(), v.shell_cuda_values.end(), [&](const std::string& w) {
+            for (const std::string& quoted : {"\"" + w + "\"", "'" + w + "'", "= " + w + " ", "= " + w + "]"})
+                if (cond.find(quoted) != std::string_view::npos) return true;
+            return false;
+        }))
+        return (bang != unequal) ? Test::no_cuda : Test::cuda;
     if (has_any(cond, v.shell_cuda_probes)) {
         const bool empty_test = cond.find("-z ") != std::string_view::npos;
         return (bang != empty_test) ? Test::no_cuda : Test::cuda;
