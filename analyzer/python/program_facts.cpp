@@ -60,8 +60,9 @@ void sources_through_name(TSNode node, const ModuleFacts& facts, std::vector<std
         for (uint32_t i = 0; i < ts_node_named_child_count(node); ++i) {
             const TSNode item = ts_node_named_child(node, i);
             if (is_type(item, "comment")) continue;
-            auto v = string_literal(item, facts.source());
-            if (!v && (is_type(item, "binary_operator") || is_type(item, "call"))) v = path_of(item, facts);  // `srcpath / "x.cpp"`
+            // a literal, or a path built from the file's folder: `os.path.join(folder, 'x.cpp')`, `srcpath / "x.cpp"`,
+            // `f"{folder}/x.cu"`
+            const auto v = is_type(item, "string") || is_type(item, "binary_operator") || is_type(item, "call") ? path_of(item, facts) : std::nullopt;
             if (!v || v->empty()) return;
             strings.push_back(*v);
         }
@@ -570,19 +571,10 @@ void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, 
                     sources_through_name(list, facts, e.sources);
                     return;
                 }
-                // a list of `os.path.join(folder, 'file.cpp')` whose folder is known: the path, not only its literals
+                // a list of paths whose folder is known (`os.path.join(folder, 'file.cpp')`): the paths, not only their literals
                 if (is_type(list, "list")) {
                     std::vector<std::string> paths;
-                    for (uint32_t i = 0; i < ts_node_named_child_count(list); ++i) {
-                        const TSNode item = ts_node_named_child(list, i);
-                        if (is_type(item, "comment")) continue;
-                        const auto p = is_type(item, "call") || is_type(item, "string") || is_type(item, "binary_operator") ? path_of(item, facts) : std::nullopt;
-                        if (!p || p->empty()) {
-                            paths.clear();
-                            break;
-                        }
-                        paths.push_back(*p);
-                    }
+                    sources_through_name(list, facts, paths);
                     if (!paths.empty()) {
                         e.sources.insert(e.sources.end(), paths.begin(), paths.end());
                         return;
