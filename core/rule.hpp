@@ -302,6 +302,9 @@ struct PackageInfo {
     // False where the import itself fails on macOS (no macOS wheel, and a source build needs CUDA:
     // tensorrt, flash_attn): a file that imports it unguarded at module level cannot load on a Mac.
     bool imports_on_mac = true;
+    // True where the listed distributions install on macOS (pure-Python NVML bindings and monitors:
+    // pynvml, gpustat): a declaration of one needs no edit on a Mac, only its calls may.
+    bool installs_on_mac = false;
     std::vector<std::string> distributions;  // normalised names in manifests; '*' matches any run
     std::string provides;                    // what the package gives the lab
     MpsStatus mps = MpsStatus::none;

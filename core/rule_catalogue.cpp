@@ -384,6 +384,10 @@ void parse_package(const YAML::Node& item, const fs::path& file, PackageInfo& p)
         if (p.import_name.empty()) fail(file, "package: imports_on_mac needs 'import'");
         p.imports_on_mac = v.Scalar() == "true";
     }
+    if (const YAML::Node v = item["installs_on_mac"]) {
+        if (!v.IsScalar() || (v.Scalar() != "true" && v.Scalar() != "false")) fail(file, "package " + p.import_name + ": installs_on_mac must be true or false");
+        p.installs_on_mac = v.Scalar() == "true";
+    }
     for (const auto& t : p.toggles)
         if (std::find(p.used_through.begin(), p.used_through.end(), t) == p.used_through.end())
             fail(file, "package " + p.import_name + ": toggle '" + t + "' must also be listed in used_through");

@@ -104,7 +104,7 @@ MPSPORT_CACHED_FIELDS(ProgramVocabulary, 45, guards, tooling_dirs, tooling_files
                       build_host_dirs, build_host, container_predictor, script_setup_calls, kernel_rule, kernel_detail_rules, kernel_detail_cuda_rules, kernel_detail, package_detail_rule,
                       package_detail_packages, package_detail_rules, package_detail, scale_out_rules, scale_out,
                       mps_build_rules, mps_build, file_kind_weights)
-MPSPORT_CACHED_FIELDS(PackageInfo, 18, import_name, mac_build, cuda_submodules, reference_modules, used_through, toggles, imports_on_mac,
+MPSPORT_CACHED_FIELDS(PackageInfo, 19, import_name, mac_build, cuda_submodules, reference_modules, used_through, toggles, imports_on_mac, installs_on_mac,
                       distributions, provides, mps, mps_since, mps_note, alternative, impact, why, effort_low, effort_high,
                       source)
 

