@@ -175,9 +175,15 @@ void merge_same_line(std::vector<Finding>& findings) {
                 Finding& other = findings[g];
                 RelatedLocation rel;
                 rel.location = other.location;
-                rel.label = "also on this line: " + (other.matched.size() > 80 ? other.matched.substr(0, 77) + "..." : other.matched);
+                const std::string text = normalise_whitespace(other.matched);  // one line, as a label is printed
+                rel.label = "also on this line: " + (text.size() > 80 ? text.substr(0, 77) + "..." : text);
                 merged.related.push_back(std::move(rel));
-                for (auto& r : other.related) merged.related.push_back(std::move(r));
+                // the uses both list (one constant's) once
+                for (auto& r : other.related)
+                    if (std::none_of(merged.related.begin(), merged.related.end(), [&](const RelatedLocation& m) {
+                            return m.location.path == r.location.path && m.location.line == r.location.line && m.label == r.label;
+                        }))
+                        merged.related.push_back(std::move(r));
                 merged.lines = std::max(merged.lines, other.lines);
             }
             out.push_back(std::move(merged));

@@ -174,6 +174,15 @@ TEST(Scanner, OneRuleOnOneLineIsOneFinding) {
     EXPECT_EQ(calls[0]->related[0].location.line, 5);
     EXPECT_EQ(calls[0]->related[0].label, "also on this line: labels.cuda()");
     EXPECT_EQ(at("mps-op-fallback", 6).size(), 2u);  // aten::mode and aten::take: two ops, two findings
+    // a match written over several lines is labelled on one
+    d.write("multi.py", "import torch\n\n\ndef f(a, b):\n    return a.cuda(non_blocking=True), b.cuda(\n        non_blocking=True)\n");
+    const auto m = scanner.scan(d.path(), {d.path()}, ScanOptions{});
+    const Finding* multi = nullptr;
+    for (const auto& f : m.findings)
+        if (f.location.path == "multi.py" && f.rule_id == "cuda-method-call") multi = &f;
+    ASSERT_NE(multi, nullptr);
+    ASSERT_EQ(multi->related.size(), 1u);
+    EXPECT_EQ(multi->related[0].label, "also on this line: b.cuda( non_blocking=True)");
     EXPECT_EQ(at("cuda-method-call", 7).size(), 1u);
     EXPECT_EQ(at("torch-cuda-synchronize", 7).size(), 1u);
     std::set<std::string> fingerprints;
