@@ -482,19 +482,15 @@ struct HelperBuild {
     TSNode site;
 };
 
-// The position of parameter `name` among a function's parameters, or -1.
+// The position of parameter `name` among a function's parameters; -1 where it is none of them, or
+// can only be passed by keyword.
 int parameter_index(TSNode def, std::string_view name, const ModuleFacts& facts) {
-    const TSNode params = field(def, "parameters");
-    int index = 0;
-    for (uint32_t i = 0; i < ts_node_named_child_count(params); ++i) {
-        const TSNode p = ts_node_named_child(params, i);
-        if (is_type(p, "comment")) continue;
+    int at = -1;
+    for_each_parameter(def, 0, [&](TSNode p, int position) {
         const TSNode id = is_type(p, "identifier") ? p : field(p, "name");
-        if (!ts_node_is_null(id) && facts.text(id) == name) return index;
-        if (is_type(p, "list_splat_pattern") || is_type(p, "dictionary_splat_pattern") || is_type(p, "keyword_separator")) return -1;
-        ++index;
-    }
-    return -1;
+        if (at < 0 && !ts_node_is_null(id) && facts.text(id) == name) at = position;
+    });
+    return at;
 }
 
 // The argument a call passes for parameter `name` at `index`: by keyword, else by position.
