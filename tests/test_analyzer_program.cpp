@@ -3038,6 +3038,22 @@ TEST(ProgramModel, ATestThatNeedsCudaToLoadIsInfo) {
                       "imports pkg/kernels.py, which needs triton (pkg/kernels.py:1) to load");
 }
 
+// A helper that only such a test imports (boltz's tests/profiling.py, used by nothing but
+// tests/test_kernels.py, which imports triton) runs nowhere a Mac can reach: its .cuda() is info too.
+// A helper that a portable test imports as well keeps tooling's minor.
+TEST(ProgramModel, AHelperOnlyACudaBoundTestImportsIsInfo) {
+    test::TempDir d;
+    d.write("train.py", "import torch\n\nif __name__ == '__main__':\n    torch.ones(2).sum()\n");
+    d.write("tests/test_kernels.py", "import torch\nimport triton\nfrom profiling import clear_memory\n\n\n"
+                                     "def test_speed():\n    clear_memory(torch.ones(2))\n");
+    d.write("tests/profiling.py", "import torch\n\n\ndef clear_memory(x):\n    return x.cuda()\n");
+    d.write("tests/helpers.py", "import torch\n\n\ndef on_gpu(x):\n    return x.cuda()\n");
+    d.write("tests/test_ops.py", "import torch\nimport triton\nfrom helpers import on_gpu\n\n\ndef test_one():\n    on_gpu(torch.ones(2))\n");
+    d.write("tests/test_plain.py", "import torch\nfrom helpers import on_gpu\n\n\ndef test_two():\n    on_gpu(torch.ones(2))\n");
+    expect_cuda_bound(scan_dir(d), "tests/profiling.py", "tests/helpers.py",
+                      "is imported only by tests/test_kernels.py, which needs triton (tests/test_kernels.py:2) to load");
+}
+
 // The same for a compiled module of the repository's own that only builds with CUDA: a test of
 // flash-attention's fused_dense_lib cannot be imported on a Mac. A test of an extension that also
 // has a C++ build (CppExtension unless CUDA is there) keeps tooling's minor.

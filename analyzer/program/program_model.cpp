@@ -1161,6 +1161,30 @@ std::map<std::string, std::string> ProgramModel::importing_on_load(const std::ma
             queue.push_back(from);
         }
     }
+    // And the helpers only such files use (boltz's tests/profiling.py, imported by nothing but
+    // tests/test_kernels.py, which imports triton): a module whose every importer, by any import, cannot
+    // load on a Mac runs nowhere else. Not an entry point, nor a tooling file by its name (test_*.py,
+    // which pytest collects on its own).
+    std::map<std::string, std::set<std::string>> all_importers;  // imported -> every file importing it
+    for (const auto& [from, edges] : m_edges)
+        for (const auto& e : edges)
+            if (e.to != from) all_importers[e.to].insert(from);
+    std::set<std::string> entries;
+    for (const auto& e : m_summary.entry_points) entries.insert(e.path);
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (const auto& [path, from] : all_importers) {
+            if (out.count(path) || entries.count(path) || base_name(path) == "__init__.py" ||
+                matches_any_glob(m_tooling_files, base_name(path)))
+                continue;
+            if (!std::all_of(from.begin(), from.end(), [&](const std::string& f) { return out.count(f) > 0; })) continue;
+            const std::string& user = *from.begin();
+            out.emplace(path, "is imported only by " + user + (from.size() > 1 ? " and " + std::to_string(from.size() - 1) + " more" : "") +
+                                  ", which needs " + root.at(user) + " to load");
+            root.emplace(path, root.at(user));
+            grew = true;
+        }
+    }
     return out;
 }
 

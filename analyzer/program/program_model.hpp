@@ -182,7 +182,8 @@ public:
     // The files that import one of `seeds` (path -> the CUDA-only package it imports on load and where:
     // "triton (a.py:3)") unguarded at module level, directly or through such imports of the
     // repository's own modules, seeds included: each with why ("imports triton (a.py:3)",
-    // "imports pkg/ops.py, which needs triton (pkg/ops/k.py:3) to load").
+    // "imports pkg/ops.py, which needs triton (pkg/ops/k.py:3) to load"); and the helpers only such
+    // files import ("is imported only by tests/test_kernels.py, which needs triton (...) to load").
     std::map<std::string, std::string> importing_on_load(const std::map<std::string, std::string>& seeds) const;
     // The files that import, unguarded at module level, a compiled module of the repository's own that
     // only builds with CUDA (CUDAExtension or .cu sources, with no C++ build beside it): path -> "the
