@@ -245,6 +245,9 @@ struct ProgramVocabulary {
     // Continuous integration and release packaging (.github, packaging): run on Linux build hosts only.
     std::vector<std::string> build_host_dirs;
     std::optional<WeightRule> build_host;
+    // A test, benchmark or example whose file name has one of these words tests CUDA itself.
+    std::vector<std::string> cuda_named_words;
+    std::optional<WeightRule> cuda_named_tooling;
     // A Cog predictor (cog.yaml `predict:`): it runs in a Linux container that Cog builds, never on a Mac.
     std::optional<WeightRule> container_predictor;
     // Launch lines (rule ids) that start several processes; the weight when the Python script the line

@@ -323,6 +323,7 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
     if (const YAML::Node v = doc["container_predictor"]) p.container_predictor = parse_weight(v, "container_predictor", file);
     if (const YAML::Node v = doc["module_level_scripts"]) p.script_setup_calls = string_list(v, "setup_calls", file);
     list_and_weight("build_hosts", "dirs", p.build_host_dirs, p.build_host);
+    list_and_weight("cuda_named_tooling", "words", p.cuda_named_words, p.cuda_named_tooling);
     list_and_weight("other_program", "words", p.program_words, p.other_program);
     list_and_weight("kernel_twin", "suffixes", p.kernel_twin_suffixes, p.kernel_twin);
     list_and_weight("scale_out_launch", "rules", p.scale_out_rules, p.scale_out);
@@ -348,7 +349,7 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
         }
     }
     static const std::set<std::string> known = {"guards",       "tooling",  "guard_weights",    "reach_weights",      "reach_weights_for", "data_readers",
-                                                "vendored",     "scale_out_launch", "cuda_bound_tooling", "on_demand_package", "vendored_fallback", "twin_definition", "registry_choice", "no_cuda_sources", "device_routed_op", "mps_build", "kernel_twin", "kernel_details", "package_details", "other_program", "file_kind_weights", "build_hosts", "container_predictor", "module_level_scripts",
+                                                "vendored",     "scale_out_launch", "cuda_bound_tooling", "on_demand_package", "vendored_fallback", "twin_definition", "registry_choice", "no_cuda_sources", "device_routed_op", "mps_build", "kernel_twin", "kernel_details", "package_details", "other_program", "file_kind_weights", "build_hosts", "cuda_named_tooling", "container_predictor", "module_level_scripts",
                                                 "reach_weights_by_file_kind"};
     for (const auto& kv : doc)
         if (const std::string key = kv.first.as<std::string>(); !known.count(key)) fail(file, "unknown top-level key '" + key + "'");

@@ -3054,6 +3054,22 @@ TEST(ProgramModel, AHelperOnlyACudaBoundTestImportsIsInfo) {
                       "is imported only by tests/test_kernels.py, which needs triton (tests/test_kernels.py:2) to load");
 }
 
+// A test whose file name says it checks CUDA itself (BigVGAN's tests/test_cuda_vs_torch_model.py) has
+// nothing a Mac runs: info. One named for the GPU in general keeps tooling's minor, and so does a
+// training script named for CUDA (it is the run, not a test).
+TEST(ProgramModel, ATestNamedForCudaIsInfo) {
+    test::TempDir d;
+    d.write("train.py", "import torch\n\nif __name__ == '__main__':\n    torch.ones(2).sum()\n");
+    d.write("tests/test_cuda_vs_torch_model.py", "import torch\n\n\ndef test_same():\n    torch.ones(2).cuda()\n");
+    d.write("tests/test_gpu.py", "import torch\n\n\ndef test_ones():\n    torch.ones(2).cuda()\n");
+    d.write("train_cuda.py", "import torch\n\nif __name__ == '__main__':\n    torch.ones(2).cuda()\n");
+    const ScanResult r = scan_dir(d);
+    expect_cuda_bound(r, "tests/test_cuda_vs_torch_model.py", "tests/test_gpu.py", "its file name says `cuda`");
+    const Finding* run = find(r, "cuda-method-call", "train_cuda.py");
+    ASSERT_NE(run, nullptr);
+    EXPECT_EQ(run->severity, Severity::major) << run->note;
+}
+
 // The same for a compiled module of the repository's own that only builds with CUDA: a test of
 // flash-attention's fused_dense_lib cannot be imported on a Mac. A test of an extension that also
 // has a C++ build (CppExtension unless CUDA is there) keeps tooling's minor.

@@ -40,8 +40,22 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 // A guard's strength is the reach level it leaves (core 3, optional_fallback 2, optional_dead 1).
 int strength(GuardKind g) { return guard_strength(g); }
 
-// The words of a file's name, split at `_`, `-` and `.`, lower-cased. A word with digits inside also
-// gives its parts: knn2img.py (latent-diffusion) is a "knn" script.
+// The first name below `root` of a Python file under it: the module itself ("x" for root/x.py, `module`
+// true) or the folder the file lies in ("pkg" for root/pkg/a.py).
+std::string top_name_under(const std::string& root, const std::string& path, bool& module) {
+    const std::string rel = root.empty() ? path : path.substr(root.size() + 1);
+    const auto slash = rel.find('/');
+    module = slash == std::string::npos;
+    return module ? rel.substr(0, rel.size() - 3) : rel.substr(0, slash);
+}
+
+std::string normalise_package(std::string name) {
+    std::transform(name.begin(), name.end(), name.begin(), [](char c) { return c == '-' || c == '.' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
+    return name;
+}
+
+}  // namespace
+
 std::vector<std::string> name_words(const std::string& path) {
     std::vector<std::string> words;
     std::string word;
@@ -69,22 +83,6 @@ std::vector<std::string> name_words(const std::string& path) {
     }
     return words;
 }
-
-// The first name below `root` of a Python file under it: the module itself ("x" for root/x.py, `module`
-// true) or the folder the file lies in ("pkg" for root/pkg/a.py).
-std::string top_name_under(const std::string& root, const std::string& path, bool& module) {
-    const std::string rel = root.empty() ? path : path.substr(root.size() + 1);
-    const auto slash = rel.find('/');
-    module = slash == std::string::npos;
-    return module ? rel.substr(0, rel.size() - 3) : rel.substr(0, slash);
-}
-
-std::string normalise_package(std::string name) {
-    std::transform(name.begin(), name.end(), name.begin(), [](char c) { return c == '-' || c == '.' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
-    return name;
-}
-
-}  // namespace
 
 bool is_native_header(const std::string& path) {
     return std::any_of(std::begin(kHeaderExtensions), std::end(kHeaderExtensions), [&](std::string_view ext) { return ends_with(path, ext); });

@@ -109,6 +109,10 @@ struct ModelOptions {
     std::map<std::string, std::string> container_predictors;
 };
 
+// The words of a file's name, split at `_`, `-` and `.`, lower-cased. A word with digits inside also
+// gives its parts: knn2img.py (latent-diffusion) is a "knn" script.
+std::vector<std::string> name_words(const std::string& path);
+
 class ProgramModel {
 public:
     ProgramModel(const std::vector<FileRecord>& files, const ProgramVocabulary& vocabulary, const ModelOptions& options);
