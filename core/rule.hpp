@@ -92,6 +92,9 @@ struct GuardVocabulary {
     // Functions, by their own name (globs allowed), that test whether a package is installed:
     // `if is_apex_available(): from apex import amp` is an import with a fallback beside it.
     std::vector<std::string> package_checks;
+    // Words of such a function's name that say the package never exists on a Mac
+    // (`_is_triton_available()`): then the test is a device check, false on a Mac.
+    std::vector<std::string> mac_absent_package_words;
     // ... and those that test for a CUDA device, by their own name: `is_torch_cuda_available()`.
     std::vector<std::string> device_functions;
     std::vector<std::string> platform_names;     // sys.platform, platform.system, torch.version.hip

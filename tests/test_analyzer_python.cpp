@@ -204,10 +204,32 @@ TEST_F(PythonEngineTest, AKeywordPassingOnAParameterOffByDefaultLoadsNothing) {
     EXPECT_EQ(fs.size(), 1u);
     fs = of(scan(head + "    return AutoModelForCausalLM.from_pretrained(name, use_flash_attention_2=cfg.flash)\n"), "cuda-only-package-import");
     EXPECT_EQ(fs.size(), 1u);
-    // `if is_flash_v2_installed():` tests the package: the import beside it is optional
-    fs = of(scan("def is_flash_v2_installed():\n    return False\n\n\nif is_flash_v2_installed():\n    from flash_attn import bert_padding\n"),
+    // `if is_apex_available():` tests the package: the import beside it is optional
+    fs = of(scan("def is_apex_available():\n    return False\n\n\nif is_apex_available():\n    from apex import amp\n"),
             "optional-cuda-only-package-import");
     EXPECT_EQ(fs.size(), 1u);
+    // `if is_flash_v2_installed():` tests for a package a Mac never has (rules/program.yaml
+    // mac_absent_package_words): a device check, as `if torch.cuda.is_available():` is
+    fs = of(scan("def is_flash_v2_installed():\n    return False\n\n\nif is_flash_v2_installed():\n    from flash_attn import bert_padding\n"),
+            "cuda-only-package-import");
+    ASSERT_EQ(fs.size(), 1u);
+    EXPECT_EQ(fs[0].guard, GuardKind::device_check) << fs[0].note;
+}
+
+// xformers' tiled_matmul.py: `if not _is_triton_available(): return False` before
+// torch.cuda.get_device_capability(). The check answers False without CUDA, so a Mac never gets past
+// it: a device check (a branch a Mac never takes). A check of a package a Mac can have
+// (`is_apex_available()`) keeps import-fallback.
+TEST_F(PythonEngineTest, APastACheckForTritonIsADeviceCheck) {
+    const std::string body = "():\n        return False\n    return torch.cuda.get_device_capability(device) >= (8, 0)\n";
+    auto fs = of(scan("import torch\nfrom . import _is_triton_available\n\n\ndef use_triton(device):\n    if not _is_triton_available" + body),
+                 "torch-cuda-device-management");
+    ASSERT_EQ(fs.size(), 1u);
+    EXPECT_EQ(fs[0].guard, GuardKind::device_check) << fs[0].guard_note;
+    fs = of(scan("import torch\nfrom . import is_apex_available\n\n\ndef use_apex(device):\n    if not is_apex_available" + body),
+            "torch-cuda-device-management");
+    ASSERT_EQ(fs.size(), 1u);
+    EXPECT_EQ(fs[0].guard, GuardKind::import_fallback) << fs[0].guard_note;
 }
 
 // prs-eth/Marigold's trainers call diffusers' `unet.enable_xformers_memory_efficient_attention()`

@@ -9,31 +9,6 @@ constexpr int kMaxCallerDepth = 4;
 
 std::string line_of(TSNode n) { return "line " + std::to_string(ts_node_start_point(n).row + 1); }
 
-// `_inference_one_image` -> inference, one, image; `GeneralizedRCNNWithTTA` -> generalized, rcnn, with, tta.
-std::vector<std::string> name_words(std::string_view name) {
-    std::vector<std::string> words;
-    std::string word;
-    auto flush = [&] {
-        if (!word.empty()) words.push_back(word);
-        word.clear();
-    };
-    for (std::size_t i = 0; i < name.size(); ++i) {
-        const unsigned char c = static_cast<unsigned char>(name[i]);
-        if (c == '_' || std::isdigit(c)) {
-            flush();
-            continue;
-        }
-        const bool upper = std::isupper(c);
-        const bool prev_lower = i > 0 && std::islower(static_cast<unsigned char>(name[i - 1]));
-        const bool next_lower = i + 1 < name.size() && std::islower(static_cast<unsigned char>(name[i + 1]));
-        const bool prev_upper = i > 0 && std::isupper(static_cast<unsigned char>(name[i - 1]));
-        if (upper && (prev_lower || (prev_upper && next_lower))) flush();  // RCNNWith -> rcnn, with
-        word.push_back(static_cast<char>(std::tolower(c)));
-    }
-    flush();
-    return words;
-}
-
 TSNode definition_of(TSNode n) { return is_type(ts_node_parent(n), "decorated_definition") ? ts_node_parent(n) : n; }
 
 bool module_level(TSNode function) {
@@ -99,9 +74,9 @@ bool GradContextFinder::no_grad_expression(TSNode expr) const {
 }
 
 std::string GradContextFinder::named(TSNode definition) const {
-    for (const auto& w : name_words(m_facts.text(field(definition, "name"))))
+    for (const auto& w : identifier_words(m_facts.text(field(definition, "name"))))
         if (listed(m_vocab.inference_words, w)) return "none";
-    for (const auto& w : name_words(m_facts.text(field(definition, "name"))))
+    for (const auto& w : identifier_words(m_facts.text(field(definition, "name"))))
         if (listed(m_vocab.training_words, w)) return "training";
     return {};
 }

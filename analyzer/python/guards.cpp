@@ -119,7 +119,11 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
     if (type == "call") {
         const std::string q = m_facts.qualname(field(n, "function"));
         if (listed(m_vocab.device_calls, q) || listed(m_vocab.device_functions, last_segment(q))) take(GuardKind::device_check);
-        if (matches_any_glob(m_vocab.package_checks, last_segment(q))) take(GuardKind::import_fallback);
+        if (matches_any_glob(m_vocab.package_checks, last_segment(q))) {
+            const auto words = identifier_words(last_segment(q));
+            const bool mac_absent = std::any_of(words.begin(), words.end(), [&](const std::string& w) { return listed(m_vocab.mac_absent_package_words, w); });
+            take(mac_absent ? GuardKind::device_check : GuardKind::import_fallback);
+        }
         if (listed(m_vocab.distributed_calls, q) || listed(m_vocab.distributed_functions, last_segment(q)))
             take(GuardKind::distributed_gate);
         if (listed(m_vocab.platform_names, q)) take(GuardKind::platform);

@@ -1,6 +1,7 @@
 #include "analyzer/python/syntax.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 
 namespace mpsport::python {
@@ -491,6 +492,30 @@ std::string one_line(std::string_view text, std::size_t max) {
         if (out.size() >= max) return out + "...";
     }
     return out;
+}
+
+std::vector<std::string> identifier_words(std::string_view name) {
+    std::vector<std::string> words;
+    std::string word;
+    auto flush = [&] {
+        if (!word.empty()) words.push_back(word);
+        word.clear();
+    };
+    for (std::size_t i = 0; i < name.size(); ++i) {
+        const unsigned char c = static_cast<unsigned char>(name[i]);
+        if (c == '_' || std::isdigit(c)) {
+            flush();
+            continue;
+        }
+        const bool upper = std::isupper(c);
+        const bool prev_lower = i > 0 && std::islower(static_cast<unsigned char>(name[i - 1]));
+        const bool next_lower = i + 1 < name.size() && std::islower(static_cast<unsigned char>(name[i + 1]));
+        const bool prev_upper = i > 0 && std::isupper(static_cast<unsigned char>(name[i - 1]));
+        if (upper && (prev_lower || (prev_upper && next_lower))) flush();  // RCNNWith -> rcnn, with
+        word.push_back(static_cast<char>(std::tolower(c)));
+    }
+    flush();
+    return words;
 }
 
 }  // namespace mpsport::python

@@ -70,6 +70,9 @@ bool listed(const std::vector<std::string>& list, std::string_view value);
 // Source text as one line for a message: whitespace runs become one space; past `max` bytes it
 // stops with "...".
 std::string one_line(std::string_view text, std::size_t max = 80);
+// The words of an identifier, lower-cased, split at `_`, digits and case changes:
+// `_inference_one_image` -> inference, one, image; `GeneralizedRCNNWithTTA` -> generalized, rcnn, with, tta.
+std::vector<std::string> identifier_words(std::string_view name);
 
 // The branch of its function a statement or call sits in: "elif engine:" for an if/elif/else arm,
 // "an except clause" for a handler; nullopt at module level or straight in the function's body.
