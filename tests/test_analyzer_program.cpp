@@ -109,6 +109,32 @@ TEST(ProgramModel, ADeclarationInAnExamplesFolderIsTooling) {
     EXPECT_NE(example->note.find("declared only for the examples"), std::string::npos) << example->note;
 }
 
+// CogView3's inference/requirements.txt lists deepspeed, which only sat/ imports: the program that
+// manifest installs for (inference/) never loads it, so the line is one to drop (tooling, no verdict
+// impact). sat/requirements.txt, beside the import, keeps the import's reach; so does a manifest in a
+// folder without Python code (requirements/base.txt).
+TEST(ProgramModel, ADeclarationNoFileOfItsFolderImportsIsTooling) {
+    test::TempDir d;
+    d.write("inference/requirements.txt", "diffusers\ndeepspeed\n");
+    d.write("inference/cli_demo.py", "import torch\n\nif __name__ == '__main__':\n    torch.ones(2)\n");
+    d.write("sat/requirements.txt", "deepspeed\n");
+    d.write("requirements/base.txt", "deepspeed\n");
+    d.write("sat/arguments.py", "import deepspeed\n\n\ndef get_args(parser):\n    return deepspeed.add_config_arguments(parser)\n");
+    d.write("sat/train.py", "import argparse\nfrom arguments import get_args\n\nif __name__ == '__main__':\n    get_args(argparse.ArgumentParser())\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* unused = find(r, "cuda-only-package-dependency", "inference/requirements.txt");
+    const Finding* beside = find(r, "cuda-only-package-dependency", "sat/requirements.txt");
+    const Finding* codeless = find(r, "cuda-only-package-dependency", "requirements/base.txt");
+    ASSERT_NE(unused, nullptr);
+    ASSERT_NE(beside, nullptr);
+    ASSERT_NE(codeless, nullptr);
+    EXPECT_EQ(unused->reach, Reach::tooling) << unused->note;
+    EXPECT_EQ(unused->impact, VerdictImpact::none) << unused->note;
+    EXPECT_NE(unused->note.find("declared for inference/, whose code never imports it (only sat/arguments.py:1 does)"), std::string::npos) << unused->note;
+    EXPECT_EQ(beside->reach, Reach::core) << beside->note;
+    EXPECT_EQ(codeless->reach, Reach::core) << codeless->note;
+}
+
 // THUDM/ChatGLM-6B declares cpm_kernels (CUDA-only INT4/INT8 kernels) and never imports it: the model
 // code it runs comes from the Hub (`trust_remote_code=True`), and that code's quantize() does. Such a
 // declaration keeps its weight; the same declaration in a repository that runs no remote code is an

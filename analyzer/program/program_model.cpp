@@ -1650,6 +1650,20 @@ std::map<std::string, FileReach> ProgramModel::find_unbuilt_own_modules() const 
     return best;
 }
 
+std::optional<std::string> ProgramModel::imported_only_outside(std::string_view package, const std::string& declared_in) const {
+    const std::string folder = dir_of(declared_in);
+    if (folder.empty() || folder == project_of(declared_in) || !m_dirs.count(folder)) return std::nullopt;
+    auto it = m_package_importers.find(std::string(package));
+    if (it == m_package_importers.end()) return std::nullopt;
+    std::optional<std::string> outside;
+    for (const auto& [path, line] : it->second) {
+        if (!m_projects.empty() && project_of(path) != project_of(declared_in)) continue;
+        if (path.compare(0, folder.size() + 1, folder + "/") == 0) return std::nullopt;
+        if (!outside) outside = "declared for " + folder + "/, whose code never imports it (only " + path + ":" + std::to_string(line) + " does)";
+    }
+    return outside;
+}
+
 std::optional<FileReach> ProgramModel::reach_of_importers(std::string_view package, const std::string& declared_in) const {
     auto it = m_package_importers.find(std::string(package));
     if (it == m_package_importers.end()) return std::nullopt;

@@ -146,6 +146,13 @@ public:
     // The strongest reach among the files that import this top-level package; nullopt if none does.
     // Only importers in the repository of `declared_in`, in a folder of checkouts.
     std::optional<FileReach> reach_of_importers(std::string_view package, const std::string& declared_in) const;
+    // Where a manifest in a folder of Python code (CogView3's inference/requirements.txt) declares a
+    // package that no file of that folder imports while a file elsewhere does (sat/arguments.py): that
+    // importer, as "declared for inference/, whose code never imports it (only sat/arguments.py:72 does)".
+    // The manifest installs for its own folder's program, which never loads the package.
+    // nullopt for a manifest at the top of its repository, in a folder without Python code
+    // (requirements/base.txt), or where a file of its folder imports the package.
+    std::optional<std::string> imported_only_outside(std::string_view package, const std::string& declared_in) const;
     bool any_extension_sources() const { return m_any_sources; }
     // The files that import a compiled extension, with the lines of those imports: where the calls
     // through it are looked for (Scanner reads these files again, in full).

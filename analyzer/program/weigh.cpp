@@ -452,7 +452,14 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
         } else if (is_declaration(f)) {
             // a declaration (requirements, pyproject, setup.py's install_requires): as needed as its imports
             r = model.reach_of_importers(f.subject, f.location.path).value_or(model.reach_of(f.location.path));
-            if (r.level == Level::unreached || r.level == Level::tooling) {
+            if (const auto elsewhere = model.imported_only_outside(f.subject, f.location.path)) {
+                // CogView3's inference/requirements.txt lists deepspeed, which only sat/ imports: the
+                // program it installs for never loads it. Dropping the line is the port.
+                r.level = Level::tooling;
+                r.guard = GuardKind::none;
+                r.guard_note = *elsewhere;
+                r.chain.clear();
+            } else if (r.level == Level::unreached || r.level == Level::tooling) {
                 // a dependency only tests import is still installed by everyone who installs the project
                 if (!model.is_tooling_path(f.location.path)) r.level = std::max(r.level, Level::tooling);
             } else if (model.in_tooling_folder(f.location.path)) {
