@@ -113,6 +113,35 @@ TEST(ManifestScans, APackageWithItsOwnReferenceImplementationIsDualTrack) {
     EXPECT_NE(mamba->note.find("imports mamba_ssm.modules.mamba_simple, which has no pure-PyTorch reference"), std::string::npos) << mamba->note;
 }
 
+// VoiceCraft's environment.yml is `conda env export` of a Linux machine: one finding for the export, at
+// its first Linux-only package; the CUDA wheels it pins (what that machine's torch pulled in) and
+// NVIDIA's channel are info, naming it. A hand-written environment keeps their weight.
+TEST(ManifestScans, AnExportOfALinuxEnvironmentIsOneFinding) {
+    test::TempDir d;
+    const std::string deps = "  - pytorch-cuda=11.8\n  - pip:\n      - nvidia-cudnn-cu11==8.5.0.96\n";
+    d.write("environment.yml", "name: vc\nchannels:\n  - nvidia\ndependencies:\n  - _libgcc_mutex=0.1=conda_forge\n" + deps + "prefix: /home/u/envs/vc\n");
+    d.write("handwritten/environment.yml", "name: vc\nchannels:\n  - nvidia\ndependencies:\n" + deps);
+    const ScanResult r = scan_dir(d);
+    std::vector<const Finding*> exported, handwritten;
+    for (const auto& f : r.findings) (f.location.path == "environment.yml" ? exported : handwritten).push_back(&f);
+    ASSERT_EQ(std::count_if(exported.begin(), exported.end(), [](const Finding* f) { return f->rule_id == "conda-environment-export"; }), 1);
+    ASSERT_GE(exported.size(), 4u);  // the export, the channel, pytorch-cuda, the cuDNN wheel
+    for (const Finding* f : exported) {
+        if (f->rule_id == "conda-environment-export") {
+            EXPECT_EQ(f->severity, Severity::minor);
+            EXPECT_NE(f->message.find("one Linux machine's environment (_libgcc_mutex"), std::string::npos) << f->message;
+            continue;
+        }
+        EXPECT_EQ(f->severity, Severity::info) << f->rule_id << " " << f->note;
+        EXPECT_NE(f->note.find("pinned by an export of one machine's environment"), std::string::npos) << f->note;
+    }
+    ASSERT_GE(handwritten.size(), 3u);
+    for (const Finding* f : handwritten) {
+        EXPECT_NE(f->rule_id, "conda-environment-export");
+        EXPECT_EQ(f->severity, Severity::minor) << f->rule_id << " " << f->note;
+    }
+}
+
 // NVIDIA's conda channel is only where the solver looks: EDM's environment.yml lists it beside
 // pytorch and asks for no package of NVIDIA's, so on a Mac it costs nothing (info). With
 // pytorch-cuda, which pulls the CUDA runtime from it, the channel is a Linux environment's (minor).

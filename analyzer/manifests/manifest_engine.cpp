@@ -14,6 +14,7 @@ std::optional<Check> parse_check(std::string_view s) {
     if (s == "cuda-builds") return Check::cuda_builds;
     if (s == "nvidia-channels") return Check::nvidia_channels;
     if (s == "pins-before-mps") return Check::pins_before_mps;
+    if (s == "machine-export") return Check::machine_export;
     return std::nullopt;
 }
 
@@ -62,7 +63,7 @@ ManifestEngine::ManifestEngine(const RuleCatalogue& catalogue) : m_catalogue(cat
         const auto check = parse_check(r.manifest_check);
         if (!check)
             throw RuleError(r.source.generic_string() +
-                            ": manifest.check must be cuda-only-packages|cuda-only-groups|cuda-builds|nvidia-channels|pins-before-mps");
+                            ": manifest.check must be cuda-only-packages|cuda-only-groups|cuda-builds|nvidia-channels|pins-before-mps|machine-export");
         m_rules.push_back({&r, *check});
     }
 }
@@ -178,13 +179,32 @@ void ManifestEngine::pin_matches(const Rule& rule, const ManifestFacts& facts, s
     }
 }
 
+// The first dependency that exists for one platform only (params: platform -> package names): the
+// manifest is `conda env export` of a machine of that platform.
+std::optional<std::pair<const Dependency*, std::string>> ManifestEngine::machine_export(const Rule& rule, const ManifestFacts& facts) const {
+    for (const auto& d : facts.dependencies)
+        for (const auto& [platform, names] : rule.params)
+            if (std::find(names.begin(), names.end(), d.name) != names.end()) return std::make_pair(&d, platform);
+    return std::nullopt;
+}
+
 std::vector<Match> ManifestEngine::analyze(FileKind kind, const SourceText& source) const {
     std::vector<Match> out;
     std::optional<ManifestFacts> facts;  // parsed once, for the first rule that needs it
+    const Rule* exported = nullptr;      // the machine-export rule, where this file is an export
     for (const auto& c : m_rules) {
         if (!reads_kind(*c.rule, kind)) continue;
         if (!facts) facts = read_manifest(kind, source);
         switch (c.check) {
+            case Check::machine_export:
+                if (const auto at = machine_export(*c.rule, *facts)) {
+                    Match m = match_at(*c.rule, at->first->span, at->first->name);
+                    const std::string platform = at->second == "linux" ? "Linux" : at->second == "windows" ? "Windows" : at->second;
+                    m.captures["platform"] = platform;
+                    out.push_back(std::move(m));
+                    exported = c.rule;
+                }
+                break;
             case Check::cuda_only_packages: package_matches(*c.rule, *facts, out); break;
             case Check::cuda_only_groups: group_matches(*c.rule, *facts, out); break;
             case Check::cuda_builds: build_matches(*c.rule, *facts, out); break;
@@ -204,6 +224,13 @@ std::vector<Match> ManifestEngine::analyze(FileKind kind, const SourceText& sour
             }
         }
     }
+    // What an export pins is what that machine's PyTorch pulled in, not the project's choice: the
+    // export itself is the one thing to act on.
+    if (exported)
+        for (auto& m : out)
+            if (m.rule != exported)
+                lower(m, Severity::info, VerdictImpact::none,
+                      "pinned by an export of one machine's environment (" + exported->id + " in this file): a Mac builds its own environment, not this one");
     return out;
 }
 

@@ -18,6 +18,7 @@ enum class Check {
     cuda_builds,         // +cuXXX local versions, CUDA builds, CUDA wheel indexes
     nvidia_channels,     // conda's nvidia channel
     pins_before_mps,     // a framework pinned below its first release with MPS (params.first_mps_release)
+    machine_export,      // `conda env export` of one machine (params: per platform, its platform-only packages)
 };
 
 // The kind a manifest rule reads a file as: setup.py is Python to the Python engine and a
@@ -41,6 +42,7 @@ private:
     void group_matches(const Rule& rule, const ManifestFacts& facts, std::vector<Match>& out) const;
     void build_matches(const Rule& rule, const ManifestFacts& facts, std::vector<Match>& out) const;
     void pin_matches(const Rule& rule, const ManifestFacts& facts, std::vector<Match>& out) const;
+    std::optional<std::pair<const Dependency*, std::string>> machine_export(const Rule& rule, const ManifestFacts& facts) const;
     // Optional groups whose every member is a listed package: reported once, as a group.
     std::vector<const Group*> cuda_only_groups(const ManifestFacts& facts) const;
 
