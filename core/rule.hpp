@@ -95,6 +95,8 @@ struct GuardVocabulary {
     // Words of such a function's name that say the package never exists on a Mac
     // (`_is_triton_available()`): then the test is a device check, false on a Mac.
     std::vector<std::string> mac_absent_package_words;
+    // ... and any function whose name has one of those words and one of these (`cuda_graph_enabled()`).
+    std::vector<std::string> availability_words;
     // ... and those that test for a CUDA device, by their own name: `is_torch_cuda_available()`.
     std::vector<std::string> device_functions;
     std::vector<std::string> platform_names;     // sys.platform, platform.system, torch.version.hip

@@ -243,7 +243,7 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
         {"inference_words", &v.inference_words},     {"training_words", &v.training_words},
         {"training_methods", &v.training_methods},   {"distributed_functions", &v.distributed_functions}, {"collective_calls", &v.collective_calls},
         {"skip_decorator_names", &v.skip_decorator_names}, {"fixture_decorators", &v.fixture_decorators},
-        {"collect_ignore_names", &v.collect_ignore_names}, {"package_checks", &v.package_checks}, {"mac_absent_package_words", &v.mac_absent_package_words},
+        {"collect_ignore_names", &v.collect_ignore_names}, {"package_checks", &v.package_checks}, {"mac_absent_package_words", &v.mac_absent_package_words}, {"availability_words", &v.availability_words},
         {"device_functions", &v.device_functions},   {"exit_calls", &v.exit_calls}, {"install_flags", &v.install_flags},
         {"device_flags", &v.device_flags},           {"device_test_instantiators", &v.device_test_instantiators},
         {"implicit_methods", &v.implicit_methods},         {"cuda_words", &v.cuda_words}, {"option_flag_prefixes", &v.option_flag_prefixes}, {"option_objects", &v.option_objects}, {"extension_loaders", &v.extension_loaders}, {"transparent_decorators", &v.transparent_decorators}, {"field_class_decorators", &v.field_class_decorators}, {"device_move_methods", &v.device_move_methods},

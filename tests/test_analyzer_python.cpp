@@ -230,6 +230,16 @@ TEST_F(PythonEngineTest, APastACheckForTritonIsADeviceCheck) {
             "torch-cuda-device-management");
     ASSERT_EQ(fs.size(), 1u);
     EXPECT_EQ(fs[0].guard, GuardKind::import_fallback) << fs[0].guard_note;
+    // RVC's `cuda_graph_enabled(device)`: a function named for CUDA and for being enabled (rules/program.yaml
+    // availability_words) is a device check too; `fast_path_enabled()` names nothing a Mac lacks.
+    fs = of(scan("import torch\nfrom tools.graph import cuda_graph_enabled\n\n\ndef run(device):\n    if not cuda_graph_enabled" + body),
+            "torch-cuda-device-management");
+    ASSERT_EQ(fs.size(), 1u);
+    EXPECT_EQ(fs[0].guard, GuardKind::device_check) << fs[0].guard_note;
+    fs = of(scan("import torch\nfrom tools.graph import fast_path_enabled\n\n\ndef run(device):\n    if not fast_path_enabled" + body),
+            "torch-cuda-device-management");
+    ASSERT_EQ(fs.size(), 1u);
+    EXPECT_NE(fs[0].guard, GuardKind::device_check) << fs[0].guard_note;
 }
 
 // prs-eth/Marigold's trainers call diffusers' `unet.enable_xformers_memory_efficient_attention()`

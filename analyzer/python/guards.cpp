@@ -119,10 +119,16 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
     if (type == "call") {
         const std::string q = m_facts.qualname(field(n, "function"));
         if (listed(m_vocab.device_calls, q) || listed(m_vocab.device_functions, last_segment(q))) take(GuardKind::device_check);
-        if (matches_any_glob(m_vocab.package_checks, last_segment(q))) {
+        {
+            // `is_apex_available()` tests a package; `_is_triton_available()` and RVC's
+            // `cuda_graph_enabled(device)` test for something a Mac never has: a device check.
             const auto words = identifier_words(last_segment(q));
-            const bool mac_absent = std::any_of(words.begin(), words.end(), [&](const std::string& w) { return listed(m_vocab.mac_absent_package_words, w); });
-            take(mac_absent ? GuardKind::device_check : GuardKind::import_fallback);
+            auto has_word = [&](const std::vector<std::string>& list) {
+                return std::any_of(words.begin(), words.end(), [&](const std::string& w) { return listed(list, w); });
+            };
+            const bool mac_absent = has_word(m_vocab.mac_absent_package_words);
+            if (matches_any_glob(m_vocab.package_checks, last_segment(q))) take(mac_absent ? GuardKind::device_check : GuardKind::import_fallback);
+            else if (mac_absent && has_word(m_vocab.availability_words)) take(GuardKind::device_check);
         }
         if (listed(m_vocab.distributed_calls, q) || listed(m_vocab.distributed_functions, last_segment(q)))
             take(GuardKind::distributed_gate);
