@@ -8,7 +8,41 @@ namespace mpsport {
 
 std::uint32_t name_hash(std::string_view name) { return static_cast<std::uint32_t>(fnv1a64(name)); }
 
-std::vector<std::uint32_t> attribute_names_of(std::string_view text) {
+namespace {
+
+// The text with each `#` comment blanked (strings, triple-quoted ones too, keep their `#`): a call in a
+// comment (Step-Audio's `# self.capture_inference()`) is no call.
+std::string without_comments(std::string_view text) {
+    std::string out(text);
+    char quote = 0;       // the quote of the string we are in, 0 outside
+    bool triple = false;  // ... and whether it is a triple-quoted one
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const char c = out[i];
+        if (quote) {
+            if (c == '\\') {
+                ++i;
+            } else if (c == quote && (!triple || out.compare(i, 3, std::string(3, quote)) == 0)) {
+                if (triple) i += 2;
+                quote = 0;
+            } else if (c == '\n' && !triple) {
+                quote = 0;  // an unterminated one-line string ends with its line
+            }
+        } else if (c == '\'' || c == '"') {
+            quote = c;
+            triple = out.compare(i, 3, std::string(3, c)) == 0;
+            if (triple) i += 2;
+        } else if (c == '#') {
+            while (i < out.size() && out[i] != '\n') out[i++] = ' ';
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> attribute_names_of(std::string_view source) {
+    const std::string code = without_comments(source);
+    const std::string_view text = code;
     auto word = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; };
     auto digit = [](char c) { return c >= '0' && c <= '9'; };
     std::vector<std::uint32_t> out;

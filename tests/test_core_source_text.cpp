@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "core/program_facts.hpp"
 #include "core/source_text.hpp"
 
 using namespace mpsport;
@@ -40,4 +43,21 @@ TEST(Suppressions, LineAndFileDirectives) {
 TEST(Suppressions, IgnoreFileOnlyCountsAtTheTop) {
     SourceText s("import torch\n# mpsport: ignore-file[float64-dtype]\nx = torch.float64\n");
     EXPECT_FALSE(Suppressions::parse(s).suppressed("float64-dtype", 3));
+}
+
+// A call in a comment is no call (Step-Audio's `# self.capture_inference()`); a `#` inside a string,
+// one-line or triple-quoted, starts no comment, and a name in quotes is still a name.
+TEST(AttributeNames, CommentsAreNoUsesStringsAre) {
+    const std::string code = "x = 1  # self.capture_inference()\n"
+                             "url = 'http://h/#frag'; y.after_string()\n"
+                             "doc = \"\"\"a # b\"\"\"; z.after_triple()\n"
+                             "getattr(m, 'by_name')\n"
+                             "# w.commented()\n";
+    const auto names = attribute_names_of(code);
+    auto has = [&](const char* n) { return std::binary_search(names.begin(), names.end(), name_hash(n)); };
+    EXPECT_FALSE(has("capture_inference"));
+    EXPECT_FALSE(has("commented"));
+    EXPECT_TRUE(has("after_string"));
+    EXPECT_TRUE(has("after_triple"));
+    EXPECT_TRUE(has("by_name"));
 }
