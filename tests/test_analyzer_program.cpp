@@ -3080,6 +3080,30 @@ TEST(ProgramModel, AHelperOnlyACudaBoundTestImportsIsInfo) {
                       "is imported only by tests/test_kernels.py, which needs triton (tests/test_kernels.py:2) to load");
 }
 
+// vjepa2's app/scaffold.py runs `importlib.import_module(f"app.{app}.train")`: the run imports one of
+// the modules the pattern names, whichever its config picks; each is reached, through the scaffold.
+// A module the pattern does not name (app/vjepa/eval.py) stays unreached.
+TEST(ProgramModel, AnImportModuleOfAnFStringReachesTheModulesItsPatternNames) {
+    test::TempDir d;
+    d.write("app/main.py", "from app.scaffold import main as app_main\n\nif __name__ == '__main__':\n    app_main('vjepa', {})\n");
+    d.write("app/scaffold.py", "import importlib\n\n\ndef main(app, args):\n    return importlib.import_module(f\"app.{app}.train\").main(args=args)\n");
+    const std::string body = "import torch\n\n\ndef main(args):\n    torch.ones(2).cuda()\n";
+    d.write("app/vjepa/train.py", body);
+    d.write("app/droid/train.py", body);
+    d.write("app/vjepa/eval.py", body);
+    const ScanResult r = scan_dir(d);
+    for (const char* path : {"app/vjepa/train.py", "app/droid/train.py"}) {
+        const Finding* f = find(r, "cuda-method-call", path);
+        ASSERT_NE(f, nullptr) << path;
+        EXPECT_EQ(f->reach, Reach::core) << path << " " << f->note;
+        ASSERT_EQ(f->chain.size(), 3u) << path;
+        EXPECT_EQ(f->chain[1], "app/scaffold.py:5");
+    }
+    const Finding* other = find(r, "cuda-method-call", "app/vjepa/eval.py");
+    ASSERT_NE(other, nullptr);
+    EXPECT_EQ(other->reach, Reach::unreached) << other->note;
+}
+
 // A test whose file name says it checks CUDA itself (BigVGAN's tests/test_cuda_vs_torch_model.py) has
 // nothing a Mac runs: info. One named for the GPU in general keeps tooling's minor, and so does a
 // training script named for CUDA (it is the run, not a test).

@@ -522,6 +522,26 @@ void ProgramModel::add_edges(const FileRecord& file) {
             edges.push_back({to, imp.line, guard, guard_note, imp.lazy, std::move(names)});
         };
         std::vector<std::string> dotted_names;  // absolute names, for extensions and outside packages
+        if (imp.level == 0 && imp.module.find('*') != std::string::npos) {
+            // `importlib.import_module(f"app.{app}.train")`: every module of the project whose last
+            // folders and name the pattern matches (app/vjepa/train.py, app/vjepa_droid/train.py)
+            std::string glob = imp.module;
+            std::replace(glob.begin(), glob.end(), '.', '/');
+            const auto depth = std::count(glob.begin(), glob.end(), '/');
+            const std::string& project = project_of(file.path);
+            for (const auto& path : m_python) {
+                if (path == file.path || project_of(path) != project) continue;
+                std::string mod = path.substr(0, path.size() - 3);
+                if (ends_with(mod, "/__init__")) mod.resize(mod.size() - 9);
+                const auto total = std::count(mod.begin(), mod.end(), '/');
+                if (total < depth) continue;
+                std::size_t at = 0;
+                for (auto k = total - depth; k > 0; --k) at = mod.find('/', at) + 1;
+                const std::string tail = mod.substr(at);
+                if (fnmatch(glob.c_str(), tail.c_str(), FNM_PATHNAME) == 0) add(path);
+            }
+            continue;
+        }
         if (imp.level > 0) {
             std::string pkg_dir = here;
             for (int up = 1; up < imp.level; ++up) pkg_dir = dir_of(pkg_dir);

@@ -527,6 +527,36 @@ std::vector<HelperBuild> builds_through_helper(TSNode load, TSNode sources, cons
     return out;
 }
 
+// An f-string naming a module with values filled in (`f"app.{app}.train"`) as a pattern, each value a
+// `*` ("app.*.train"); nullopt for any other argument, or where the first part is not written out.
+std::optional<std::string> module_pattern(TSNode arg, const ModuleFacts& facts) {
+    if (!is_type(arg, "string")) return std::nullopt;
+    std::string pattern;
+    bool formatted = false, filled = false;
+    for (uint32_t i = 0; i < ts_node_child_count(arg); ++i) {
+        const TSNode c = ts_node_child(arg, i);
+        const std::string_view type = node_type(c);
+        if (type == "string_start") {
+            const std::string_view start = facts.text(c);
+            formatted = start.find_first_of("fF") != std::string_view::npos;
+        } else if (type == "string_content") {
+            pattern += facts.text(c);
+        } else if (type == "interpolation") {
+            pattern += '*';
+            filled = true;
+        } else if (type != "string_end") {
+            return std::nullopt;
+        }
+    }
+    if (!formatted || !filled) return std::nullopt;
+    const std::size_t dot = pattern.find('.');
+    const std::string head = pattern.substr(0, dot);
+    if (head.empty() || head.find('*') != std::string::npos || dot == std::string::npos) return std::nullopt;
+    for (char ch : pattern)
+        if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '*')) return std::nullopt;
+    return pattern;
+}
+
 void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, const CallSites& calls, bool names_extensions, FileFacts& out) {
     std::string q = facts.qualname(field(call, "function"));
     bool cuda_optional = false;
@@ -537,7 +567,11 @@ void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, 
     const bool via_loader = q.compare(0, kCppExtension.size(), kCppExtension) != 0 && is_extension_loader(call, facts, guards.vocabulary());
     if (via_loader) q = std::string(kCppExtension) + "load";
     if (q == "importlib.import_module") {
-        if (auto name = facts.string_value(positional_argument(call, 0)); name && !name->empty()) {
+        // vjepa2's `importlib.import_module(f"app.{app}.train")`: one of the modules the pattern
+        // `app.*.train` names, whichever the run's value picks (ProgramModel::add_edges expands it)
+        auto name = module_pattern(positional_argument(call, 0), facts);
+        if (!name) name = facts.string_value(positional_argument(call, 0));
+        if (name && !name->empty()) {
             ImportFact f;
             f.level = static_cast<int>(name->find_first_not_of('.'));
             f.module = name->substr(static_cast<std::size_t>(f.level));
