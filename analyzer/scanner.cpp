@@ -217,7 +217,9 @@ FileOutcome Scanner::analyze_file(const FileEntry& file, std::string text, const
             auto analysed = m_python->analyze(source.text(), full_parse);
             append_findings(analysed.matches, source, path, Suppressions::parse(source), out.findings, &nb.cell_lines);
             out.facts = std::move(analysed.facts);
-            out.facts.hosted_demo = std::move(nb.hosted);
+            if (!nb.hosted.empty()) out.facts.hosted_demo = "notebook made for a hosted GPU service (" + nb.hosted + "): a demo";
+            else if (!nb.nbdev.empty())
+                out.facts.hosted_demo = "nbdev notebook (" + nb.nbdev + "): its exported cells are the package's modules, the rest development runs";
             out.config_facts = std::move(analysed.config_facts);
             return out;
         }

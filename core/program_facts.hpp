@@ -225,7 +225,8 @@ struct FileFacts {
     GuardKind file_guard = GuardKind::none;
     std::vector<CollectSkip> collect_skips;
     std::vector<ReturnWithoutCuda> returns_without_cuda;
-    // A notebook made for a hosted GPU service, and why ("its metadata has 'colab'"); empty otherwise.
+    // A notebook that is a tooling entry, and why: one made for a hosted GPU service ("notebook made for a
+    // hosted GPU service (its metadata has 'colab'): a demo"), or an nbdev notebook; empty otherwise.
     std::string hosted_demo;
     // The names this file writes after a dot (`task.prepare_distributed(`, `[task.prepare_distributed]`)
     // or as a whole string (`getattr(task, "prepare_distributed")`), as name_hash() values, sorted:

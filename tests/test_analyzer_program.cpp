@@ -1914,6 +1914,35 @@ TEST(ProgramModel, NotebooksMadeForColabAreDemos) {
     }
 }
 
+// An nbdev notebook (WhisperSpeech's nbs/*.ipynb) holds the source of the package's modules in its
+// `#| export` cells, generated into the package and committed beside it: those cells read as comments
+// (their code is scanned in the module), and the notebook's other cells are development runs, a tooling
+// entry, wherever it lies. A plain notebook keeps its weight.
+TEST(ProgramModel, NbdevNotebooksAreDevelopmentRuns) {
+    const auto notebook = [](const std::string& first_cell) {
+        return "{\"metadata\": {}, \"nbformat\": 4, \"nbformat_minor\": 5, \"cells\": ["
+               "{\"cell_type\": \"code\", \"metadata\": {}, \"execution_count\": null, \"outputs\": [], \"source\": [" + first_cell + "]},"
+               "{\"cell_type\": \"code\", \"metadata\": {}, \"execution_count\": null, \"outputs\": [], "
+               "\"source\": [\"import torch\\n\", \"model = torch.nn.Linear(2, 2).cuda()\\n\"]}]}";
+    };
+    test::TempDir d;
+    d.write("dev/s2a.ipynb", notebook("\"#| export\\n\", \"import torch\\n\", \"def to_gpu(x):\\n\", \"    return x.cuda()\\n\""));
+    d.write("plain.ipynb", notebook("\"import torch\\n\", \"def to_gpu(x):\\n\", \"    return x.cuda()\\n\""));
+    const ScanResult r = scan_dir(d);
+    std::vector<const Finding*> dev, plain;
+    for (const auto& f : r.findings)
+        if (f.rule_id == "cuda-method-call") (f.location.path == "dev/s2a.ipynb" ? dev : plain).push_back(&f);
+    ASSERT_EQ(dev.size(), 1u) << "the exported cell's .cuda() is the module's, not the notebook's";
+    EXPECT_EQ(dev[0]->reach, Reach::tooling);
+    EXPECT_EQ(dev[0]->severity, Severity::minor);
+    ASSERT_EQ(plain.size(), 2u);
+    EXPECT_EQ(plain[1]->reach, Reach::core);
+    bool said = false;
+    for (const auto& e : r.program.entry_points)
+        said = said || (e.path == "dev/s2a.ipynb" && e.tooling && e.why.find("nbdev notebook (cell 1 is `#| export`)") != std::string::npos);
+    EXPECT_TRUE(said);
+}
+
 // A folder of checkouts (no licence at its base, licensed repositories right below it) is scanned
 // as the repositories one by one would be: an import in one never resolves to a module of another,
 // and a package one declares is not the other's own. (Scanning 23 public repositories side by side,

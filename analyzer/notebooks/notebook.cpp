@@ -1,9 +1,29 @@
 #include "analyzer/notebooks/notebook.hpp"
 
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <stdexcept>
 
 namespace mpsport::notebooks {
+namespace {
+
+std::string first_line(const std::string& text) {
+    const std::size_t begin = text.find_first_not_of(" \t\n");
+    if (begin == std::string::npos) return "";
+    const std::size_t end = text.find('\n', begin);
+    std::string line = text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
+    return line;
+}
+
+// nbdev's export directives on a cell's first line: `#| export`, `#|exporti`, `# export`, `#exports`
+// (nbdev 1's form), optionally naming a module (`#| export core`).
+bool nbdev_export(const std::string& text) {
+    static const std::regex directive(R"(^#\s*\|?\s*export[is]?(\s.*)?$)");
+    return std::regex_match(first_line(text), directive);
+}
+
+}  // namespace
 
 NotebookSource notebook_to_python(std::string_view json_text, const HostedMarkers& hosted) {
     nlohmann::json nb;
@@ -36,8 +56,11 @@ NotebookSource notebook_to_python(std::string_view json_text, const HostedMarker
         // A cell_type that is not a string is not a code cell (value() would throw a bare type_error).
         if (!cell.contains("cell_type") || cell["cell_type"] != "code") continue;
         ++code_cell;
-        // A %%cell magic (%%bash, %%writefile) makes the whole cell something other than Python.
-        const bool cell_magic = text.compare(0, 2, "%%") == 0;
+        // A %%cell magic (%%bash, %%writefile) makes the whole cell something other than Python; an
+        // nbdev `#| export` cell is a module's source, scanned there.
+        const bool exported = nbdev_export(text);
+        if (exported && out.nbdev.empty()) out.nbdev = "cell " + std::to_string(code_cell) + " is `" + first_line(text) + "`";
+        const bool cell_magic = exported || text.compare(0, 2, "%%") == 0;
         int line_in_cell = 0;
         std::size_t pos = 0;
         while (pos <= text.size()) {

@@ -14,6 +14,10 @@ struct NotebookSource {
     // Why this is a notebook made for a hosted service (Colab, Kaggle): "its metadata has 'colab'",
     // "a cell names colab.research.google.com"; empty when nothing says so.
     std::string hosted;
+    // Why this is an nbdev notebook, whose `#| export` cells are the source of the package's modules
+    // (generated from them and committed beside): "cell 3 is `#| export`"; empty otherwise. Its
+    // exported cells read as comments (the modules hold that code); the rest are development runs.
+    std::string nbdev;
 };
 
 // What marks a notebook made for a hosted GPU service (rules/program.yaml tooling.hosted_notebooks).

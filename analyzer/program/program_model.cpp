@@ -1010,7 +1010,7 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
     for (const auto& f : files) {
         if (f.kind == FileKind::notebook) {
             if (f.facts && !f.facts->hosted_demo.empty())
-                add(f.path, "notebook made for a hosted GPU service (" + f.facts->hosted_demo + "): a demo", true);
+                add(f.path, f.facts->hosted_demo, true);
             else
                 add(f.path, "notebook");
         }
