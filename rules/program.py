@@ -861,3 +861,29 @@ def train_cluster(features, use_gpu=False):
         # guard: device-check
         features = features.cuda()
     return kmeans
+
+
+def pick_device(args):
+    # CogView3's sat/arguments.py: `device_count() == 0` is the branch without CUDA; the arms after it
+    # run only with CUDA
+    if torch.cuda.device_count() == 0:
+        # guard: none
+        args.device = "cpu"
+    elif args.pinned is not None:
+        # guard: device-check
+        args.device = args.pinned
+    else:
+        # guard: device-check
+        args.device = args.seed % torch.cuda.device_count()
+    if torch.cuda.device_count() > 1:
+        # guard: device-check
+        args.parallel = True
+
+
+def run_graph(device, function, inputs):
+    # RVC's tools/cuda_graph.py: a function named for CUDA and for being enabled tests for CUDA
+    if not cuda_graph_enabled(device):
+        return function(*inputs)
+    # guard: device-check
+    torch.cuda.synchronize()
+    return function(*inputs)

@@ -166,6 +166,9 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
         const bool single = (op == "==" && (bound == "1" || bound == "-1")) || (op == "<=" && bound == "1") ||
                             (op == "<" && (bound == "2" || bound == "0")) || (op == "in" && holds_minus_one());
         if (inner.kind == GuardKind::distributed_gate && single) t.negated = !t.negated;
+        // `torch.cuda.device_count() == 0` (CogView3's sat/arguments.py), `< 1`, `<= 0`: the branch without CUDA
+        const bool none = ((op == "==" || op == "<=") && bound == "0") || (op == "<" && bound == "1");
+        if (inner.kind == GuardKind::device_check && !inner.negated && none) t.negated = !t.negated;
         const std::string_view written = comparison_op(n, m_facts);
         // `importlib.util.find_spec("apex") is None`: the branch without the package
         if (inner.kind == GuardKind::import_fallback && bound == "None" && (written == "is" || written == "==")) t.negated = !t.negated;
