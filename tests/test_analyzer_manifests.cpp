@@ -243,7 +243,8 @@ TEST(Manifests, CudaOnlyExtraIsReportedOnceAsAGroup) {
     ASSERT_EQ(findings.size(), 2u);
     EXPECT_EQ(findings[0].rule_id, "cuda-only-optional-group");
     EXPECT_NE(findings[0].message.find("`gpu`"), std::string::npos) << findings[0].message;
-    // only an extra: a Mac install leaves it out, and the imports of flash_attn carry the verdict
+    // only an extra: a Mac install leaves it out (info), and the imports of flash_attn carry the verdict
+    EXPECT_EQ(findings[0].severity, Severity::info);
     EXPECT_EQ(findings[0].impact, VerdictImpact::none);
     EXPECT_EQ(findings[1].rule_id, "cuda-only-package-dependency");
     EXPECT_EQ(findings[1].severity, Severity::minor);
