@@ -105,16 +105,24 @@ FlagUses find_flags(const fs::path& base, const std::vector<program::FileRecord>
 }
 
 // The word a command writes to turn on what an off-by-default guard note names: an argparse option
-// (`off by default: --benchmark`), or an environment switch (`off by default: $USE_JIT`, set as
-// `USE_JIT=1`); empty for a parameter's default, which no command sets.
+// (`off by default: --benchmark`), an environment switch (`off by default: $USE_JIT`, set as
+// `USE_JIT=1`), or a parameter's default (`off by default: use_flex_attn=False`), which a script
+// takes from the command-line option of the same name (Infinity's scripts/train.sh passes
+// `--use_flex_attn=True`). The note may say it of the callers first ("every call of FlexAttn() is
+// guarded; ...: off by default: use_flex_attn=False").
 std::string commanded_flag(const std::string& guard_note) {
     static const std::string kPrefix = "off by default: ";
     const std::string_view option = split_option_note(guard_note).first;
-    if (option.rfind(kPrefix, 0) != 0 || option.size() < kPrefix.size() + 2) return {};
-    const std::string rest(option.substr(kPrefix.size()));
+    const std::size_t at = option.rfind(kPrefix);
+    if (at == std::string_view::npos || option.size() < at + kPrefix.size() + 2) return {};
+    const std::string rest(option.substr(at + kPrefix.size()));
     if (rest[0] == '-') return rest;
     if (rest[0] == '$') return rest.substr(1) + "=";
-    return {};
+    const std::size_t eq = rest.find('=');
+    if (eq == std::string::npos || eq == 0) return {};
+    const std::string name = rest.substr(0, eq), value = rest.substr(eq + 1);
+    if (!std::all_of(name.begin(), name.end(), is_word_char) || (value != "False" && value != "None" && value != "0")) return {};
+    return "--" + name;
 }
 
 }  // namespace

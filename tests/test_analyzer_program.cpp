@@ -3698,6 +3698,33 @@ TEST(ProgramModel, AnOptionThatACommandOfTheRepositoryTurnsOnIsNoOption) {
     EXPECT_EQ(f->guard, GuardKind::none) << f->guard_note;
 }
 
+// Infinity's FlexAttn hard-codes device='cuda', and is built only under a model parameter off by
+// default (`use_flex_attn=False`), through its callers; scripts/train.sh passes `--use_flex_attn=True`,
+// which the training script hands to that parameter by name: the run as documented takes it.
+TEST(ProgramModel, AParameterOffByDefaultThatACommandPassesByNameIsNoOption) {
+    test::TempDir d;
+    d.write("models/attn.py", "import torch\n\n\nclass FlexAttn:\n    def __init__(self):\n        self.mask = torch.zeros(4, device='cuda')\n");
+    d.write("models/model.py", "from models.attn import FlexAttn\n\n\nclass Net:\n    def __init__(self, use_flex_attn=False):\n"
+                               "        self.attn = None\n        if use_flex_attn:\n            self.attn = FlexAttn()\n");
+    d.write("train.py", "import argparse\nfrom models.model import Net\n\nif __name__ == '__main__':\n    p = argparse.ArgumentParser()\n"
+                        "    p.add_argument('--use_flex_attn', type=int, default=0)\n    a = p.parse_args()\n    Net(use_flex_attn=a.use_flex_attn)\n");
+    d.write("scripts/train.sh", "#!/bin/sh\npython train.py --use_flex_attn_v2=1\n");
+    const ScanResult off = scan_dir(d);
+    const Finding* f = find(off, "hardcoded-cuda-device", "models/attn.py");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->guard, GuardKind::off_by_default) << f->guard_note;
+    EXPECT_EQ(f->severity, Severity::minor) << f->note;
+    d.write("scripts/train.sh", "#!/bin/sh\npython train.py \\\n  --use_flex_attn=True\n");
+    const ScanResult on = scan_dir(d);
+    f = find(on, "hardcoded-cuda-device", "models/attn.py");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->guard, GuardKind::none) << f->guard_note;
+    EXPECT_EQ(f->severity, Severity::major) << f->note;
+    EXPECT_TRUE(std::any_of(f->related.begin(), f->related.end(), [](const RelatedLocation& r) {
+        return r.location.path == "scripts/train.sh" && r.location.line == 3 && r.label.find("--use_flex_attn") != std::string::npos;
+    }));
+}
+
 // An environment switch that is off unless set (`if os.getenv("PROFILE") == "1":`, or a name bound
 // from one) guards like an option off by default; a command that sets `PROFILE=1` turns it on, one
 // that sets `PROFILE=0` does not. A switch whose default is its value (`getenv("X", "1") == "1"`) is on.
