@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "analyzer/python/python_engine.hpp"
@@ -221,25 +222,21 @@ TEST_F(PythonEngineTest, AKeywordPassingOnAParameterOffByDefaultLoadsNothing) {
 // it: a device check (a branch a Mac never takes). A check of a package a Mac can have
 // (`is_apex_available()`) keeps import-fallback.
 TEST_F(PythonEngineTest, APastACheckForTritonIsADeviceCheck) {
-    const std::string body = "():\n        return False\n    return torch.cuda.get_device_capability(device) >= (8, 0)\n";
-    auto fs = of(scan("import torch\nfrom . import _is_triton_available\n\n\ndef use_triton(device):\n    if not _is_triton_available" + body),
-                 "torch-cuda-device-management");
-    ASSERT_EQ(fs.size(), 1u);
-    EXPECT_EQ(fs[0].guard, GuardKind::device_check) << fs[0].guard_note;
-    fs = of(scan("import torch\nfrom . import is_apex_available\n\n\ndef use_apex(device):\n    if not is_apex_available" + body),
-            "torch-cuda-device-management");
-    ASSERT_EQ(fs.size(), 1u);
-    EXPECT_EQ(fs[0].guard, GuardKind::import_fallback) << fs[0].guard_note;
+    // the guard of torch.cuda.get_device_capability() past `if not <check>(): return False`
+    auto guard_past = [&](const std::string& check) {
+        const auto fs = of(scan("import torch\nfrom . import " + check + "\n\n\ndef use(device):\n    if not " + check +
+                                "():\n        return False\n    return torch.cuda.get_device_capability(device) >= (8, 0)\n"),
+                           "torch-cuda-device-management");
+        return fs.size() == 1 ? std::optional<GuardKind>(fs[0].guard) : std::nullopt;
+    };
+    EXPECT_EQ(guard_past("_is_triton_available"), GuardKind::device_check);
+    EXPECT_EQ(guard_past("is_apex_available"), GuardKind::import_fallback);
     // RVC's `cuda_graph_enabled(device)`: a function named for CUDA and for being enabled (rules/program.yaml
     // availability_words) is a device check too; `fast_path_enabled()` names nothing a Mac lacks.
-    fs = of(scan("import torch\nfrom tools.graph import cuda_graph_enabled\n\n\ndef run(device):\n    if not cuda_graph_enabled" + body),
-            "torch-cuda-device-management");
-    ASSERT_EQ(fs.size(), 1u);
-    EXPECT_EQ(fs[0].guard, GuardKind::device_check) << fs[0].guard_note;
-    fs = of(scan("import torch\nfrom tools.graph import fast_path_enabled\n\n\ndef run(device):\n    if not fast_path_enabled" + body),
-            "torch-cuda-device-management");
-    ASSERT_EQ(fs.size(), 1u);
-    EXPECT_NE(fs[0].guard, GuardKind::device_check) << fs[0].guard_note;
+    EXPECT_EQ(guard_past("cuda_graph_enabled"), GuardKind::device_check);
+    const auto plain = guard_past("fast_path_enabled");
+    ASSERT_TRUE(plain.has_value());
+    EXPECT_NE(*plain, GuardKind::device_check);
 }
 
 // prs-eth/Marigold's trainers call diffusers' `unet.enable_xformers_memory_efficient_attention()`
