@@ -79,24 +79,11 @@ bool followed_method(const std::string& name, const GuardVocabulary& vocab) {
     return !matches_any_glob(vocab.implicit_methods, name);
 }
 
-// Whether `at` lies in a comment: a `#` before it on its line, outside a one-line string literal.
-// Each line is read alone: a `#` inside a docstring reads as a comment, where a name calls nothing
-// either.
+// Whether `at` lies in a comment: a `#` before it on its line (python_comment_start).
 bool in_python_comment(const std::string& text, std::size_t at) {
-    const std::size_t start = text.rfind('\n', at == 0 ? 0 : at - 1);
-    char quote = 0;
-    for (std::size_t i = start == std::string::npos ? 0 : start + 1; i < at; ++i) {
-        const char c = text[i];
-        if (quote) {
-            if (c == '\\') ++i;
-            else if (c == quote) quote = 0;
-        } else if (c == '\'' || c == '"') {
-            quote = c;
-        } else if (c == '#') {
-            return true;
-        }
-    }
-    return false;
+    const std::size_t newline = text.rfind('\n', at == 0 ? 0 : at - 1);
+    const std::size_t start = newline == std::string::npos ? 0 : newline + 1;
+    return at > start && python_comment_start(std::string_view(text).substr(start, at - start)) != std::string_view::npos;
 }
 
 // A query as the cache keys its answer: the file's content is the entry's own key.

@@ -8,32 +8,34 @@ namespace mpsport {
 
 std::uint32_t name_hash(std::string_view name) { return static_cast<std::uint32_t>(fnv1a64(name)); }
 
-namespace {
-
-// The text with each `#` comment blanked (strings, triple-quoted ones too, keep their `#`): a call in a
-// comment (Step-Audio's `# self.capture_inference()`) is no call.
-std::string without_comments(std::string_view text) {
-    std::string out(text);
-    char quote = 0;       // the quote of the string we are in, 0 outside
-    bool triple = false;  // ... and whether it is a triple-quoted one
-    for (std::size_t i = 0; i < out.size(); ++i) {
-        const char c = out[i];
+std::size_t python_comment_start(std::string_view line) {
+    char quote = 0;  // the quote of the one-line string we are in, 0 outside
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
         if (quote) {
-            if (c == '\\') {
-                ++i;
-            } else if (c == quote && (!triple || out.compare(i, 3, std::string(3, quote)) == 0)) {
-                if (triple) i += 2;
-                quote = 0;
-            } else if (c == '\n' && !triple) {
-                quote = 0;  // an unterminated one-line string ends with its line
-            }
+            if (c == '\\') ++i;
+            else if (c == quote) quote = 0;
         } else if (c == '\'' || c == '"') {
             quote = c;
-            triple = out.compare(i, 3, std::string(3, c)) == 0;
-            if (triple) i += 2;
         } else if (c == '#') {
-            while (i < out.size() && out[i] != '\n') out[i++] = ' ';
+            return i;
         }
+    }
+    return std::string_view::npos;
+}
+
+namespace {
+
+// The text with each line's `#` comment blanked (python_comment_start): a call in a comment
+// (Step-Audio's `# self.capture_inference()`) is no call. Offsets stay as they were.
+std::string without_comments(std::string_view text) {
+    std::string out(text);
+    for (std::size_t start = 0; start < out.size();) {
+        std::size_t end = out.find('\n', start);
+        if (end == std::string::npos) end = out.size();
+        if (const std::size_t hash = python_comment_start(std::string_view(out).substr(start, end - start)); hash != std::string_view::npos)
+            std::fill(out.begin() + static_cast<std::ptrdiff_t>(start + hash), out.begin() + static_cast<std::ptrdiff_t>(end), ' ');
+        start = end + 1;
     }
     return out;
 }

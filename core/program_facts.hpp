@@ -247,11 +247,15 @@ struct FileFacts {
     }
 };
 
+// Where the `#` comment of one line of Python starts, outside a one-line string literal; npos if it has
+// none. Each line is read alone: a `#` inside a docstring reads as a comment, where a name calls
+// nothing either.
+std::size_t python_comment_start(std::string_view line);
 // A name's hash as FileFacts::attribute_names keeps it: stable across runs (the cache keeps it).
 std::uint32_t name_hash(std::string_view name);
 // Every `.name` and every string that is one name ('name', "name") in Python source, strings included
-// (more files to read, never fewer), comments not (a call commented out is no call), as sorted,
-// distinct name_hash() values.
+// (more files to read, never fewer), comments not (python_comment_start: a call commented out is no
+// call), as sorted, distinct name_hash() values.
 std::vector<std::uint32_t> attribute_names_of(std::string_view text);
 // FileFacts::module_call_line of a Python file's text; `setup_calls`: callee prefixes that do not make a script.
 int module_call_line_of(std::string_view text, const std::vector<std::string>& setup_calls);

@@ -46,7 +46,7 @@ TEST(Suppressions, IgnoreFileOnlyCountsAtTheTop) {
 }
 
 // A call in a comment is no call (Step-Audio's `# self.capture_inference()`); a `#` inside a string,
-// one-line or triple-quoted, starts no comment, and a name in quotes is still a name.
+// one-line or triple-quoted on one line, starts no comment, and a name in quotes is still a name.
 TEST(AttributeNames, CommentsAreNoUsesStringsAre) {
     const std::string code = "x = 1  # self.capture_inference()\n"
                              "url = 'http://h/#frag'; y.after_string()\n"
