@@ -2515,6 +2515,45 @@ TEST(ProgramModel, AVendoredProjectsExtensionWithAFallbackIsAnOptionalPackage) {
     EXPECT_EQ(build->impact, VerdictImpact::stay) << build->note;
 }
 
+// FastVideo ships its kernels as a sub-project (fastvideo-kernel/, a pyproject of its own) that its
+// attention backends import with a fallback. The kernel package is a component of the repository's
+// code, not an API of its own: its Triton import is optional (dual-track), not core (stay-on-CUDA),
+// and a developer document that imports it does not make it an entry either.
+TEST(ProgramModel, ASubProjectsPackageThatTheRepositoryImportsIsReachedThroughItsImporters) {
+    test::TempDir d;
+    d.write("pyproject.toml", "[project]\nname = \"vidgen\"\n");
+    d.write("vidgen/__init__.py", "");
+    d.write("vidgen/attention.py",
+            "import torch\n\ntry:\n    from vidgen_kernel import sparse_attn\nexcept ImportError:\n    sparse_attn = None\n\n\n"
+            "def attend(q, k, v):\n    if sparse_attn is not None:\n        return sparse_attn(q, k, v)\n"
+            "    return torch.nn.functional.scaled_dot_product_attention(q, k, v)\n");
+    d.write("vidgen/generate.py",
+            "import torch\nfrom vidgen.attention import attend\n\nif __name__ == '__main__':\n    x = torch.ones(1, 2, 4, 8)\n    print(attend(x, x, x))\n");
+    d.write("kernel/pyproject.toml", "[project]\nname = \"vidgen-kernel\"\n\n[tool.setuptools.packages.find]\nwhere = [\"python\"]\n");
+    d.write("kernel/python/vidgen_kernel/__init__.py", "from .sparse import sparse_attn\n");
+    d.write("kernel/python/vidgen_kernel/sparse.py", "import triton\n\n\ndef sparse_attn(q, k, v):\n    return q\n");
+    d.write("docs/kernels.md", "# Kernels\n\n```python\nfrom vidgen_kernel import sparse_attn\n```\n");
+    d.write("README.md", "# vidgen\n\n```bash\npython vidgen/generate.py\n```\n");
+    const ScanResult r = scan_dir(d);
+    const auto& entries = r.program.entry_points;
+    EXPECT_TRUE(std::none_of(entries.begin(), entries.end(), [](const EntryPoint& e) { return e.path.rfind("kernel/", 0) == 0 && !e.tooling; }));
+    const Finding* triton = find(r, "cuda-only-package-import", "kernel/python/vidgen_kernel/sparse.py");
+    ASSERT_NE(triton, nullptr);
+    EXPECT_EQ(triton->reach, Reach::optional) << triton->note;
+    EXPECT_EQ(triton->impact, VerdictImpact::dual) << triton->note;
+    EXPECT_EQ(assess(r.findings, nullptr, test::bundled_catalogue(), r.file_lines, &r).verdict, Verdict::dual_track);
+
+    // nothing outside the sub-project imports it: it is a library of the repository's, its package an API
+    d.write("vidgen/attention.py",
+            "import torch\n\n\ndef attend(q, k, v):\n    return torch.nn.functional.scaled_dot_product_attention(q, k, v)\n");
+    const ScanResult alone = scan_dir(d);
+    EXPECT_TRUE(std::any_of(alone.program.entry_points.begin(), alone.program.entry_points.end(),
+                            [](const EntryPoint& e) { return e.path == "kernel/python/vidgen_kernel/__init__.py"; }));
+    triton = find(alone, "cuda-only-package-import", "kernel/python/vidgen_kernel/sparse.py");
+    ASSERT_NE(triton, nullptr);
+    EXPECT_EQ(triton->reach, Reach::core) << triton->note;
+}
+
 // SparseConvNet's setup.py chooses the build in place: `CUDAExtension(...) if torch.cuda.is_available()
 // else CppExtension(...)`. A C++ build exists where CUDA is missing, as with a variable bound both
 // ways: the CUDA build is optional, dual-track at most, not stay-on-CUDA.

@@ -1096,6 +1096,7 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
     // those of a project copied into the repository (jukebox's apex/, with apex's own setup.py and
     // licence): the repository uses what it imports of them, no more.
     std::vector<std::string> declared_dirs;  // the project's declared top-level packages
+    std::vector<std::string> component_dirs;  // packages of sub-projects that the code outside them imports
     for (const auto& path : m_python) {
         if (!ends_with(path, "/__init__.py") || is_tooling_path(path) || vendored_root(path)) continue;
         const std::string dir = dir_of(path);
@@ -1106,13 +1107,37 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
         // which installs the encoder's compiled module for main.py), not a library of its own
         const std::string parent = dir_of(dir);
         bool declared = false;
+        std::optional<std::string> nested_at;  // the folder of the sub-project that declares it, when none above does
+        bool declared_at_root = false;
         for (const auto& f : files) {
             if (!f.facts) continue;
             const std::string at = dir_of(f.path);
             if (!at.empty() && at != parent && parent.compare(0, at.size() + 1, at + "/") != 0) continue;
-            for (const auto& n : f.facts->project_names) declared = declared || normalise_package(n) == normalise_package(name);
+            for (const auto& n : f.facts->project_names) {
+                if (normalise_package(n) != normalise_package(name)) continue;
+                declared = true;
+                if (at.empty()) declared_at_root = true;
+                else if (!nested_at || at.size() < nested_at->size()) nested_at = at;
+            }
         }
         if (!top || !declared) continue;
+        // A package of a sub-project (FastVideo's fastvideo-kernel/, with a pyproject of its own) that
+        // the repository's own code outside that folder imports is a component of that code, not an
+        // API of its own: it is reached as far as its importers reach it (FastVideo imports its
+        // kernels only in the attention backends its CUDA platform picks).
+        if (!declared_at_root && nested_at) {
+            const std::string inside = *nested_at + "/";
+            const bool imported_from_outside = std::any_of(m_edges.begin(), m_edges.end(), [&](const auto& from_edges) {
+                const std::string& from = from_edges.first;
+                if (from.compare(0, inside.size(), inside) == 0 || is_tooling_path(from) || vendored_root(from)) return false;
+                return std::any_of(from_edges.second.begin(), from_edges.second.end(),
+                                   [&](const Edge& e) { return e.to.compare(0, dir.size() + 1, dir + "/") == 0; });
+            });
+            if (imported_from_outside) {
+                component_dirs.push_back(dir + "/");
+                continue;
+            }
+        }
         add(path, std::string(kPackageApi) + " (" + name + " is the project's package)");
         declared_dirs.push_back(dir + "/");
     }
@@ -1123,6 +1148,9 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
         if (vendored_root(f->path)) continue;  // a copied project's own documents (Vim's det/docs/ of detectron2)
         const auto target = module_in_project(ref->target, f->path);
         if (!target || is_tooling_path(*target)) continue;
+        // nor is a document's import of such a component (FastVideo's docs/attention/developer/index.md)
+        if (std::any_of(component_dirs.begin(), component_dirs.end(), [&](const std::string& d) { return target->compare(0, d.size(), d) == 0; }))
+            continue;
         add(*target, std::string(kPackageApi) + " (" + f->path + ":" + std::to_string(ref->line) + " imports it)");
     }
     mark_sampling_entries();
