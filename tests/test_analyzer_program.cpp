@@ -2515,6 +2515,53 @@ TEST(ProgramModel, AVendoredProjectsExtensionWithAFallbackIsAnOptionalPackage) {
     EXPECT_EQ(build->impact, VerdictImpact::stay) << build->note;
 }
 
+// RFdiffusion copies NVIDIA's SE(3)-Transformer into env/SE3Transformer/ (under NVIDIA's licence),
+// with that project's own QM9 training script and the benchmark script that runs it. That script is
+// not the repository's run: it is tooling, so RFdiffusion's own inference script (which calls no
+// training method) is no side tool beside a training entry but the run itself.
+TEST(ProgramModel, ACopiedProjectsOwnProgramsAreNotTheRepositorysRun) {
+    test::TempDir d;
+    d.write("LICENSE", "BSD License\n\nCopyright (c) the lab.\n");
+    d.write("README.md", "# design\n\n```bash\npython scripts/run_inference.py\n```\n");
+    d.write("env/SE3/LICENSE", "Copyright the vendor.\n\nPermission is hereby granted, free of charge, to any person\n");
+    d.write("env/SE3/se3/__init__.py", "");
+    d.write("env/SE3/se3/model.py", "import torch\n\n\nclass SE3(torch.nn.Module):\n    pass\n");
+    d.write("env/SE3/se3/training.py",
+            "import torch\nfrom se3.model import SE3\n\n\ndef train():\n    model = SE3()\n    opt = torch.optim.Adam(model.parameters())\n"
+            "    loss = model(torch.ones(2)).sum()\n    loss.backward()\n    opt.step()\n\n\nif __name__ == '__main__':\n    train()\n");
+    d.write("env/SE3/scripts/train.sh", "#!/bin/bash\npython -m se3.training --epochs 100\n");
+    d.write("design/__init__.py", "");
+    d.write("design/net.py", "import torch\n\n\nclass Net(torch.nn.Module):\n    pass\n");
+    d.write("design/sampler.py", "import torch\n\n\ndef schedule():\n    return torch.linspace(0, 1, 10).to('cuda')\n");
+    d.write("scripts/run_inference.py",
+            "import torch\nfrom design.net import Net\nfrom design.sampler import schedule\n\n\ndef main():\n    net = Net()\n    print(net, schedule())\n\n\n"
+            "if __name__ == '__main__':\n    main()\n");
+    const ScanResult r = scan_dir(d);
+    const auto& entries = r.program.entry_points;
+    const auto entry = [&](const std::string& path) {
+        const auto it = std::find_if(entries.begin(), entries.end(), [&](const EntryPoint& e) { return e.path == path; });
+        return it == entries.end() ? nullptr : &*it;
+    };
+    const EntryPoint* training = entry("env/SE3/se3/training.py");
+    ASSERT_NE(training, nullptr);
+    EXPECT_TRUE(training->tooling) << training->why;
+    EXPECT_NE(training->why.find("a project copied into the repository"), std::string::npos) << training->why;
+    const EntryPoint* inference = entry("scripts/run_inference.py");
+    ASSERT_NE(inference, nullptr);
+    EXPECT_FALSE(inference->tooling) << inference->why;
+    const Finding* device = find(r, "hardcoded-cuda-device", "design/sampler.py");
+    ASSERT_NE(device, nullptr);
+    EXPECT_EQ(device->reach, Reach::core) << device->note;
+
+    // the repository's own README runs the copied training script: it is a program of the repository's
+    d.write("README.md", "# design\n\n```bash\npython scripts/run_inference.py\ncd env/SE3 && python -m se3.training\n```\n");
+    const ScanResult run = scan_dir(d);
+    const auto it = std::find_if(run.program.entry_points.begin(), run.program.entry_points.end(),
+                                 [](const EntryPoint& e) { return e.path == "env/SE3/se3/training.py"; });
+    ASSERT_NE(it, run.program.entry_points.end());
+    EXPECT_FALSE(it->tooling) << it->why;
+}
+
 // FastVideo ships its kernels as a sub-project (fastvideo-kernel/, a pyproject of its own) that its
 // attention backends import with a fallback. The kernel package is a component of the repository's
 // code, not an API of its own: its Triton import is optional (dual-track), not core (stay-on-CUDA),

@@ -981,6 +981,7 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
         return;
     }
     std::vector<std::pair<const EntryRef*, const FileRecord*>> documented;  // imports in documents' code
+    std::map<std::string, std::set<std::string>> commanded_by;  // script -> the files whose commands run it
     std::vector<std::pair<const EntryRef*, const FileRecord*>> absent_modules;  // modules launched that no file is
     // Whether a Python file of the repository is `wanted` or ends with it, whatever folder a command runs in.
     auto some_file_ends_with = [&](const std::string& wanted) {
@@ -1068,6 +1069,7 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
             const bool console = f.kind == FileKind::pyproject || f.kind == FileKind::setup_cfg || f.kind == FileKind::python;
             add(*target, (console ? "console script in " : "run by ") + where);
             m_commanded.insert(*target);
+            commanded_by[*target].insert(f.path);
         }
     }
     // ... unless the same command runs a script of the repository too (`python -m torch.distributed.run
@@ -1152,6 +1154,23 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
         if (std::any_of(component_dirs.begin(), component_dirs.end(), [&](const std::string& d) { return target->compare(0, d.size(), d) == 0; }))
             continue;
         add(*target, std::string(kPackageApi) + " (" + f->path + ":" + std::to_string(ref->line) + " imports it)");
+    }
+    // A project copied into the repository (RFdiffusion's env/SE3Transformer/, NVIDIA's, under its own
+    // licence) brings its own programs: its QM9 training script, run by its own benchmark scripts, is
+    // not the repository's run, which uses what it imports of the project. Such a script is tooling
+    // unless a file outside the copy runs it.
+    for (auto& e : m_summary.entry_points) {
+        if (e.tooling || e.why.rfind(kPackageApi, 0) == 0) continue;
+        const auto copied = vendored_root(e.path);
+        if (!copied) continue;
+        const std::string inside = *copied + "/";
+        const auto by = commanded_by.find(e.path);
+        const bool run_from_outside = by != commanded_by.end() && std::any_of(by->second.begin(), by->second.end(), [&](const std::string& from) {
+                                          return from.compare(0, inside.size(), inside) != 0;
+                                      });
+        if (run_from_outside) continue;
+        e.tooling = true;
+        e.why += ": a program of " + inside + ", a project copied into the repository, that nothing outside it runs";
     }
     mark_sampling_entries();
     mark_side_programs(files, declared_dirs, options.readmes);
