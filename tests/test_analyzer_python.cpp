@@ -645,6 +645,26 @@ TEST_F(PythonEngineTest, ImportOfAPackageWithAMacBuildIsInfo) {
     }
 }
 
+TEST_F(PythonEngineTest, ImportOfAPackageWhoseMacBuildRunsOnTheCpuOnlyIsDualTrack) {
+    // DGL's plain wheel installs on macOS, but DGL has no MPS backend: a model built on its layers
+    // (RFdiffusion's SE(3)-Transformer) runs them on the CPU, as CTranslate2's Mac build does. Its
+    // graph containers and data utilities (ogb's dataset loaders) are plain CPU code: info.
+    for (const char* text : {"from dgl.nn.pytorch import AvgPooling\n", "from dgl.ops import edge_softmax\n", "import dgl.function as fn\n",
+                             "import ctranslate2\n"}) {
+        const auto fs = of(scan(text), "cuda-only-package-import");
+        ASSERT_EQ(fs.size(), 1u) << text;
+        EXPECT_NE(fs[0].severity, Severity::info) << text;
+        EXPECT_EQ(fs[0].impact, VerdictImpact::dual) << text;
+        EXPECT_EQ(fs[0].note.find("installs on macOS"), std::string::npos) << fs[0].note;
+    }
+    for (const char* text : {"import dgl\n", "from dgl.data.utils import load_graphs, save_graphs\n", "from dgl import DGLGraph\n"}) {
+        const auto fs = of(scan(text), "cuda-only-package-import");
+        ASSERT_EQ(fs.size(), 1u) << text;
+        EXPECT_EQ(fs[0].severity, Severity::info) << text;
+        EXPECT_NE(fs[0].note.find("its CUDA code is in dgl.nn, dgl.ops"), std::string::npos) << fs[0].note;
+    }
+}
+
 TEST_F(PythonEngineTest, ImportOfAPackagesPurePythonPartsIsInfo) {
     // mmcv keeps its CUDA code in mmcv.ops (rules/packages: cuda_submodules); dinov2 imports
     // mmcv.utils.Registry and detectron2 a ConfigDict, which install on macOS.
