@@ -1943,6 +1943,27 @@ TEST(ProgramModel, NbdevNotebooksAreDevelopmentRuns) {
     EXPECT_TRUE(said);
 }
 
+// Qwen2.5-VL's cookbooks/*.ipynb show what the model can do beside the web demo that is its run:
+// examples (rules/program.yaml tooling.dirs), at most minor. The same notebook elsewhere is an entry.
+TEST(ProgramModel, CookbookNotebooksAreExamples) {
+    const std::string notebook =
+        "{\"metadata\": {}, \"nbformat\": 4, \"nbformat_minor\": 5, \"cells\": ["
+        "{\"cell_type\": \"code\", \"metadata\": {}, \"execution_count\": null, \"outputs\": [], "
+        "\"source\": [\"import torch\\n\", \"model = torch.nn.Linear(2, 2).cuda()\\n\"]}]}";
+    test::TempDir d;
+    d.write("web_demo.py", "import torch\n\nif __name__ == '__main__':\n    print(torch.nn.Linear(2, 2))\n");
+    d.write("cookbooks/ocr.ipynb", notebook);
+    d.write("walkthrough.ipynb", notebook);
+    const ScanResult r = scan_dir(d);
+    const Finding* cookbook = find(r, "cuda-method-call", "cookbooks/ocr.ipynb");
+    ASSERT_NE(cookbook, nullptr);
+    EXPECT_EQ(cookbook->reach, Reach::tooling) << cookbook->note;
+    EXPECT_EQ(cookbook->severity, Severity::minor);
+    const Finding* top = find(r, "cuda-method-call", "walkthrough.ipynb");
+    ASSERT_NE(top, nullptr);
+    EXPECT_EQ(top->reach, Reach::core) << top->note;
+}
+
 // A folder of checkouts (no licence at its base, licensed repositories right below it) is scanned
 // as the repositories one by one would be: an import in one never resolves to a module of another,
 // and a package one declares is not the other's own. (Scanning 23 public repositories side by side,
