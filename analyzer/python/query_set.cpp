@@ -1,6 +1,7 @@
 #include "analyzer/python/query_set.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "analyzer/python/local_bindings.hpp"
@@ -29,7 +30,8 @@ bool known_predicate(const std::string& op) {
     static const std::set<std::string> ops = {"eq", "not-eq", "any-of", "not-any-of", "match", "not-match",
                                               "qualname-eq", "qualname-any-of", "qualname-match", "value-match",
                                               "not-in-call", "in-function", "not-beside-call", "rebound-by-call", "not-rebound-by-call", "assigned-qualname-match",
-                                              "not-keyword-eq", "not-parent-type", "not-assigned-to", "not-bare-call-of", "not-in-table-of"};
+                                              "not-keyword-eq", "not-parent-type", "not-assigned-to", "not-bare-call-of", "not-in-table-of",
+                                              "none-default", "not-none-default"};
     return ops.count(op) > 0;
 }
 bool takes_regex(const std::string& op) {
@@ -117,7 +119,8 @@ QuerySet::QuerySet(const std::vector<const Rule*>& rules) : m_rules(rules) {
                 }
             } else if (pred.op == "not-keyword-eq" && pred.values.size() != 2) {
                 throw RuleError(rule.source.generic_string() + ": #" + op + " takes a keyword and the argument's text");
-            } else if (pred.op != "in-function" && pred.op != "not-assigned-to" && pred.values.empty()) {
+            } else if (pred.op != "in-function" && pred.op != "not-assigned-to" && pred.op != "none-default" && pred.op != "not-none-default" &&
+                       pred.values.empty()) {
                 throw RuleError(rule.source.generic_string() + ": #" + op + " needs at least one string");
             }
             m_predicates[p].push_back(std::move(pred));
@@ -172,6 +175,50 @@ bool has_call(TSNode n, const std::regex& re, const ModuleFacts& facts) {
     }
     return false;
 }
+// Whether `node` (a value, or the argument of the call that makes it: `torch.device("cuda:0")`) is
+// what an unset device falls back to, a default by another spelling (chai-lab's
+// `torch.device(device if device is not None else "cuda:0")`, `if device is None: device = "cuda"`,
+// Open-Sora-Plan's `getattr(self, "_execution_device", None) or torch.device("cuda")`): the caller or
+// the flag that sets it moves it, as with `def f(device="cuda")`.
+bool none_default(TSNode node, const ModuleFacts& facts) {
+    TSNode value = node;
+    TSNode parent = ts_node_parent(value);
+    if (is_type(parent, "argument_list") && is_type(ts_node_parent(parent), "call")) {
+        value = ts_node_parent(parent);
+        parent = ts_node_parent(value);
+    }
+    while (is_type(parent, "parenthesized_expression")) {
+        value = parent;
+        parent = ts_node_parent(value);
+    }
+    if (ts_node_is_null(parent)) return false;
+    const auto text = [&](TSNode n) { return one_line(facts.text(n), 200); };
+    // `X is None` or `not X` (unset: true), `X is not None` or `X` (set: false); nullopt when it tests something else
+    const auto unset_test = [&](TSNode cond, const std::string& x) -> std::optional<bool> {
+        const std::string c = text(cond);
+        if (c == x + " is None" || c == "not " + x) return true;
+        if (c == x + " is not None" || c == x) return false;
+        return std::nullopt;
+    };
+    if (is_type(parent, "boolean_operator")) {  // `X or "cuda"`
+        return ts_node_eq(field(parent, "right"), value) && facts.text(field(parent, "operator")) == "or";
+    }
+    if (is_type(parent, "conditional_expression") && ts_node_named_child_count(parent) == 3) {
+        const TSNode then = ts_node_named_child(parent, 0), cond = ts_node_named_child(parent, 1), other = ts_node_named_child(parent, 2);
+        if (ts_node_eq(other, value)) return unset_test(cond, text(then)) == std::optional<bool>(false);  // X if X is not None else "cuda"
+        if (ts_node_eq(then, value)) return unset_test(cond, text(other)) == std::optional<bool>(true);   // "cuda" if X is None else X
+        return false;
+    }
+    if (is_type(parent, "assignment") && ts_node_eq(field(parent, "right"), value)) {  // if X is None: X = "cuda"
+        const TSNode statement = ts_node_parent(parent);
+        const TSNode block = is_type(statement, "expression_statement") ? ts_node_parent(statement) : TSNode{};
+        const TSNode branch = ts_node_is_null(block) ? TSNode{} : ts_node_parent(block);
+        if (!is_type(block, "block") || !is_type(branch, "if_statement") || !ts_node_eq(field(branch, "consequence"), block)) return false;
+        return unset_test(field(branch, "condition"), text(field(parent, "left"))) == std::optional<bool>(true);
+    }
+    return false;
+}
+
 }  // namespace
 
 bool QuerySet::holds(const Predicate& p, const TSQueryMatch& match, const ModuleFacts& facts) const {
@@ -179,6 +226,7 @@ bool QuerySet::holds(const Predicate& p, const TSQueryMatch& match, const Module
     if (ts_node_is_null(node)) return false;
     const std::string_view op = p.op;
     if (op == "in-function") return !ts_node_is_null(enclosing(node, {"function_definition"}));
+    if (op == "none-default" || op == "not-none-default") return none_default(node, facts) == (op == "none-default");
     if (op == "not-assigned-to") {  // not the target of `=` (kohya's `torch.cuda.DoubleTensor = torch.xpu.DoubleTensor`)
         const TSNode parent = ts_node_parent(node);
         return ts_node_is_null(parent) || !(is_type(parent, "assignment") || is_type(parent, "augmented_assignment")) ||

@@ -37,3 +37,25 @@ def frames(path, compute_device: torch.device = torch.device("cuda")):
 # ok: cuda-default-argument
 def pick(path, device=None, name="cuda"):
     return name
+
+
+# chai-lab's run_inference (its CLI's --device moves it): the device an unset value falls back to
+def fold(fasta, device=None):
+    # ruleid: cuda-default-argument
+    torch_device = torch.device(device if device is not None else "cuda:0")
+    if device is None:
+        # ruleid: cuda-default-argument
+        device = torch.device("cuda:0")
+    return torch_device, device
+
+
+def encode(pipe, prompt, device=None):
+    if device is None:
+        # ruleid: cuda-default-argument
+        device = getattr(pipe, "_execution_device", None) or torch.device("cuda")
+    if not device:
+        # ruleid: cuda-default-argument
+        device = "cuda"
+    # ok: cuda-default-argument
+    other = torch.device("cuda") if prompt else device
+    return other

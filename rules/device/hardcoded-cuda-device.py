@@ -81,3 +81,17 @@ def on_gpu(x):
 def no_configurator_here():
     # a function-level exec does not rebind the module's constants
     exec("pass")
+
+
+def fold(fasta, device=None):
+    # ok: hardcoded-cuda-device
+    torch_device = torch.device(device if device is not None else "cuda:0")  # a default: cuda-default-argument
+    if device is None:
+        # ok: hardcoded-cuda-device
+        device = torch.device("cuda:0")
+    # ruleid: hardcoded-cuda-device
+    other = torch.device("cuda") if fasta else device
+    if fasta is None:
+        # ruleid: hardcoded-cuda-device
+        device = torch.device("cuda")  # what is set is not what was tested
+    return torch_device, device, other
