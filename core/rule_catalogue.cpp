@@ -245,7 +245,7 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
         {"skip_decorator_names", &v.skip_decorator_names}, {"fixture_decorators", &v.fixture_decorators},
         {"collect_ignore_names", &v.collect_ignore_names}, {"package_checks", &v.package_checks}, {"mac_absent_package_words", &v.mac_absent_package_words}, {"availability_words", &v.availability_words},
         {"device_functions", &v.device_functions},   {"exit_calls", &v.exit_calls}, {"install_flags", &v.install_flags},
-        {"device_flags", &v.device_flags},           {"device_test_instantiators", &v.device_test_instantiators},
+        {"device_flags", &v.device_flags},           {"option_device_flags", &v.option_device_flags}, {"device_test_instantiators", &v.device_test_instantiators},
         {"implicit_methods", &v.implicit_methods},         {"cuda_words", &v.cuda_words}, {"option_flag_prefixes", &v.option_flag_prefixes}, {"option_objects", &v.option_objects}, {"extension_loaders", &v.extension_loaders}, {"transparent_decorators", &v.transparent_decorators}, {"field_class_decorators", &v.field_class_decorators}, {"device_move_methods", &v.device_move_methods},
         {"shell_platform_probes", &v.shell_platform_probes}, {"shell_linux_strings", &v.shell_linux_strings},
         {"shell_cuda_probes", &v.shell_cuda_probes}, {"shell_cuda_version_variables", &v.shell_cuda_version_variables},

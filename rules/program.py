@@ -473,6 +473,13 @@ class PerceptualLoss:
         # guard: device-check
         return x.cuda()
 
+    def train_step(self, sample, args):
+        # ogb's biokg example: `--cuda` is a store_true flag
+        if args.cuda:
+            # guard: device-check
+            sample = sample.cuda()
+        return sample
+
     def preload(self):
         # apex's prefetcher: a name bound from a `.cuda()` call is no switch
         batch = self.next_input.cuda(non_blocking=True)

@@ -159,6 +159,22 @@ TEST_F(PythonEngineTest, ADeviceCheckThatLeavesNoneForACallIsNoWayRound) {
     EXPECT_EQ(fs[0].guard, GuardKind::device_check) << fs[0].note;
 }
 
+// ogb's examples/linkproppred/biokg/model.py: `if args.cuda: positive_sample = positive_sample.cuda()`,
+// with --cuda a store_true flag. An options object's switch by a name of option_device_flags is the CUDA
+// path, which a Mac run leaves off; another object's attribute of that name is no switch.
+TEST_F(PythonEngineTest, AnOptionsObjectsCudaFlagIsADeviceCheck) {
+    auto fs = of(scan("import torch\n\n\ndef train_step(model, sample, args):\n    if args.cuda:\n        sample = sample.cuda()\n"
+                      "    return model(sample)\n"),
+                 "cuda-method-call");
+    ASSERT_EQ(fs.size(), 1u);
+    EXPECT_EQ(fs[0].guard, GuardKind::device_check) << fs[0].note;
+    fs = of(scan("import torch\n\n\ndef train_step(model, sample, batch):\n    if batch.cuda:\n        sample = sample.cuda()\n"
+                 "    return model(sample)\n"),
+            "cuda-method-call");
+    ASSERT_EQ(fs.size(), 1u);
+    EXPECT_EQ(fs[0].guard, GuardKind::none) << fs[0].note;
+}
+
 // trl's models/utils.py: `if TYPE_CHECKING: from deepspeed.runtime.engine import DeepSpeedEngine`. Only
 // type checkers read the block: nothing runs it (never-called, info). `if not TYPE_CHECKING:` runs.
 TEST_F(PythonEngineTest, ABlockOnlyTypeCheckersReadNeverRuns) {

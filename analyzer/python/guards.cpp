@@ -189,6 +189,7 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
         if (listed(m_vocab.platform_names, q)) take(GuardKind::platform);
         if (listed(m_vocab.type_checking_names, q)) take(GuardKind::never_called);
         if (listed(m_vocab.device_flags, attr)) take(GuardKind::device_check);
+        if (listed(m_vocab.option_device_flags, attr) && listed(m_vocab.option_objects, m_facts.text(field(n, "object")))) take(GuardKind::device_check);
         if (distributed_name(attr)) take(GuardKind::distributed_gate);
         if (auto it = m_bound.find(attr); it != m_bound.end()) take(it->second);
         if (under_any(m_vocab.mps_names, q)) t.mps = true;
