@@ -3256,6 +3256,35 @@ TEST(ProgramModel, ATestNamedForCudaIsInfo) {
     EXPECT_EQ(run->severity, Severity::major) << run->note;
 }
 
+// A side folder named for CUDA itself (CosyVoice's runtime/triton_trtllm/, a Triton Inference Server
+// deployment on TensorRT engines): what of it is tooling or reached by nothing is info. Code the run
+// reaches in such a folder keeps its weight.
+TEST(ProgramModel, ASideFolderNamedForCudaIsInfo) {
+    test::TempDir d;
+    d.write("tts/__init__.py", "");
+    d.write("tts/model.py", "import torch\n\n\ndef speak(x):\n    return torch.ones(2).to('cuda')\n");
+    d.write("tts/triton_ops/__init__.py", "");
+    d.write("tts/triton_ops/fused.py", "import torch\n\n\ndef fused(x):\n    return x.cuda()\n");
+    d.write("tts/cli.py", "from tts.model import speak\nfrom tts.triton_ops.fused import fused\n\nif __name__ == '__main__':\n    fused(speak(1))\n");
+    d.write("runtime/triton_trtllm/model_repo/token2wav/1/model.py", "import torch\n\n\ndef execute(x):\n    return x.to('cuda')\n");
+    d.write("runtime/triton_trtllm/scripts/bench.py", "import torch\n\n\ndef test_speed():\n    torch.ones(2).cuda()\n");
+    d.write("runtime/python/model.py", "import torch\n\n\ndef execute(x):\n    return x.to('cuda')\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* unreached = find(r, "hardcoded-cuda-device", "runtime/triton_trtllm/model_repo/token2wav/1/model.py");
+    ASSERT_NE(unreached, nullptr);
+    EXPECT_EQ(unreached->reach, Reach::unreached) << unreached->note;
+    EXPECT_EQ(unreached->severity, Severity::info) << unreached->note;
+    EXPECT_NE(unreached->note.find("its folder runtime/triton_trtllm/ says `triton`"), std::string::npos) << unreached->note;
+    const Finding* other = find(r, "hardcoded-cuda-device", "runtime/python/model.py");
+    ASSERT_NE(other, nullptr);
+    EXPECT_EQ(other->reach, Reach::unreached) << other->note;
+    EXPECT_NE(other->severity, Severity::info) << other->note;
+    const Finding* reached = find(r, "cuda-method-call", "tts/triton_ops/fused.py");
+    ASSERT_NE(reached, nullptr);
+    EXPECT_EQ(reached->reach, Reach::core) << reached->note;
+    EXPECT_EQ(reached->severity, Severity::major) << reached->note;
+}
+
 // The same for a compiled module of the repository's own that only builds with CUDA: a test of
 // flash-attention's fused_dense_lib cannot be imported on a Mac. A test of an extension that also
 // has a C++ build (CppExtension unless CUDA is there) keeps tooling's minor.

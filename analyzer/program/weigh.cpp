@@ -522,12 +522,23 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
             f.guard == GuardKind::none && is_python_source(f.location.path) && no_mac_import.count(f.subject) &&
             model.imports_on_load(f.location.path, f.location.line))
             context.emplace_back(&*vocabulary.cuda_bound_tooling, f.subject + " does not install on macOS: a Mac leaves this file out");
-        if (vocabulary.cuda_named_tooling && r.level == Level::tooling)
-            for (const auto& word : name_words(f.location.path))
-                if (std::find(vocabulary.cuda_named_words.begin(), vocabulary.cuda_named_words.end(), word) != vocabulary.cuda_named_words.end()) {
-                    context.emplace_back(&*vocabulary.cuda_named_tooling, "its file name says `" + word + "`");
-                    break;
-                }
+        if (vocabulary.cuda_named_tooling && (r.level == Level::tooling || r.level == Level::unreached)) {
+            const auto cuda_word = [&](const std::string& name) -> std::optional<std::string> {
+                for (const auto& word : name_words(name))
+                    if (std::find(vocabulary.cuda_named_words.begin(), vocabulary.cuda_named_words.end(), word) != vocabulary.cuda_named_words.end()) return word;
+                return std::nullopt;
+            };
+            std::optional<std::string> said;
+            if (r.level == Level::tooling)
+                if (const auto word = cuda_word(f.location.path)) said = "its file name says `" + *word + "`";
+            // a folder beside the run named so (CosyVoice's runtime/triton_trtllm/, a Triton Inference
+            // Server deployment on TensorRT engines): the whole folder is CUDA's
+            for (std::size_t slash = f.location.path.find('/'); !said && slash != std::string::npos; slash = f.location.path.find('/', slash + 1)) {
+                const std::string dir = f.location.path.substr(0, slash);
+                if (const auto word = cuda_word(dir)) said = "its folder " + dir + "/ says `" + *word + "`";
+            }
+            if (said) context.emplace_back(&*vocabulary.cuda_named_tooling, *said);
+        }
         if (vocabulary.build_host && (r.level == Level::tooling || r.level == Level::unreached))
             if (const auto dir = folder_named(f.location.path, vocabulary.build_host_dirs)) context.emplace_back(&*vocabulary.build_host, "in " + *dir + "/");
         if (vocabulary.container_predictor)
