@@ -315,12 +315,16 @@ std::optional<std::string> ProgramModel::module_in_project(const std::string& do
     return std::nullopt;
 }
 
-std::optional<std::string> folder_named(const std::string& path, const std::vector<std::string>& names) {
-    for (std::size_t pos = 0, slash = path.find('/'); slash != std::string::npos; pos = slash + 1, slash = path.find('/', pos)) {
-        std::string dir = path.substr(pos, slash - pos);
-        if (std::find(names.begin(), names.end(), dir) != names.end()) return dir;
-    }
+std::optional<std::string> folder_where(const std::string& path, const std::function<bool(const std::string&)>& holds) {
+    for (std::size_t pos = 0, slash = path.find('/'); slash != std::string::npos; pos = slash + 1, slash = path.find('/', pos))
+        if (holds(path.substr(pos, slash - pos))) return path.substr(0, slash);
     return std::nullopt;
+}
+
+std::optional<std::string> folder_named(const std::string& path, const std::vector<std::string>& names) {
+    const auto dir = folder_where(path, [&](const std::string& name) { return std::find(names.begin(), names.end(), name) != names.end(); });
+    if (!dir) return std::nullopt;
+    return base_name(*dir);
 }
 
 bool ProgramModel::in_tooling_folder(const std::string& path) const { return folder_named(path, m_tooling_dirs).has_value(); }
@@ -972,7 +976,7 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
             const std::string p = normalise_relative(e);
             if (m_python_index.count(p) || std::any_of(files.begin(), files.end(), [&](const FileRecord& f) { return f.path == p; })) {
                 add(p, "--entry");
-                m_commanded.insert(p);
+                m_commanded[p];
             } else {
                 throw std::runtime_error("--entry " + e + ": no such Python file was scanned (paths are relative to the scanned folder)");
             }
@@ -981,7 +985,6 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
         return;
     }
     std::vector<std::pair<const EntryRef*, const FileRecord*>> documented;  // imports in documents' code
-    std::map<std::string, std::set<std::string>> commanded_by;  // script -> the files whose commands run it
     std::vector<std::pair<const EntryRef*, const FileRecord*>> absent_modules;  // modules launched that no file is
     // Whether a Python file of the repository is `wanted` or ends with it, whatever folder a command runs in.
     auto some_file_ends_with = [&](const std::string& wanted) {
@@ -1068,8 +1071,7 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
             for (int line = ref.line; line <= std::max(ref.line, ref.end_line); ++line) m_launched[{f.path, line}] = *target;
             const bool console = f.kind == FileKind::pyproject || f.kind == FileKind::setup_cfg || f.kind == FileKind::python;
             add(*target, (console ? "console script in " : "run by ") + where);
-            m_commanded.insert(*target);
-            commanded_by[*target].insert(f.path);
+            m_commanded[*target].insert(f.path);
         }
     }
     // ... unless the same command runs a script of the repository too (`python -m torch.distributed.run
@@ -1164,8 +1166,8 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
         const auto copied = vendored_root(e.path);
         if (!copied) continue;
         const std::string inside = *copied + "/";
-        const auto by = commanded_by.find(e.path);
-        const bool run_from_outside = by != commanded_by.end() && std::any_of(by->second.begin(), by->second.end(), [&](const std::string& from) {
+        const auto by = m_commanded.find(e.path);
+        const bool run_from_outside = by != m_commanded.end() && std::any_of(by->second.begin(), by->second.end(), [&](const std::string& from) {
                                           return from.compare(0, inside.size(), inside) != 0;
                                       });
         if (run_from_outside) continue;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -34,7 +35,10 @@ Reach reach_for(Level level);
 // sources beside it.
 bool is_native_header(const std::string& path);
 
-// The first folder of a relative path ('/' separated) whose name is one of `names`, or nullopt:
+// The path of the first folder of a relative path ('/' separated), outermost first, whose name
+// `holds`: "runtime/triton_trtllm" for runtime/triton_trtllm/model.py and a name with the word triton.
+std::optional<std::string> folder_where(const std::string& path, const std::function<bool(const std::string&)>& holds);
+// The name of the first folder of a relative path whose name is one of `names`, or nullopt:
 // "tests" for tests/unit/test_x.py and names {test, tests}.
 std::optional<std::string> folder_named(const std::string& path, const std::vector<std::string>& names);
 
@@ -317,7 +321,8 @@ private:
     std::vector<std::string> m_projects;
     const std::string& project_of(const std::string& path) const;
     std::map<std::string, std::pair<std::string, int>> m_run_importer;  // file -> (a file the run reaches that imports it, line)
-    std::set<std::string> m_commanded;              // entry points a command, a console script or --entry runs
+    // entry points a command, a console script or --entry runs -> the files whose commands run them
+    std::map<std::string, std::set<std::string>> m_commanded;
     // Those of them that are training entries (not tooling, a side program or a package's API), each
     // with the files it reaches by unconditional imports.
     std::vector<std::pair<std::string, std::set<std::string>>> m_programs;

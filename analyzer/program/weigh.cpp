@@ -533,10 +533,9 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
                 if (const auto word = cuda_word(f.location.path)) said = "its file name says `" + *word + "`";
             // a folder beside the run named so (CosyVoice's runtime/triton_trtllm/, a Triton Inference
             // Server deployment on TensorRT engines): the whole folder is CUDA's
-            for (std::size_t slash = f.location.path.find('/'); !said && slash != std::string::npos; slash = f.location.path.find('/', slash + 1)) {
-                const std::string dir = f.location.path.substr(0, slash);
-                if (const auto word = cuda_word(dir)) said = "its folder " + dir + "/ says `" + *word + "`";
-            }
+            if (!said)
+                if (const auto dir = folder_where(f.location.path, [&](const std::string& name) { return cuda_word(name).has_value(); }))
+                    said = "its folder " + *dir + "/ says `" + *cuda_word(*dir) + "`";
             if (said) context.emplace_back(&*vocabulary.cuda_named_tooling, *said);
         }
         if (vocabulary.build_host && (r.level == Level::tooling || r.level == Level::unreached))
