@@ -113,6 +113,29 @@ TEST_F(PythonEngineTest, AFloat64TensorMadeForACollectiveMovesNoVerdict) {
     EXPECT_EQ(sometimes[0].note.find("made for"), std::string::npos) << sometimes[0].note;
 }
 
+// DiffusionDet's cosine_beta_schedule() makes its schedule in float64 on the CPU and returns it; the
+// model's __init__ registers it as buffers uncast, so `.to("mps")` raises. The finding stays at the
+// float64 and its note names the call the tensor reaches the device from. A caller that casts, and a
+// function nothing in the file calls, leave a host float64.
+TEST_F(PythonEngineTest, AFloat64TensorAFunctionReturnsIsFollowedToItsCalls) {
+    const std::string schedule =
+        "import torch\nimport torch.nn as nn\n\n\ndef schedule(n):\n"
+        "    x = torch.linspace(0, 1, n, dtype=torch.float64)\n"
+        "    return torch.clip(1 - x, 0, 0.999)\n\n\n"
+        "class Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n";
+    const auto uncast = of(scan(schedule + "        betas = schedule(10)\n        self.register_buffer('b', torch.sqrt(betas))\n"), "float64-dtype");
+    ASSERT_EQ(uncast.size(), 1u);
+    EXPECT_EQ(uncast[0].location.line, 6);
+    EXPECT_NE(uncast[0].note.find("returned by schedule() to its call at line 13, where it reaches a device"), std::string::npos) << uncast[0].note;
+    EXPECT_TRUE(of(scan(schedule + "        betas = schedule(10).float()\n        self.register_buffer('b', betas)\n"), "float64-dtype").empty());
+    EXPECT_TRUE(of(scan(schedule + "        self.register_buffer('b', torch.zeros(3))\n"), "float64-dtype").empty());
+    // the caller's own `betas` is followed, though the function binds a name of the same spelling
+    const std::string same_name =
+        "import torch\n\n\ndef schedule(n):\n    betas = torch.zeros(n, dtype=torch.float64)\n    return betas\n\n\n"
+        "def build(device):\n    betas = schedule(4)\n    return betas.to(device)\n";
+    EXPECT_EQ(of(scan(same_name), "float64-dtype").size(), 1u);
+}
+
 TEST_F(PythonEngineTest, OptionalImportLowersSeverityAndImpact) {
     const auto fs = scan("try:\n    import flash_attn\nexcept ImportError:\n    flash_attn = None\nimport cupy\n");
     const auto optional = of(fs, "optional-cuda-only-package-import");

@@ -100,7 +100,8 @@ Use outer_use(TSNode e, const ModuleFacts& facts, TSNode& assigned) {
             assigned = field(parent, "left");
             return Use::assigned;
         }
-        if (type == "return_statement" || type == "yield") return Use::returned;
+        if (type == "return_statement") return Use::returned;
+        if (type == "yield") return Use::unknown;  // a generator's calls return the generator, not the value
         if (type == "expression_list" || type == "tuple") {
             cur = parent;
             continue;
@@ -127,12 +128,45 @@ void identifiers_named(TSNode node, std::string_view name, const ModuleFacts& fa
     for (uint32_t i = 0; i < ts_node_named_child_count(node); ++i) identifiers_named(ts_node_named_child(node, i), name, facts, after, out);
 }
 
+bool reaches_device(TSNode expr, const ModuleFacts& facts, std::set<std::string>& followed, int depth, std::string* via = nullptr);
+
+// A value returned by a module-level function of this file goes where its calls in this file send
+// it (DiffusionDet's cosine_beta_schedule(), a float64 schedule that __init__ registers as buffers).
+// Calls from other files, and methods, are not followed.
+bool returned_reaches_device(TSNode expr, const ModuleFacts& facts, const std::set<std::string>& followed, int depth, std::string* via) {
+    TSNode def = enclosing(expr, {"function_definition"});
+    if (ts_node_is_null(def)) return false;
+    TSNode outer = ts_node_parent(def);
+    if (is_type(outer, "decorated_definition")) outer = ts_node_parent(outer);
+    if (!is_type(outer, "module")) return false;
+    const std::string name(facts.text(field(def, "name")));
+    if (name.empty() || followed.count("def " + name)) return false;
+    bool reaches = false;
+    for_each_node(outer, [&](TSNode n) {
+        if (reaches || !is_type(n, "call")) return;
+        TSNode fn = field(n, "function");
+        if (!is_type(fn, "identifier") || facts.text(fn) != name) return;
+        // The caller's names are its own: only the functions already followed carry over.
+        std::set<std::string> caller_followed;
+        for (const auto& f : followed)
+            if (f.rfind("def ", 0) == 0) caller_followed.insert(f);
+        caller_followed.insert("def " + name);
+        std::string inner;
+        reaches = reaches_device(n, facts, caller_followed, depth + 1, &inner);
+        if (reaches && via && via->empty())
+            *via = "returned by " + name + "() to its call at line " + std::to_string(ts_node_start_point(n).row + 1) +
+                   ", where it reaches a device before any cast" + (inner.empty() ? "" : "; " + inner);
+    });
+    return reaches;
+}
+
 // Follows a CPU-made float64 value: does any use send it to a device before a cast?
-bool reaches_device(TSNode expr, const ModuleFacts& facts, std::set<std::string>& followed, int depth) {
+bool reaches_device(TSNode expr, const ModuleFacts& facts, std::set<std::string>& followed, int depth, std::string* via) {
     if (depth > 8) return false;
     TSNode assigned{};
     const Use use = outer_use(expr, facts, assigned);
     if (use == Use::device) return true;
+    if (use == Use::returned) return returned_reaches_device(expr, facts, followed, depth, via);
     if (use != Use::assigned) return false;
     std::vector<TSNode> names;
     if (is_type(assigned, "identifier")) names.push_back(assigned);
@@ -145,7 +179,7 @@ bool reaches_device(TSNode expr, const ModuleFacts& facts, std::set<std::string>
         std::vector<TSNode> uses;
         identifiers_named(scope_of(n), name, facts, ts_node_end_byte(assigned), uses);
         for (TSNode u : uses)
-            if (reaches_device(u, facts, followed, depth + 1)) return true;
+            if (reaches_device(u, facts, followed, depth + 1, via)) return true;
     }
     return false;
 }
@@ -327,10 +361,10 @@ bool numpy_as_is_later(TSNode assigned, const ModuleFacts& facts) {
     return false;
 }
 
-Float64Flow converted(TSNode conversion, TSNode receiver, const ModuleFacts& facts, CallOrigin* origin) {
+Float64Flow converted(TSNode conversion, TSNode receiver, const ModuleFacts& facts, CallOrigin* origin, std::string* via) {
     std::set<std::string> followed;
     if (receiver_made_on_cpu(receiver, facts, 0, origin))
-        return reaches_device(conversion, facts, followed, 0) ? Float64Flow::device : Float64Flow::host;
+        return reaches_device(conversion, facts, followed, 0, via) ? Float64Flow::device : Float64Flow::host;
     TSNode assigned{};
     const Use use = outer_use(conversion, facts, assigned);
     if (use == Use::cpu) return Float64Flow::device_then_cpu;
@@ -338,16 +372,16 @@ Float64Flow converted(TSNode conversion, TSNode receiver, const ModuleFacts& fac
     return Float64Flow::device;
 }
 
-Float64Flow float64_flow_of(TSNode node, const ModuleFacts& facts, CallOrigin* origin) {
+Float64Flow float64_flow_of(TSNode node, const ModuleFacts& facts, CallOrigin* origin, std::string* via) {
     if (is_type(node, "call")) {  // x.double()
-        return converted(node, field(field(node, "function"), "object"), facts, origin);
+        return converted(node, field(field(node, "function"), "object"), facts, origin, via);
     }
     TSNode arg = node;
     TSNode parent = ts_node_parent(arg);
     if (is_type(parent, "call") && ts_node_eq(field(parent, "function"), node)) {
         // torch.DoubleTensor([n]): a CPU tensor of the legacy constructor
         std::set<std::string> followed;
-        return reaches_device(parent, facts, followed, 0) ? Float64Flow::device : Float64Flow::host;
+        return reaches_device(parent, facts, followed, 0, via) ? Float64Flow::device : Float64Flow::host;
     }
     if (is_type(parent, "comparison_operator")) return Float64Flow::host;  // `x.dtype == torch.float64` makes nothing
     if (only_compared(parent, facts)) return Float64Flow::host;
@@ -371,17 +405,17 @@ Float64Flow float64_flow_of(TSNode node, const ModuleFacts& facts, CallOrigin* o
     TSNode call = ts_node_parent(parent);
     if (!is_type(call, "call")) return Float64Flow::device;
     const std::string m = method_of(call, facts);
-    if (m == "to" || m == "type") return converted(call, field(field(call, "function"), "object"), facts, origin);
+    if (m == "to" || m == "type") return converted(call, field(field(call, "function"), "object"), facts, origin, via);
     if (!made_on_cpu(call, facts)) return Float64Flow::device;
     std::set<std::string> followed;
-    return reaches_device(call, facts, followed, 0) ? Float64Flow::device : Float64Flow::host;
+    return reaches_device(call, facts, followed, 0, via) ? Float64Flow::device : Float64Flow::host;
 }
 
 }  // namespace
 
-Float64Flow float64_flow(TSNode node, const ModuleFacts& facts, CallOrigin* origin) {
+Float64Flow float64_flow(TSNode node, const ModuleFacts& facts, CallOrigin* origin, std::string* via) {
     CallOrigin found;
-    const Float64Flow flow = float64_flow_of(node, facts, &found);
+    const Float64Flow flow = float64_flow_of(node, facts, &found, via);
     if (origin && flow == Float64Flow::device && !found.function.empty()) *origin = std::move(found);
     return flow;
 }

@@ -7,8 +7,10 @@
 //   - `.double()` / `.to(torch.float64)` of a tensor that was not made on the CPU in this function:
 //     a device float64 (its device is unknown, so the analysis assumes the worst);
 //   - made on the CPU, then cast (`.float()`, `.half()`, `.to(torch.float32)`), turned into Python
-//     or NumPy values (`.item()`, `.tolist()`, `.numpy()`), returned, or never sent to a device:
-//     a host float64, not reported;
+//     or NumPy values (`.item()`, `.tolist()`, `.numpy()`), or never sent to a device: a host
+//     float64, not reported;
+//   - returned by a module-level function: followed from each call of it in the same file (a float64
+//     beta schedule that the model's __init__ registers as a buffer is a device float64);
 //   - `.double()` of a tensor of unknown device, bound to a name that the function later turns into a
 //     NumPy array as it is (`x.numpy()`, no `.cpu()` first): `.numpy()` raises on any device tensor,
 //     so the code holds a CPU tensor there: a host float64.
@@ -32,8 +34,9 @@ enum class Float64Flow { device, host, device_then_cpu };
 
 // `node` is the float64 match: `torch.float64` / "float64" as a dtype argument, or a `.double()` call.
 // `origin`, when given, receives the call of a function of the lab's own that a `device` result's tensor
-// came from, where one is known (`new_state_dict = load_state_dict(c, args.use_ema)`).
-Float64Flow float64_flow(TSNode node, const ModuleFacts& facts, CallOrigin* origin = nullptr);
+// came from, where one is known (`new_state_dict = load_state_dict(c, args.use_ema)`). `via`, when given,
+// receives how a tensor that a module-level function of the file returns reaches the device by its call.
+Float64Flow float64_flow(TSNode node, const ModuleFacts& facts, CallOrigin* origin = nullptr, std::string* via = nullptr);
 
 // The first call of one of `collectives` (qualified names: torch.distributed.all_reduce) that the function
 // around `node` makes unconditionally, passing it the name `node`'s tensor is bound to, and its line;

@@ -291,9 +291,11 @@ PythonEngine::Result PythonEngine::analyze(std::string_view text, bool full_pars
         }
         if (follows_float64(*m.rule)) {
             CallOrigin origin;
-            const Float64Flow flow = float64_flow(nm.node, facts, &origin);
+            std::string via;
+            const Float64Flow flow = float64_flow(nm.node, facts, &origin, &via);
             if (flow == Float64Flow::host) continue;  // made on the CPU and cast before any device
             if (!origin.function.empty()) m.origin = std::move(origin);
+            if (!via.empty()) m.note = via;
             if (flow == Float64Flow::device_then_cpu) {
                 m.impact = VerdictImpact::none;
                 m.note = "made float64 on the device, then moved to the CPU: call .cpu() first, then .double()";

@@ -174,3 +174,38 @@ def average_checkpoints(paths, device):
     # ruleid: float64-dtype
     kept["model"].double()
     return avg, first
+
+
+# A tensor a module-level function returns goes where its calls in this file send it (DiffusionDet).
+def cosine_beta_schedule(timesteps, s=0.008):
+    # ruleid: float64-dtype
+    x = torch.linspace(0, timesteps, timesteps + 1, dtype=torch.float64)
+    alphas_cumprod = torch.cos(((x / timesteps) + s) / (1 + s) * np.pi * 0.5) ** 2
+    betas = 1 - (alphas_cumprod[1:] / alphas_cumprod[:-1])
+    return torch.clip(betas, 0, 0.999)
+
+
+def linear_beta_schedule(timesteps):
+    # ok: float64-dtype
+    return torch.linspace(1e-4, 0.02, timesteps, dtype=torch.float64)
+
+
+def unused_schedule(timesteps):
+    # ok: float64-dtype
+    return torch.arange(timesteps, dtype=torch.float64)
+
+
+def schedule_steps(timesteps):
+    # ok: float64-dtype
+    yield torch.arange(timesteps, dtype=torch.float64)
+
+
+class DiffusionDetector(nn.Module):
+    def __init__(self, timesteps):
+        super().__init__()
+        betas = cosine_beta_schedule(timesteps)  # float64, uncast
+        alphas_cumprod = torch.cumprod(1.0 - betas, dim=0)
+        self.register_buffer("alphas_cumprod", alphas_cumprod)
+        self.register_buffer("linear", linear_beta_schedule(timesteps).float())  # cast by the caller
+        steps = schedule_steps(timesteps)
+        self.register_buffer("first_step", next(steps).float())
