@@ -169,6 +169,15 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
         // `torch.cuda.device_count() == 0` (CogView3's sat/arguments.py), `< 1`, `<= 0`: the branch without CUDA
         const bool none = ((op == "==" || op == "<=") && bound == "0") || (op == "<" && bound == "1");
         if (inner.kind == GuardKind::device_check && !inner.negated && none) t.negated = !t.negated;
+        // `num_gpus = torch.cuda.device_count()`, then `if num_gpus == 0: return [cpu]` (pyannote's
+        // get_devices): a name bound from the device count is that count, though the vocabulary also
+        // calls it distributed; no GPU at all is the branch without CUDA, not the single process.
+        if (none && inner.kind == GuardKind::distributed_gate && !inner.negated && is_type(ts_node_named_child(n, 0), "identifier"))
+            if (const auto it = m_bound.find(m_facts.text(ts_node_named_child(n, 0))); it != m_bound.end() && it->second == GuardKind::device_check) {
+                if (t.kind != GuardKind::never_called) t.kind = GuardKind::device_check;
+                t.negated = !t.negated;
+                return;
+            }
         const std::string_view written = comparison_op(n, m_facts);
         // `importlib.util.find_spec("apex") is None`: the branch without the package
         if (inner.kind == GuardKind::import_fallback && bound == "None" && (written == "is" || written == "==")) t.negated = !t.negated;
@@ -204,7 +213,15 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
         if (names_mps(name)) t.mps = true;
     } else if (type == "string") {
         if (auto v = string_literal(n, m_facts.source())) {
-            if (listed(m_vocab.distributed_env, *v)) take(GuardKind::distributed_gate);
+            if (listed(m_vocab.distributed_env, *v)) {
+                take(GuardKind::distributed_gate);
+                // `if "RANK" not in os.environ: return` (seamless_communication's init_distributed): the
+                // single-process branch, as `not ("RANK" in os.environ)` is
+                const TSNode parent = ts_node_parent(n);
+                if (is_type(parent, "comparison_operator"))
+                    for (uint32_t i = 0; i < ts_node_child_count(parent); ++i)
+                        if (node_type(ts_node_child(parent, i)) == "not in") t.negated = !t.negated;
+            }
             if (listed(m_vocab.mac_strings, *v)) t.names_mac = true;
             if (listed(m_vocab.mps_strings, *v)) t.mps = true;
             // A device name compared in a condition: device.type == "cuda", "cuda" in str(device),
