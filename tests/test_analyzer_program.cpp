@@ -605,6 +605,34 @@ TEST(ProgramModel, ADefaultThatEveryCallPassesIsInfo) {
     EXPECT_EQ(at(self_test).at(4)->guard_note, "every call of get_sampler() passes device (train.py:7)");
 }
 
+// seamless_communication's FinetuneParams: a dataclass whose `device` field defaults to CUDA, built once
+// by `trainer.FinetuneParams(..., device=torch.device(args.device))` and named in type annotations
+// (`params: FinetuneParams`). An annotation runs nothing: the default is still never used. A use
+// other than a call or an annotation (the class passed on) keeps the finding.
+TEST(ProgramModel, ATypeAnnotationIsNoUseOfAFunction) {
+    test::TempDir d;
+    d.write("pkg/__init__.py", "");
+    const std::string params = "from dataclasses import dataclass\n\nimport torch\n\n\n@dataclass\nclass Params:\n"
+                               "    name: str\n    device: torch.device = torch.device('cuda')\n\n\n"
+                               "class Trainer:\n    def __init__(self, params: Params, spare: 'Params' = None) -> None:\n"
+                               "        self.params: Params = params\n";
+    d.write("pkg/trainer.py", params);
+    d.write("finetune.py", "import torch\nfrom pkg import trainer\n\n\ndef main(dev: str) -> trainer.Params:\n"
+                           "    return trainer.Params(name='x', device=torch.device(dev))\n\n\n"
+                           "if __name__ == '__main__':\n    trainer.Trainer(main('cpu'))\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* f = find(r, "hardcoded-cuda-device", "pkg/trainer.py");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->location.line, 9);
+    EXPECT_EQ(f->guard, GuardKind::default_unused) << f->guard_note;
+    EXPECT_EQ(f->guard_note, "every call of Params() passes device (finetune.py:6)");
+    d.write("pkg/trainer.py", params + "\n\nREGISTRY = {'params': Params}\n");
+    const ScanResult again = scan_dir(d);
+    const Finding* passed_on = find(again, "hardcoded-cuda-device", "pkg/trainer.py");
+    ASSERT_NE(passed_on, nullptr);
+    EXPECT_EQ(passed_on->guard, GuardKind::none) << passed_on->guard_note;
+}
+
 // consistency_models' attention: flash-attn is imported inside QKVFlashAttention's constructor, and the
 // class is built only in the `attention_type == "flash"` arm of a choice whose else builds the pure-PyTorch
 // QKVAttentionLegacy. The import runs where the class is called: one arm of a choice, the one the

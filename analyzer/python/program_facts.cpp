@@ -1416,6 +1416,18 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
         const TSNode call = ts_node_parent(p);
         return is_type(call, "call") ? call : TSNode{};
     };
+    // A name in a type annotation (`params: FinetuneParams`, `-> Config`) runs nothing: no use at all
+    // (seamless_communication's trainer annotates the dataclass every call of which passes `device`).
+    auto in_annotation = [&](TSNode n) {
+        for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+            const std::string_view t = node_type(p);
+            if (t == "type") return true;
+            if (t == "block" || t == "module" || t == "lambda" || t == "call" || t == "argument_list" ||
+                t.find("statement") != std::string_view::npos || t.find("definition") != std::string_view::npos)
+                return false;
+        }
+        return false;
+    };
     // ts_node_parent walks down from the root: asked only of the few nodes that name a function
     auto called_by = [&](TSNode n, TSNode& parent) {
         parent = ts_node_parent(n);
@@ -1429,7 +1441,7 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
             const std::string attr(facts.text(field(n, "attribute")));
             if (!module_names.count(spelled) || !functions.count(attr)) return;
             if (called_by(n, parent)) add_call(parent, attr);
-            else out.other_uses.insert(attr);
+            else if (!in_annotation(n)) out.other_uses.insert(attr);
             return;
         }
         if (!is_type(n, "identifier")) return;
@@ -1440,6 +1452,7 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
         if ((is_type(parent, "function_definition") || is_type(parent, "class_definition")) && ts_node_eq(field(parent, "name"), n)) return;
         if (is_type(parent, "keyword_argument") && ts_node_eq(field(parent, "name"), n)) return;
         if (in_import(n)) return;
+        if (!called && in_annotation(n)) return;
         if (called) {
             add_call(parent, it->second);
         } else if (const TSNode outer = passed_to(n); !ts_node_is_null(outer) && registers(field(outer, "function"))) {
