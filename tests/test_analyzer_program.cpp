@@ -1740,6 +1740,25 @@ TEST(ProgramModel, ShellScriptsAndConsoleScriptsNameEntryPoints) {
 // script is utils/train_classification.py (no __main__ block), run in the folder the block entered.
 // A README's next fenced block starts at the README's folder again; a shell script keeps its folder
 // (`cd ..` from scripts/); `cd $DIR` leaves the command as written.
+// LLaMA-Adapter's llama_adapter_v2_multimodal7b/exps/finetune.sh runs `torch.distributed.launch ...
+// main_finetune.py`, a script of llama_adapter_v2_multimodal7b/ (docs/train.md runs it from there): a
+// path found neither beside the file nor at the top is looked for in the folders above the file.
+TEST(ProgramModel, ACommandsScriptIsFoundInAFolderAboveTheFile) {
+    test::TempDir d;
+    d.write("README.md", "# adapters\n");
+    d.write("v2/main_finetune.py", "import torch\n\nif __name__ == '__main__':\n    torch.nn.Linear(2, 2).cuda()\n");
+    d.write("v2/exps/finetune.sh", "#!/usr/bin/bash\npython -u -m torch.distributed.launch --master_port=1112 --nproc_per_node=8 --use_env \\\n"
+                                  " main_finetune.py --batch_size 4 \\\n &>> \"$OUT\"/output.log &\n");
+    const ScanResult r = scan_dir(d);
+    std::map<std::string, std::string> why;
+    for (const auto& e : r.program.entry_points) why[e.path] = e.why;
+    EXPECT_EQ(why["v2/main_finetune.py"].rfind("run by v2/exps/finetune.sh:2", 0), 0u) << why["v2/main_finetune.py"];
+    const Finding* launch = find(r, "multi-gpu-launch", "v2/exps/finetune.sh");
+    ASSERT_NE(launch, nullptr);
+    EXPECT_NE(launch->reach, Reach::unreached) << launch->note;
+    EXPECT_NE(launch->note.find("launches v2/main_finetune.py"), std::string::npos) << launch->note;
+}
+
 TEST(ProgramModel, ACommandRunsInTheFolderAnEarlierCdEntered) {
     test::TempDir d;
     d.write("README.md", "# net\n\n```\ngit clone https://example.org/net\ncd net\npip install -e .\n```\n\nTraining\n```\ncd utils\n"

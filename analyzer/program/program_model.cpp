@@ -1047,6 +1047,10 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
                     candidates = {normalise_relative(join(dir_of(f.path), join(ref.cwd, ref.target))), normalise_relative(join(ref.cwd, ref.target))};
                 candidates.push_back(normalise_relative(ref.target));
                 candidates.push_back(normalise_relative(join(dir_of(f.path), ref.target)));
+                // run from a folder above the file's (LLaMA-Adapter's llama_adapter_v2_multimodal7b/exps/finetune.sh
+                // runs main_finetune.py of llama_adapter_v2_multimodal7b/, where docs/train.md runs it from)
+                for (std::string up = dir_of(dir_of(f.path)); !up.empty(); up = dir_of(up))
+                    candidates.push_back(normalise_relative(join(up, ref.target)));
                 for (const std::string& candidate : candidates)
                     if (!candidate.empty() && m_python_index.count(candidate)) {
                         target = candidate;

@@ -118,7 +118,7 @@ void weigh_scale_out_launches(const ProgramModel& model, const ProgramVocabulary
             return g.location.path == *script && g.category == "distributed" && g.guard == GuardKind::none && g.impact > VerdictImpact::none;
         });
         if (needs_processes) continue;
-        weigh_again(f, *vocabulary.scale_out, "launches " + *script + ", whose own distributed code is behind a gate or absent");
+        weigh_again(f, *vocabulary.scale_out, "launches " + *script + ", whose own distributed code is behind a gate, absent, or an edit that moves no verdict (a backend name, a DDP wrapper)");
     }
 }
 
