@@ -435,6 +435,14 @@ def init_distributed(loggers):
     torch.cuda.set_device(rank)
 
 
+def trainer_strategy(config):
+    # safari's and hyena-dna's shape: a DDP strategy only where several devices train
+    n_devices = config.trainer.get("devices", 1)
+    if n_devices > 1 and config.trainer.get("strategy", None) is None:
+        # guard: distributed-gate
+        config.trainer.strategy = dict(_target_="pytorch_lightning.strategies.DDPStrategy")
+
+
 def get_devices():
     # pyannote's shape: a name the vocabulary calls distributed, bound from the device count
     num_gpus = torch.cuda.device_count()

@@ -7,6 +7,7 @@ from torch.cuda.amp import GradScaler, autocast
 
 from data.augment import noise_like
 from data.loader import synthetic_loader
+from lit import fit_with_lightning
 from model import SmallConvNet
 
 torch.backends.cudnn.benchmark = True
@@ -47,5 +48,9 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--lr", type=float, default=0.05)
+    parser.add_argument("--trainer", choices=["plain", "lightning"], default="plain")
     args = parser.parse_args()
-    train(args.epochs, args.lr)
+    if args.trainer == "lightning":
+        fit_with_lightning(args.epochs, args.lr)
+    else:
+        train(args.epochs, args.lr)
