@@ -4338,8 +4338,10 @@ TEST(ProgramModel, ASamplingScriptBesideATrainingOneIsTooling) {
     // scripts/metrics/calculate_lpips.py
     d.write("tools/trt.py", "import torch\nimport tensorrt as trt\n\nif __name__ == \"__main__\":\n    model = torch.nn.Linear(2, 2).cuda()\n");
     d.write("scripts/metrics/calculate_lpips.py", "import torch\n\nif __name__ == \"__main__\":\n    model = torch.nn.Linear(2, 2).cuda()\n");
+    // a post-training quantizer of the fine-tuned model: Qwen's run_gptq.py
+    d.write("run_gptq.py", "import torch\n\nif __name__ == \"__main__\":\n    model = torch.nn.Linear(2, 2).cuda()\n");
     const ScanResult with_tools = scan_dir(d);
-    for (const char* path : {"calc_metrics.py", "scripts/gradio/depth2img.py", "scripts/metrics/calculate_lpips.py"}) {
+    for (const char* path : {"calc_metrics.py", "scripts/gradio/depth2img.py", "scripts/metrics/calculate_lpips.py", "run_gptq.py"}) {
         const Finding* tool = find(with_tools, "cuda-method-call", path);
         ASSERT_NE(tool, nullptr) << path;
         EXPECT_EQ(tool->reach, Reach::tooling) << path << ": " << tool->note;
