@@ -26,20 +26,22 @@ int line_at(const std::string& text, uint32_t offset) {
     return 1 + static_cast<int>(std::count(text.begin(), text.begin() + std::min<std::size_t>(offset, text.size()), '\n'));
 }
 
-bool known_predicate(const std::string& op) {
-    static const std::set<std::string> ops = {"eq", "not-eq", "any-of", "not-any-of", "match", "not-match",
-                                              "qualname-eq", "qualname-any-of", "qualname-match", "value-match",
-                                              "not-in-call", "in-function", "not-beside-call", "rebound-by-call", "not-rebound-by-call", "assigned-qualname-match",
-                                              "not-keyword-eq", "not-parent-type", "not-assigned-to", "not-bare-call-of", "not-in-table-of",
-                                              "none-default", "not-none-default"};
-    return ops.count(op) > 0;
-}
-bool takes_regex(const std::string& op) {
-    static const std::set<std::string> ops = {"match",       "not-match",       "qualname-match",         "value-match",
-                                              "not-in-call", "not-beside-call", "rebound-by-call", "not-rebound-by-call", "assigned-qualname-match",
-                                              "not-bare-call-of", "not-in-table-of"};
-    return ops.count(op) > 0;
-}
+// At namespace scope, not function-local: the queries compile on a thread of their own
+// (PythonEngine::build), which may still run while a static engine is destroyed at exit. A
+// function-local set, first built on that thread, would be destroyed before such an engine (which
+// waits for the thread): a use after free that the sanitizer build caught. These are built before
+// main and destroyed after every engine.
+const std::set<std::string> kKnownPredicates = {"eq", "not-eq", "any-of", "not-any-of", "match", "not-match",
+                                                "qualname-eq", "qualname-any-of", "qualname-match", "value-match",
+                                                "not-in-call", "in-function", "not-beside-call", "rebound-by-call", "not-rebound-by-call", "assigned-qualname-match",
+                                                "not-keyword-eq", "not-parent-type", "not-assigned-to", "not-bare-call-of", "not-in-table-of",
+                                                "none-default", "not-none-default"};
+const std::set<std::string> kRegexPredicates = {"match",       "not-match",       "qualname-match",         "value-match",
+                                                "not-in-call", "not-beside-call", "rebound-by-call", "not-rebound-by-call", "assigned-qualname-match",
+                                                "not-bare-call-of", "not-in-table-of"};
+
+bool known_predicate(const std::string& op) { return kKnownPredicates.count(op) > 0; }
+bool takes_regex(const std::string& op) { return kRegexPredicates.count(op) > 0; }
 
 }  // namespace
 
