@@ -533,9 +533,10 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
                 if (const auto word = cuda_word(f.location.path)) said = "its file name says `" + *word + "`";
             // a folder beside the run named so (CosyVoice's runtime/triton_trtllm/, a Triton Inference
             // Server deployment on TensorRT engines): the whole folder is CUDA's
+            std::optional<std::string> folder_word;
             if (!said)
-                if (const auto dir = folder_where(f.location.path, [&](const std::string& name) { return cuda_word(name).has_value(); }))
-                    said = "its folder " + *dir + "/ says `" + *cuda_word(*dir) + "`";
+                if (const auto dir = folder_where(f.location.path, [&](const std::string& name) { return (folder_word = cuda_word(name)).has_value(); }))
+                    said = "its folder " + *dir + "/ says `" + *folder_word + "`";
             if (said) context.emplace_back(&*vocabulary.cuda_named_tooling, *said);
         }
         if (vocabulary.build_host && (r.level == Level::tooling || r.level == Level::unreached))

@@ -141,16 +141,16 @@ bool returned_reaches_device(TSNode expr, const ModuleFacts& facts, const std::s
     if (!is_type(outer, "module")) return false;
     const std::string name(facts.text(field(def, "name")));
     if (name.empty() || followed.count("def " + name)) return false;
+    // The caller's names are its own: only the functions already followed carry over.
+    std::set<std::string> functions_followed{"def " + name};
+    for (const auto& f : followed)
+        if (f.rfind("def ", 0) == 0) functions_followed.insert(f);
     bool reaches = false;
     for_each_node(outer, [&](TSNode n) {
         if (reaches || !is_type(n, "call")) return;
         TSNode fn = field(n, "function");
         if (!is_type(fn, "identifier") || facts.text(fn) != name) return;
-        // The caller's names are its own: only the functions already followed carry over.
-        std::set<std::string> caller_followed;
-        for (const auto& f : followed)
-            if (f.rfind("def ", 0) == 0) caller_followed.insert(f);
-        caller_followed.insert("def " + name);
+        std::set<std::string> caller_followed = functions_followed;
         std::string inner;
         reaches = reaches_device(n, facts, caller_followed, depth + 1, &inner);
         if (reaches && via && via->empty())

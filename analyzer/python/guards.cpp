@@ -213,14 +213,17 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
         if (names_mps(name)) t.mps = true;
     } else if (type == "string") {
         if (auto v = string_literal(n, m_facts.source())) {
+            // A string compared in a condition tests the opposite under `!=` and `not in`.
+            const auto negate_if_compared_against = [&](TSNode comparison) {
+                if (!is_type(comparison, "comparison_operator")) return;
+                for (uint32_t i = 0; i < ts_node_child_count(comparison); ++i)
+                    if (node_type(ts_node_child(comparison, i)) == "!=" || node_type(ts_node_child(comparison, i)) == "not in") t.negated = !t.negated;
+            };
             if (listed(m_vocab.distributed_env, *v)) {
                 take(GuardKind::distributed_gate);
                 // `if "RANK" not in os.environ: return` (seamless_communication's init_distributed): the
                 // single-process branch, as `not ("RANK" in os.environ)` is
-                const TSNode parent = ts_node_parent(n);
-                if (is_type(parent, "comparison_operator"))
-                    for (uint32_t i = 0; i < ts_node_child_count(parent); ++i)
-                        if (node_type(ts_node_child(parent, i)) == "not in") t.negated = !t.negated;
+                negate_if_compared_against(ts_node_parent(n));
             }
             if (listed(m_vocab.mac_strings, *v)) t.names_mac = true;
             if (listed(m_vocab.mps_strings, *v)) t.mps = true;
@@ -233,14 +236,11 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
             // `args.platform == "philly"`: a cluster or accelerator a Mac is not (cluster_strings)
             if (is_type(parent, "comparison_operator") && listed(m_vocab.cluster_strings, *v)) {
                 take(GuardKind::platform);
-                for (uint32_t i = 0; i < ts_node_child_count(parent); ++i)
-                    if (node_type(ts_node_child(parent, i)) == "!=" || node_type(ts_node_child(parent, i)) == "not in") t.negated = !t.negated;
+                negate_if_compared_against(parent);
             }
             if (is_type(parent, "comparison_operator") && listed(m_vocab.device_strings, *v)) {
                 take_device_name(*v);
-                for (uint32_t i = 0; i < ts_node_child_count(parent); ++i)
-                    if (node_type(ts_node_child(parent, i)) == "!=" || node_type(ts_node_child(parent, i)) == "not in")
-                        t.negated = !t.negated;
+                negate_if_compared_against(parent);
             }
         }
         return;
