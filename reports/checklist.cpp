@@ -104,11 +104,14 @@ ChecklistItem item_step(const Evidence* ev) {
 // `target_torch`: the PyTorch version the scan's op tables were read for (the upgrade what-if).
 ChecklistItem item_fallbacks(const std::vector<Finding>& findings, const Evidence* ev, const std::string& target_torch) {
     ChecklistItem item = runtime_only(5, "No unexplained persistent CPU fallback");
-    // Predictions that matter: on the training path (not tests or dead files), and not already
-    // supported by the target PyTorch.
+    // Predictions that matter: on the training path (not tests or dead files), kept at the rule's weight
+    // of major or more (not under torch.no_grad() for a backward-only op, not an op the next PyTorch
+    // supports). They show the item as a warning; only the fallbacks a trace observes move the verdict
+    // (decide): the source does not say whether a round-trip is persistent.
     std::vector<const Finding*> predicted;
     for (const Finding* f : for_item(findings, 5))
-        if (f->impact != VerdictImpact::none && (f->reach == Reach::core || f->reach == Reach::optional)) predicted.push_back(f);
+        if (f->rule_severity >= Severity::major && f->severity != Severity::info && (f->reach == Reach::core || f->reach == Reach::optional))
+            predicted.push_back(f);
     cite_all(item, predicted);
     const std::string what_if = upgrade_what_if(findings, target_torch);
     if (!predicted.empty()) {
@@ -129,7 +132,7 @@ ChecklistItem item_fallbacks(const std::vector<Finding>& findings, const Evidenc
                                     (op.finding.empty() ? "" : " = " + op.finding));
         }
     item.predicted = ev->predicted;
-    item.status = fallbacks == 0 && predicted.empty() ? ItemStatus::pass : ItemStatus::warn;
+    item.status = fallbacks == 0 ? ItemStatus::pass : ItemStatus::warn;
     item.detail = fallbacks == 0 ? "every op of the step has an MPS kernel"
                                  : std::to_string(fallbacks) + " op(s) would run on the CPU (PYTORCH_ENABLE_MPS_FALLBACK=1) or raise without it";
     if (!predicted.empty()) item.detail += "; " + std::to_string(predicted.size()) + " call(s) predicted statically";
@@ -229,7 +232,8 @@ void decide(Assessment& a, const std::vector<Finding>& findings) {
     const bool any_stay = std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return is_work(f) && f.impact == VerdictImpact::stay; });
     const bool any_dual = std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return is_work(f) && f.impact == VerdictImpact::dual; });
     const std::string failed = items_text(a.items, ItemStatus::fail);
-    const bool fallbacks = a.items[4].status == ItemStatus::warn;
+    // Observed in a traced step, not predicted from the source alone (item_fallbacks).
+    const bool fallbacks = a.items[4].status == ItemStatus::warn && !a.static_only;
     if (any_stay) {
         a.verdict = Verdict::stay_on_cuda;
         a.verdict_reason = "item 9 fails: the core path needs CUDA-only code with no MPS replacement (" + basis(findings, VerdictImpact::stay) + ")";

@@ -312,7 +312,18 @@ TEST_F(ReportsTest, StaticFallbacksWarnItemFiveWithTheUpgradeWhatIf) {
     EXPECT_TRUE(a.items[4].predicted);
     EXPECT_NE(a.items[4].detail.find("upgrading from PyTorch 2.6.0 to 2.14.1 removes 2 of 3 predicted fallbacks on the training path"), std::string::npos)
         << a.items[4].detail;
-    EXPECT_EQ(a.verdict, Verdict::dual_track);
+    // Predicted from the source, a fallback warns item 5 and moves no verdict (kornia's eigvals in its
+    // five-point solver, labelled migrate); a traced step that runs one does.
+    EXPECT_EQ(a.verdict, Verdict::migrate) << a.verdict_reason;
+    Evidence ev;
+    ev.forward = ev.backward = true;
+    ev.optimizer_steps = 1;
+    ev.ops = {{"aten::linalg_eig", "forward", "cpu", "float32", 1, "a.py:1", "fallback", "", "", {}}};
+    const Assessment traced = assess(findings, &ev, cat, {}, &scan);
+    EXPECT_EQ(traced.items[4].status, ItemStatus::warn);
+    EXPECT_EQ(traced.verdict, Verdict::dual_track) << traced.verdict_reason;
+    ev.ops.clear();
+    EXPECT_EQ(assess(findings, &ev, cat, {}, &scan).items[4].status, ItemStatus::pass) << "a step that ran no fallback";
     EXPECT_EQ(upgrade_what_if(findings, "2.14.1"), "") << "nothing to upgrade to from the newest table";
     EXPECT_EQ(assess({}, nullptr, cat, {}, &scan).items[4].status, ItemStatus::not_run);
 }
