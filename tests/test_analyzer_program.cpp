@@ -3528,6 +3528,28 @@ TEST(ProgramModel, ALibrarysPublicSubpackagesAreItsApi) {
     EXPECT_EQ(internal->reach, Reach::unreached);
 }
 
+// A repository of modules that no script runs and no manifest declares (PointTransformerV3: model.py
+// beside a serialization/ package, which users copy or import): the top-level module is API as the
+// package is, so its required CUDA-only package is a core blocker. A private module is no API.
+TEST(ProgramModel, ATopLevelModuleBesideAPackageIsApiWhereNothingRuns) {
+    test::TempDir d;
+    d.write("model.py", "import torch\nimport spconv.pytorch as spconv\nfrom serialization import encode\n\n\n"
+                        "class Net(torch.nn.Module):\n    def forward(self, x):\n        return encode(x)\n");
+    d.write("serialization/__init__.py", "from .default import encode\n");
+    d.write("serialization/default.py", "def encode(x):\n    return x\n");
+    d.write("_scratch.py", "import triton\n");
+    const ScanResult r = scan_dir(d);
+    std::map<std::string, std::string> entries;
+    for (const auto& e : r.program.entry_points) entries[e.path] = e.tooling ? "tooling" : e.why;
+    EXPECT_EQ(entries["model.py"], "package API (no script or console entry point found)");
+    EXPECT_EQ(entries.count("_scratch.py"), 0u);
+    const Finding* spconv = find(r, "cuda-only-package-import", "model.py");
+    ASSERT_NE(spconv, nullptr);
+    EXPECT_EQ(spconv->reach, Reach::core) << spconv->note;
+    EXPECT_EQ(spconv->impact, VerdictImpact::stay) << spconv->note;
+    EXPECT_EQ(assess(r.findings, nullptr, test::bundled_catalogue(), r.file_lines, &r).verdict, Verdict::stay_on_cuda);
+}
+
 // RWKV's src/model.py JIT-loads "cuda/wkv_op.cpp" and "cuda/wkv_cuda.cu", paths relative to the folder
 // train.py runs from, one above src/: they are linked there (the kernels are core, as the run needs
 // them), while a kernel file nothing loads stays unreached.

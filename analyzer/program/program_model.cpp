@@ -1200,9 +1200,14 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
         }
     const bool any_training = std::any_of(m_summary.entry_points.begin(), m_summary.entry_points.end(), [](const EntryPoint& e) { return !e.tooling; });
     if (!any_training) {
-        for (const auto& path : m_python)
-            if (ends_with(path, "/__init__.py") && !is_tooling_path(path) && m_roots.count(dir_of(dir_of(path))))
-                add(path, std::string(kPackageApi) + " (no script or console entry point found)");
+        for (const auto& path : m_python) {
+            if (is_tooling_path(path)) continue;
+            // a package at a root, and a module beside it: PointTransformerV3's model.py, which its users
+            // copy or import, beside its serialization/ package
+            const bool package = ends_with(path, "/__init__.py") && m_roots.count(dir_of(dir_of(path)));
+            const bool module = !ends_with(path, "__init__.py") && m_roots.count(dir_of(path)) && base_name(path).front() != '_';
+            if (package || module) add(path, std::string(kPackageApi) + " (no script or console entry point found)");
+        }
     }
     if (std::none_of(m_summary.entry_points.begin(), m_summary.entry_points.end(), [](const EntryPoint& e) { return !e.tooling; })) {
         m_summary.complete = false;
