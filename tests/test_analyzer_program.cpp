@@ -1552,6 +1552,47 @@ TEST(ProgramModel, ABlockerOnlyAnUndocumentedScriptReachesIsDualBesideTheDocumen
     EXPECT_EQ(build(scan_dir(d))->impact, VerdictImpact::stay);
 }
 
+// Tencent/Hunyuan3D-2: shape generation (shape_app.py) is plain PyTorch; texture generation
+// (texture_app.py) loads a rasterizer that texgen/rasterizer/setup.py builds as a CUDA extension. The
+// build, like the extension's op, is that one program's blocker: dual-track, with the program that
+// runs without it named. Where every documented program loads it, it stays the run's.
+TEST(ProgramModel, AnExtensionBuildOnlyOneProgramLoadsIsThatProgramsBlocker) {
+    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    test::TempDir d;
+    d.write("hy/__init__.py", "");
+    d.write("hy/shapegen/__init__.py", "import torch\n\n\ndef generate(x):\n    return torch.relu(x)\n");
+    d.write("hy/texgen/__init__.py", "from .render import paint\n");
+    d.write("hy/texgen/render.py", "import rast_kernel\n\n\ndef paint(v):\n    return rast_kernel.rasterize(v)\n");
+    d.write("hy/texgen/rasterizer/setup.py",
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension, BuildExtension\n\n"
+            "setup(name='rast', ext_modules=[CUDAExtension('rast_kernel', ['rast.cpp', 'rast_gpu.cu'])],\n"
+            "      cmdclass={'build_ext': BuildExtension})\n");
+    d.write("hy/texgen/rasterizer/rast.cpp",
+            "#include <torch/extension.h>\ntorch::Tensor rasterize_gpu(torch::Tensor v);\n"
+            "torch::Tensor rasterize(torch::Tensor v) { return rasterize_gpu(v); }\n"
+            "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"rasterize\", &rasterize); }\n");
+    d.write("hy/texgen/rasterizer/rast_gpu.cu",
+            "#include <torch/extension.h>\n__global__ void rast_kernel(float* v) { v[threadIdx.x] = 0.f; }\n"
+            "torch::Tensor rasterize_gpu(torch::Tensor v) { rast_kernel<<<1, 1>>>(v.data_ptr<float>()); return v; }\n");
+    d.write("shape_app.py", "import torch\nfrom hy.shapegen import generate\n\nif __name__ == '__main__':\n    generate(torch.ones(2))\n");
+    d.write("texture_app.py", "import torch\nfrom hy.texgen import paint\n\nif __name__ == '__main__':\n    paint(torch.ones(2))\n");
+    d.write("README.md", "```bash\npython shape_app.py\npython texture_app.py\n```\n");
+    const auto build = [](const ScanResult& r) { return find(r, "cuda-extension-build", "hy/texgen/rasterizer/setup.py"); };
+    const ScanResult r = scan_dir(d);
+    ASSERT_NE(build(r), nullptr);
+    EXPECT_EQ(build(r)->reach, Reach::core) << build(r)->note;
+    EXPECT_EQ(build(r)->impact, VerdictImpact::dual) << build(r)->note;
+    EXPECT_NE(build(r)->note.find("shape_app.py, a program of the repository, runs without"), std::string::npos) << build(r)->note;
+    EXPECT_EQ(assess(r.findings, nullptr, test::bundled_catalogue(), r.file_lines, &r).verdict, Verdict::dual_track);
+
+    // both programs paint
+    d.write("shape_app.py", "import torch\nfrom hy.shapegen import generate\nfrom hy.texgen import paint\n\nif __name__ == '__main__':\n"
+                            "    paint(generate(torch.ones(2)))\n");
+    const ScanResult both = scan_dir(d);
+    ASSERT_NE(build(both), nullptr);
+    EXPECT_EQ(build(both)->impact, VerdictImpact::stay) << build(both)->note;
+}
+
 // facebookresearch/ConvNeXt-V2: models/utils.py imports MinkowskiEngine on load for its sparse layers.
 // The fine-tuning program takes only LayerNorm and GRN from it, which use none of it (directly or
 // through another definition); the pre-training program's sparse model needs it. Fine-tuning runs

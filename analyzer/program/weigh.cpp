@@ -410,8 +410,10 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
         FileReach r;
         const ExtensionLink* linked = nullptr;  // the extension the finding is of, if any
         bool routed = false;                    // an op whose every call a device check routes (device_routed_op)
+        bool at_build = false;                  // the extension's build (setup.py's CUDAExtension), not its code
         if (const ExtensionLink* ext = model.extension_defined_at(f.location.path, f.location.line)) {
             linked = ext;
+            at_build = true;
             r = ext->reach;
             f.subject = ext->fact.name;
             for (const auto& site : ext->imports) {
@@ -547,10 +549,13 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
         if (FileKind kind; !vocabulary.file_kind_weights.empty() && classify_file(f.location.path, kind))
             if (const auto w = vocabulary.file_kind_weights.find(std::string(to_string(kind))); w != vocabulary.file_kind_weights.end())
                 context.emplace_back(&w->second, "in a " + w->first);
-        // One program's blocker: the Python file it sits in, or the last one of its chain (an extension's import).
+        // One program's blocker: the Python file it sits in, or the last one of its chain (an extension's
+        // import; for its build too, which no program imports: Hunyuan3D-2's custom_rasterizer/setup.py,
+        // whose extension only the texture pipeline loads, as its ops were already weighed).
         if (vocabulary.other_program && r.level == Level::core && f.rule_impact == VerdictImpact::stay) {
-            std::string file = is_python_source(f.location.path) ? f.location.path : std::string();
+            std::string file = is_python_source(f.location.path) && !at_build ? f.location.path : std::string();
             if (file.empty() && !r.chain.empty()) file = split_chain_step(r.chain.back()).first;
+            if (file.empty() && at_build && is_python_source(f.location.path)) file = f.location.path;  // a JIT load no chain names
             if (!file.empty()) {
                 // By the import's use where the scan read it (an import whose names the program does not
                 // use), else by the file: asked once per file, since many findings share one.
