@@ -239,6 +239,13 @@ bool receiver_made_on_cpu(TSNode receiver, const ModuleFacts& facts, int depth =
     if (is_type(receiver, "call") && is_type(field(receiver, "function"), "attribute")) {
         // t.abs(), t.min(), t.sum(): on t's device; .to(...), .cuda() and the like move it
         const std::string m = method_of(receiver, facts);
+        // moved to the CPU in the expression (kornia's `valid_points.detach().cpu().to(torch.float64)`)
+        if (m == "cpu") return true;
+        if (m == "to") {
+            const TSNode args = field(receiver, "arguments");
+            const TSNode first = ts_node_named_child_count(args) > 0 ? ts_node_named_child(args, 0) : TSNode{};
+            if (!ts_node_is_null(first) && facts.string_value(first) == std::optional<std::string>("cpu")) return true;
+        }
         if (!one_of(m, {"to", "cuda", "type", "pin_memory", "copy_", "new_tensor", "new_zeros", "new_ones", "new_empty", "new_full"}) &&
             receiver_made_on_cpu(field(field(receiver, "function"), "object"), facts, depth + 1, origin))
             return true;
@@ -293,6 +300,8 @@ bool receiver_made_on_cpu(TSNode receiver, const ModuleFacts& facts, int depth =
 // self.allowed_dtypes:`), or passed as a keyword argument or a parameter's default naming allowed dtypes
 // (`FSQ(..., allowed_dtypes=[torch.float16, torch.float32, torch.float64])`): a list of what is
 // accepted, no tensor.
+constexpr std::string_view kAcceptedWords[] = {"allowed", "supported", "accepted", "valid"};
+
 bool only_compared(TSNode collection, const ModuleFacts& facts) {
     if (!is_type(collection, "tuple") && !is_type(collection, "list") && !is_type(collection, "set")) return false;
     const TSNode parent = ts_node_parent(collection);
@@ -308,7 +317,10 @@ bool only_compared(TSNode collection, const ModuleFacts& facts) {
     if ((is_type(parent, "keyword_argument") || is_type(parent, "default_parameter") || is_type(parent, "typed_default_parameter")) &&
         ts_node_eq(field(parent, "value"), collection)) {
         const std::string_view k = facts.text(field(parent, "name"));
-        return (k.find("allowed") != std::string_view::npos || k.find("supported") != std::string_view::npos) && several_dtypes();
+        // allowed_dtypes, supported_dtypes, kornia's accepted_dtypes, valid_dtypes
+        const bool accepted = std::any_of(std::begin(kAcceptedWords), std::end(kAcceptedWords),
+                                          [&](std::string_view w) { return k.find(w) != std::string_view::npos; });
+        return accepted && several_dtypes();
     }
     if (is_type(parent, "assignment") && ts_node_eq(field(parent, "right"), collection) && several_dtypes()) {
         const TSNode left = field(parent, "left");

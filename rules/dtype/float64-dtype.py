@@ -209,3 +209,20 @@ class DiffusionDetector(nn.Module):
         self.register_buffer("linear", linear_beta_schedule(timesteps).float())  # cast by the caller
         steps = schedule_steps(timesteps)
         self.register_buffer("first_step", next(steps).float())
+
+
+# kornia's augmentations: the accepted input dtypes, a membership list
+def validate(input):
+    # ok: float64-dtype
+    _validate_input_dtype(input, accepted_dtypes=[torch.bfloat16, torch.float16, torch.float32, torch.float64])
+
+
+# kornia's save_pointcloud_ply: moved to the CPU in the expression, for writing doubles
+def to_ply(valid_points):
+    # ok: float64-dtype
+    arr = valid_points.detach().cpu().to(torch.float64).reshape(-1)
+    # ok: float64-dtype
+    b = valid_points.to("cpu").double()
+    # ruleid: float64-dtype
+    c = valid_points.detach().cpu().double().to(valid_points.device)
+    return arr, b, c
