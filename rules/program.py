@@ -921,3 +921,36 @@ def run_graph(device, function, inputs):
     # guard: device-check
     torch.cuda.synchronize()
     return function(*inputs)
+
+
+def triangulate(X):
+    # kornia's triangulation: an arm after a test naming MPS runs only off MPS
+    if is_mps_tensor_safe(X):
+        compute_dtype = torch.float32
+    elif X.dtype == torch.float32:
+        # guard: mps-aware
+        compute_dtype = torch.float64
+    else:
+        # guard: mps-aware
+        compute_dtype = X.dtype
+    return compute_dtype
+
+
+class Metric:
+    def __init__(self, device):
+        self._device = torch.device(device)
+        # ignite's Metric: the value is replaced under a test naming MPS right after
+        self._double_dtype = (
+            # guard: mps-aware
+            torch.float64
+        )
+        if self._device.type == "mps":
+            self._double_dtype = torch.float32
+        # guard: none
+        self._half_dtype = torch.float16
+
+
+class Holder:
+    # an annotation alone (no value) has no right side to look into
+    # guard: none
+    device: torch.device

@@ -447,6 +447,33 @@ bool GuardFinder::earlier_return_checks_mps(TSNode statement) const {
     return false;
 }
 
+// `self._double_dtype = torch.float64` and then `if self._device.type == "mps": self._double_dtype =
+// torch.float32` (ignite's Metric): on MPS the value is replaced before any use. `node` is in the
+// right side of the assignment `statement` makes; one of the next statements of its block is an if
+// whose test names MPS and whose body assigns the same name.
+bool GuardFinder::rebound_under_mps_test(TSNode statement, TSNode node) const {
+    if (!is_type(statement, "expression_statement") || ts_node_named_child_count(statement) != 1) return false;
+    const TSNode assignment = ts_node_named_child(statement, 0);
+    if (!is_type(assignment, "assignment")) return false;
+    const TSNode right = field(assignment, "right");  // none in an annotation alone (`x: int`)
+    if (ts_node_is_null(right) || !contains(right, node)) return false;
+    const std::string_view target = m_facts.text(field(assignment, "left"));
+    int looked = 0;
+    for (TSNode next = ts_node_next_named_sibling(statement); !ts_node_is_null(next) && looked < 3; next = ts_node_next_named_sibling(next), ++looked) {
+        if (!is_type(next, "if_statement")) continue;
+        const Test t = classify(field(next, "condition"));
+        if (!t.mps || t.negated) continue;
+        const TSNode body = field(next, "consequence");
+        for (uint32_t k = 0; !ts_node_is_null(body) && k < ts_node_named_child_count(body); ++k) {
+            const TSNode stmt = ts_node_named_child(body, k);
+            if (is_type(stmt, "expression_statement") && ts_node_named_child_count(stmt) == 1 &&
+                is_type(ts_node_named_child(stmt, 0), "assignment") && m_facts.text(field(ts_node_named_child(stmt, 0), "left")) == target)
+                return true;
+        }
+    }
+    return false;
+}
+
 Guard GuardFinder::from_if(TSNode if_statement, TSNode node) const {
     // Which branch holds the node, and the conditions of the whole chain.
     std::vector<TSNode> conditions{field(if_statement, "condition")};
@@ -472,6 +499,12 @@ Guard GuardFinder::from_if(TSNode if_statement, TSNode node) const {
                                     : static_cast<std::size_t>(std::find_if(conditions.begin(), conditions.end(),
                                                                             [&](TSNode c) { return ts_node_eq(c, branch_condition); }) -
                                                                conditions.begin());
+    // An arm after `if is_mps_tensor_safe(X):` runs only off MPS (kornia's triangulation: float32 there,
+    // float64 in the `elif` after it).
+    for (std::size_t k = 0; k < arm && k < conditions.size(); ++k) {
+        const Test earlier = classify(conditions[k]);
+        if (earlier.mps && !earlier.negated) return {GuardKind::none, true, ""};
+    }
     // An else after one negated test is the branch below's; a chain or its siblings that test MPS
     // know MPS, as there.
     for (std::size_t k = 0; !(in_else && conditions.size() == 1) && !chain_mps && k < arm && k < conditions.size(); ++k) {
@@ -1317,8 +1350,9 @@ Guard GuardFinder::guard_of(TSNode node) const {
             }
         } else if (type == "if_statement") {
             g = from_if(parent, node);
-        } else if (type == "block") {
-            g = from_early_exit(parent, child);
+        } else if (type == "block" || type == "module") {
+            if (rebound_under_mps_test(child, node)) return {GuardKind::none, true, ""};
+            if (type == "block") g = from_early_exit(parent, child);
         } else if (type == "try_statement") {
             g = from_try(parent, node);
         } else if (type == "decorated_definition") {

@@ -92,6 +92,7 @@ private:
     Guard from_decorators(TSNode decorated) const;
     bool sibling_checks_mps(TSNode if_statement) const;
     bool earlier_return_checks_mps(TSNode statement) const;
+    bool rebound_under_mps_test(TSNode statement, TSNode node) const;
     void bind_names(TSNode root);
     void find_file_guard(TSNode root);
     std::string one_line(TSNode node) const;
