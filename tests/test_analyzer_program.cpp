@@ -3373,6 +3373,29 @@ TEST(ProgramModel, ASideFolderNamedForCudaIsInfo) {
     EXPECT_EQ(reached->severity, Severity::major) << reached->note;
 }
 
+// An example of multi-GPU training itself (lightly's examples/pytorch_lightning_distributed/, the DDP
+// twins of its single-device examples): a Mac has one GPU and runs the twins, so its findings are info.
+// The single-device example keeps tooling's minor.
+TEST(ProgramModel, AnExampleFolderNamedForDistributedTrainingIsInfo) {
+    test::TempDir d;
+    d.write("lightly/__init__.py", "import torch\n");
+    d.write("setup.py", "from setuptools import setup\nsetup(name='lightly', packages=['lightly'])\n");
+    const std::string example = "import pytorch_lightning as pl\nimport torch\n\nif __name__ == '__main__':\n"
+                                "    trainer = pl.Trainer(max_epochs=10, devices=DEVICES, accelerator='gpu', strategy='ddp')\n"
+                                "    torch.ones(2).cuda()\n";
+    d.write("examples/pytorch_lightning_distributed/simclr.py", example);
+    d.write("examples/pytorch_lightning/simclr.py", example);
+    const ScanResult r = scan_dir(d);
+    const Finding* ddp = find(r, "lightning-ddp-strategy", "examples/pytorch_lightning_distributed/simclr.py");
+    ASSERT_NE(ddp, nullptr);
+    EXPECT_EQ(ddp->reach, Reach::tooling) << ddp->note;
+    EXPECT_EQ(ddp->severity, Severity::info) << ddp->note;
+    EXPECT_NE(ddp->note.find("its folder examples/pytorch_lightning_distributed/ says `distributed`"), std::string::npos) << ddp->note;
+    const Finding* single = find(r, "cuda-method-call", "examples/pytorch_lightning/simclr.py");
+    ASSERT_NE(single, nullptr);
+    EXPECT_EQ(single->severity, Severity::minor) << single->note;
+}
+
 // The same for a compiled module of the repository's own that only builds with CUDA: a test of
 // flash-attention's fused_dense_lib cannot be imported on a Mac. A test of an extension that also
 // has a C++ build (CppExtension unless CUDA is there) keeps tooling's minor.
