@@ -509,6 +509,34 @@ void Scanner::mark_never_called(const std::vector<program::FileRecord>& records,
     std::vector<std::vector<Use>> uses_in(texts.size());
     // the names each Python file defines itself (`def NAME`, `class NAME`): there, they are its own
     std::vector<std::set<std::uint32_t>> defines(texts.size());
+    // A Python file reaches a module-level function of another only through an import of that file,
+    // direct or through others (`from pkg import f` where pkg/__init__.py re-exports it), or by writing
+    // the module's name (an import the model did not resolve): GPT-SoVITS's export_torch_script.py
+    // test(), whose one call is commented out, beside the word `test` in a dozen files that never import
+    // it. Other texts (a README, a config, a shell script) count where they write it as a use (below).
+    std::map<std::string, std::string> stems;  // candidate's file -> its module name
+    std::set<std::string> candidate_files;
+    for (const auto& c : candidates) {
+        const std::string& path = c.finding->location.path;
+        if (!candidate_files.insert(path).second) continue;
+        std::string stem = fs::path(path).stem().string();
+        if (stem == "__init__") stem = fs::path(path).parent_path().filename().string();
+        stems.emplace(path, stem);
+    }
+    const std::map<std::string, std::set<std::string>> importers = model.importers_of(candidate_files);  // -> files importing it
+    std::vector<std::set<std::string>> writes_stem(texts.size());  // the candidates' module names each file writes
+    // an import that names it, or one that takes a module's every name (`from helpers import *`, of a
+    // module the model may not have found)
+    std::vector<char> star_import(texts.size(), 0);
+    std::vector<char> class_name(names.size(), 0);  // a class's name (its methods' findings), not a function's
+    for (const auto& c : candidates)
+        if (c.method) class_name[index.at(c.name)] = 1;
+    const auto may_import_name = [&](std::size_t i, const std::string& name) {
+        const auto& imports = texts[i]->facts ? texts[i]->facts->imports : std::vector<ImportFact>();
+        return star_import[i] || std::any_of(imports.begin(), imports.end(), [&](const ImportFact& imp) {
+                   return std::find(imp.names.begin(), imp.names.end(), name) != imp.names.end();
+               });
+    };
     std::vector<bool> unreadable(texts.size(), false);
     parallel_for(texts.size(), [&](std::size_t i) {
         std::string text;
@@ -519,6 +547,12 @@ void Scanner::mark_never_called(const std::vector<program::FileRecord>& records,
             return;
         }
         const bool python = texts[i]->kind == FileKind::python;
+        star_import[i] = python && text.find(" import *") != std::string::npos;
+        if (python)
+            for (const auto& [file, stem] : stems)
+                for (std::size_t at = text.find(stem); at != std::string::npos && !writes_stem[i].count(stem); at = text.find(stem, at + 1))
+                    if ((at == 0 || !is_word_char(text[at - 1])) && (at + stem.size() >= text.size() || !is_word_char(text[at + stem.size()])))
+                        writes_stem[i].insert(stem);
         std::vector<std::pair<int, int>> imports;  // the import statements' lines
         if (python && texts[i]->facts)
             for (const auto& imp : texts[i]->facts->imports)
@@ -529,6 +563,12 @@ void Scanner::mark_never_called(const std::vector<program::FileRecord>& records,
             const std::size_t end = at + names[k].size();
             if ((at > 0 && is_word_char(text[at - 1])) || (end < text.size() && is_word_char(text[end]))) continue;
             if (python && in_python_comment(text, at)) continue;
+            // In another text, a use is written as one: called (`test(`), or named by its module
+            // (`pkg.mod.test`, a config target; `mod:test`, an entry point). Prose that has the word
+            // (GPT-SoVITS's documents, full of "test") names no function.
+            // (A class keeps any mention: a registry's config names it bare, `type: ResNet`.)
+            if (!python && !class_name[k] && !(end < text.size() && text[end] == '(') && !(at > 0 && (text[at - 1] == '.' || text[at - 1] == ':')))
+                continue;
             if (at < counted) counted = 0, line = 1;
             line += static_cast<int>(std::count(text.begin() + static_cast<std::ptrdiff_t>(counted), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
             counted = at;
@@ -563,6 +603,9 @@ void Scanner::mark_never_called(const std::vector<program::FileRecord>& records,
             // run_gqa.py each have their own load_and_cache_examples) calls its own, unless it
             // imports this file.
             if (!own && defines[i].count(k) && !model.imports_file(texts[i]->path, c.finding->location.path)) continue;
+            if (!own && !c.method && texts[i]->kind == FileKind::python && !importers.at(c.finding->location.path).count(texts[i]->path) &&
+                !writes_stem[i].count(stems.at(c.finding->location.path)) && !may_import_name(i, c.name))
+                continue;
             used = std::any_of(uses_in[i].begin(), uses_in[i].end(), [&](const Use& u) {
                 return u.name == k && !(own && c.span.first <= u.line && u.line <= c.span.second);
             });

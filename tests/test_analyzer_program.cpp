@@ -4136,6 +4136,33 @@ TEST(ProgramModel, AnImportedPackageModuleWithAMainBlockIsNoProgramUnlessNamedAs
     EXPECT_EQ(own->reach, Reach::core) << own->note;
 }
 
+// GPT-SoVITS's export_torch_script.py: test(), whose one call is commented out, beside the word `test`
+// in files that never import the module (webui.py's loop variable and keyword argument) and in prose
+// ("run the test"). Neither is a use: it is never called. A file that imports the module and calls it, a script
+// that calls it, and a config that names it by its module keep it called.
+TEST(ProgramModel, ACommonWordInFilesThatCannotReachTheFunctionIsNoUse) {
+    test::TempDir d;
+    d.write("export.py", "import torch\n\n\nclass Model(torch.nn.Module):\n    pass\n\n\ndef test():\n    return torch.ones(2).to('cuda')\n");
+    d.write("stream.py", "from export import Model\n");
+    d.write("train.py", "import torch\nfrom stream import Model\n\nif __name__ == '__main__':\n    Model()(torch.ones(2)).sum().backward()\n");
+    d.write("webui.py", "import torch\n\n\ndef run(test=True):\n    for test in [0, 1]:\n        print(test)\n\n\n"
+                        "if __name__ == '__main__':\n    run()\n");
+    d.write("README.md", "Run the test before you train.\n");
+    const auto guard = [](const ScanResult& r) {
+        const Finding* f = find(r, "hardcoded-cuda-device", "export.py");
+        return f ? f->guard : GuardKind::platform;  // platform: not found
+    };
+    EXPECT_EQ(guard(scan_dir(d)), GuardKind::never_called);
+    d.write("tools.sh", "python -c 'import export; export.test()'\n");
+    EXPECT_EQ(guard(scan_dir(d)), GuardKind::none) << "a script that calls it";
+    d.write("tools.sh", "echo\n");
+    d.write("check.py", "import stream\nfrom export import test\n\nif __name__ == '__main__':\n    test()\n");
+    EXPECT_EQ(guard(scan_dir(d)), GuardKind::none) << "a file that imports and calls it";
+    d.write("check.py", "import os\n");
+    d.write("webui.py", "from export import *\n\n\nif __name__ == '__main__':\n    test()\n");
+    EXPECT_EQ(guard(scan_dir(d)), GuardKind::none) << "a star import";
+}
+
 // NVIDIA/flownet2-pytorch has an __init__.py at its root. The self-test check climbs the packages
 // above a module with a __main__ block, and at the root it climbed forever (the scan never ended, at
 // bb196ef). It stops at the root: the module is a package module like any other.

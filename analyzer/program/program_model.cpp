@@ -1551,6 +1551,26 @@ bool ProgramModel::imports_file(const std::string& from, const std::string& to) 
     return it != m_edges.end() && std::any_of(it->second.begin(), it->second.end(), [&](const Edge& e) { return e.to == to; });
 }
 
+std::map<std::string, std::set<std::string>> ProgramModel::importers_of(const std::set<std::string>& paths) const {
+    std::map<std::string, std::vector<std::string>> importers;  // imported -> files importing it
+    for (const auto& [from, edges] : m_edges)
+        for (const auto& e : edges)
+            if (e.to != from) importers[e.to].push_back(from);
+    std::map<std::string, std::set<std::string>> out;
+    for (const auto& path : paths) {
+        std::set<std::string>& found = out[path];
+        std::deque<std::string> queue{path};
+        while (!queue.empty()) {
+            const std::string cur = queue.front();
+            queue.pop_front();
+            if (const auto it = importers.find(cur); it != importers.end())
+                for (const auto& from : it->second)
+                    if (from != path && found.insert(from).second) queue.push_back(from);
+        }
+    }
+    return out;
+}
+
 bool ProgramModel::named_as_program(const std::string& path) const {
     const auto words = name_words(path);
     return std::any_of(words.begin(), words.end(), [&](const std::string& w) {

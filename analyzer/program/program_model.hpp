@@ -250,6 +250,9 @@ public:
     std::set<std::string> imported_from(const std::string& path) const;
     // Whether `from` imports `to` itself, by any import (guarded, lazy or not).
     bool imports_file(const std::string& from, const std::string& to) const;
+    // For each of `paths`, the files that import it by any import, directly or through other files
+    // (itself not included).
+    std::map<std::string, std::set<std::string>> importers_of(const std::set<std::string>& paths) const;
     // The one import, inside a function, by which the project loads `path` (axolotl's
     // fix_mamba_attn_for_loss() holds the only import of modeling_mamba.py): (importer, line), the last
     // step of the file's chain. nullopt when another import, or a command, reaches the file.
