@@ -514,17 +514,21 @@ void Scanner::mark_never_called(const std::vector<program::FileRecord>& records,
     // the module's name (an import the model did not resolve): GPT-SoVITS's export_torch_script.py
     // test(), whose one call is commented out, beside the word `test` in a dozen files that never import
     // it. Other texts (a README, a config, a shell script) count where they write it as a use (below).
-    std::map<std::string, std::string> stems;  // candidate's file -> its module name
+    std::map<std::string, std::uint32_t> stem_of;  // candidate's file -> its module name's place in `stems`
+    std::vector<std::string> stems;
     std::set<std::string> candidate_files;
     for (const auto& c : candidates) {
         const std::string& path = c.finding->location.path;
         if (!candidate_files.insert(path).second) continue;
         std::string stem = fs::path(path).stem().string();
         if (stem == "__init__") stem = fs::path(path).parent_path().filename().string();
-        stems.emplace(path, stem);
+        const auto at = std::find(stems.begin(), stems.end(), stem);
+        stem_of.emplace(path, static_cast<std::uint32_t>(at - stems.begin()));
+        if (at == stems.end()) stems.push_back(std::move(stem));
     }
+    const TriggerSet stem_words(stems);
     const std::map<std::string, std::set<std::string>> importers = model.importers_of(candidate_files);  // -> files importing it
-    std::vector<std::set<std::string>> writes_stem(texts.size());  // the candidates' module names each file writes
+    std::vector<std::set<std::uint32_t>> writes_stem(texts.size());  // the candidates' module names each file writes
     // an import that names it, or one that takes a module's every name (`from helpers import *`, of a
     // module the model may not have found)
     std::vector<char> star_import(texts.size(), 0);
@@ -549,10 +553,10 @@ void Scanner::mark_never_called(const std::vector<program::FileRecord>& records,
         const bool python = texts[i]->kind == FileKind::python;
         star_import[i] = python && text.find(" import *") != std::string::npos;
         if (python)
-            for (const auto& [file, stem] : stems)
-                for (std::size_t at = text.find(stem); at != std::string::npos && !writes_stem[i].count(stem); at = text.find(stem, at + 1))
-                    if ((at == 0 || !is_word_char(text[at - 1])) && (at + stem.size() >= text.size() || !is_word_char(text[at + stem.size()])))
-                        writes_stem[i].insert(stem);
+            for (const auto& [at, k] : stem_words.find_each(text)) {
+                const std::size_t end = at + stems[k].size();
+                if ((at == 0 || !is_word_char(text[at - 1])) && (end >= text.size() || !is_word_char(text[end]))) writes_stem[i].insert(k);
+            }
         std::vector<std::pair<int, int>> imports;  // the import statements' lines
         if (python && texts[i]->facts)
             for (const auto& imp : texts[i]->facts->imports)
@@ -604,7 +608,7 @@ void Scanner::mark_never_called(const std::vector<program::FileRecord>& records,
             // imports this file.
             if (!own && defines[i].count(k) && !model.imports_file(texts[i]->path, c.finding->location.path)) continue;
             if (!own && !c.method && texts[i]->kind == FileKind::python && !importers.at(c.finding->location.path).count(texts[i]->path) &&
-                !writes_stem[i].count(stems.at(c.finding->location.path)) && !may_import_name(i, c.name))
+                !writes_stem[i].count(stem_of.at(c.finding->location.path)) && !may_import_name(i, c.name))
                 continue;
             used = std::any_of(uses_in[i].begin(), uses_in[i].end(), [&](const Use& u) {
                 return u.name == k && !(own && c.span.first <= u.line && u.line <= c.span.second);

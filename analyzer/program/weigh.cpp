@@ -553,9 +553,8 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
         // import; for its build too, which no program imports: Hunyuan3D-2's custom_rasterizer/setup.py,
         // whose extension only the texture pipeline loads, as its ops were already weighed).
         if (vocabulary.other_program && r.level == Level::core && f.rule_impact == VerdictImpact::stay) {
-            std::string file = is_python_source(f.location.path) && !at_build ? f.location.path : std::string();
-            if (file.empty() && !r.chain.empty()) file = split_chain_step(r.chain.back()).first;
-            if (file.empty() && at_build && is_python_source(f.location.path)) file = f.location.path;  // a JIT load no chain names
+            std::string file = is_python_source(f.location.path) ? f.location.path : std::string();
+            if ((file.empty() || at_build) && !r.chain.empty()) file = split_chain_step(r.chain.back()).first;
             if (!file.empty()) {
                 // By the import's use where the scan read it (an import whose names the program does not
                 // use), else by the file: asked once per file, since many findings share one.

@@ -240,12 +240,7 @@ bool receiver_made_on_cpu(TSNode receiver, const ModuleFacts& facts, int depth =
         // t.abs(), t.min(), t.sum(): on t's device; .to(...), .cuda() and the like move it
         const std::string m = method_of(receiver, facts);
         // moved to the CPU in the expression (kornia's `valid_points.detach().cpu().to(torch.float64)`)
-        if (m == "cpu") return true;
-        if (m == "to") {
-            const TSNode args = field(receiver, "arguments");
-            const TSNode first = ts_node_named_child_count(args) > 0 ? ts_node_named_child(args, 0) : TSNode{};
-            if (!ts_node_is_null(first) && facts.string_value(first) == std::optional<std::string>("cpu")) return true;
-        }
+        if (m == "cpu" || (m == "to" && to_call_use(receiver, facts) == Use::cpu)) return true;
         if (!one_of(m, {"to", "cuda", "type", "pin_memory", "copy_", "new_tensor", "new_zeros", "new_ones", "new_empty", "new_full"}) &&
             receiver_made_on_cpu(field(field(receiver, "function"), "object"), facts, depth + 1, origin))
             return true;
