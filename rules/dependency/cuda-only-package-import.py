@@ -33,6 +33,9 @@ import xentropy_cuda_lib
 import ctranslate2
 # ruleid: cuda-only-package-import
 from faster_whisper.transcribe import TranscriptionOptions
+# spconv's kernel generator: no macOS build
+# ruleid: cuda-only-package-import
+from cumm import tensorview as tv
 
 try:
     # ok: cuda-only-package-import
