@@ -4750,4 +4750,33 @@ TEST(ProgramModel, TritonKernelDetailsAreFoldedIntoTheImportOfTriton) {
     EXPECT_EQ(device->note.find("triton kernels"), std::string::npos) << device->note;
 }
 
+// huggingface/accelerate loads transformer_engine inside convert_model() and megatron inside its
+// Megatron plugin's set_tensorboard_logging_options(): a module the run imports, whose CUDA-only
+// package only a call of that function needs (rules/program.yaml lazy_package_import). The same
+// import in a function of the entry's own file is the program's and keeps its weight.
+TEST(ProgramModel, ACudaOnlyPackageImportedInsideALibraryFunctionIsDualAtMost) {
+    test::TempDir d;
+    d.write("pkg/__init__.py", "from .fp8 import convert_model\n");
+    d.write("pkg/fp8.py", "import torch\n\n\ndef convert_model(model):\n    import transformer_engine.pytorch as te\n"
+                          "    return te.Linear(4, 4)\n");
+    d.write("train.py", "import sys\nimport torch\nfrom pkg import convert_model\n\n\ndef main():\n    model = torch.nn.Linear(4, 4)\n"
+                        "    if fp8:\n        model = convert_model(model)\n    return model\n\n\nfp8 = '--fp8' in sys.argv\nif __name__ == '__main__':\n    main()\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* lazy = find(r, "cuda-only-package-import", "pkg/fp8.py");
+    ASSERT_NE(lazy, nullptr);
+    EXPECT_EQ(lazy->reach, Reach::core) << lazy->note;
+    EXPECT_EQ(lazy->impact, VerdictImpact::dual) << lazy->note;
+    EXPECT_EQ(lazy->severity, Severity::major) << lazy->note;
+    EXPECT_NE(lazy->note.find("imported inside a function of a module the run imports"), std::string::npos) << lazy->note;
+    EXPECT_EQ(assess(r.findings, nullptr, test::bundled_catalogue(), r.file_lines, &r).verdict, Verdict::dual_track);
+
+    d.write("train.py", "import torch\n\n\ndef main():\n    import transformer_engine.pytorch as te\n    return te.Linear(4, 4)\n\n\n"
+                        "if __name__ == '__main__':\n    main()\n");
+    const ScanResult own = scan_dir(d);
+    const Finding* entry = find(own, "cuda-only-package-import", "train.py");
+    ASSERT_NE(entry, nullptr);
+    EXPECT_EQ(entry->impact, VerdictImpact::stay) << entry->note;
+    EXPECT_EQ(assess(own.findings, nullptr, test::bundled_catalogue(), own.file_lines, &own).verdict, Verdict::stay_on_cuda);
+}
+
 }  // namespace mpsport

@@ -519,6 +519,7 @@ void ProgramModel::add_edges(const FileRecord& file) {
     for (const auto& imp : file.facts->imports) {
         const auto [guard, guard_note] = guard_as_commanded(imp);
         if (!imp.lazy && guard == GuardKind::none) m_imports_on_load.insert({file.path, imp.line});
+        if (imp.lazy) m_lazy_imports.insert({file.path, imp.line});
         using Names = std::optional<std::vector<std::string>>;
         const bool star = std::find(imp.names.begin(), imp.names.end(), "*") != imp.names.end();
         const Names taken = imp.names.empty() || star ? Names() : Names(imp.names);  // from the module the statement names

@@ -194,6 +194,14 @@ public:
     std::string module_name_of(const std::string& path) const;
     // Whether `path` imports something at `line` unguarded, at module level (it runs on import).
     bool imports_on_load(const std::string& path, int line) const { return m_imports_on_load.count({path, line}) > 0; }
+    // Whether `path` imports something at `line` inside a function body (it runs when that function is
+    // called).
+    bool imports_lazily(const std::string& path, int line) const { return m_lazy_imports.count({path, line}) > 0; }
+    // Whether `path` is an entry point of a training run (not a test, benchmark or example).
+    bool is_run_entry(const std::string& path) const {
+        return std::any_of(m_summary.entry_points.begin(), m_summary.entry_points.end(),
+                           [&](const EntryPoint& e) { return e.path == path && !e.tooling; });
+    }
     // The files that import one of `seeds` (path -> the CUDA-only package it imports on load and where:
     // "triton (a.py:3)") unguarded at module level, directly or through such imports of the
     // repository's own modules, seeds included: each with why ("imports triton (a.py:3)",
@@ -363,6 +371,7 @@ private:
     std::vector<ImportSite> importers_of(const std::string& module, const std::string& name) const;
     std::map<std::string, std::vector<Edge>> m_edges;
     std::set<std::pair<std::string, int>> m_imports_on_load;  // (path, line) of unguarded module-level imports
+    std::set<std::pair<std::string, int>> m_lazy_imports;     // (path, line) of imports in a function body
     std::map<std::string, std::vector<ImportSite>> m_external;  // dotted name -> import sites
     std::vector<std::pair<std::string, FileReach>> m_reach_list;
     std::map<std::string, FileReach> m_reach;
