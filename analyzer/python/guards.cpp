@@ -1353,6 +1353,22 @@ Guard GuardFinder::guard_of(TSNode node) const {
         } else if (type == "block" || type == "module") {
             if (rebound_under_mps_test(child, node)) return {GuardKind::none, true, ""};
             if (type == "block") g = from_early_exit(parent, child);
+        } else if (type == "for_statement") {
+            // `for i in range(torch.cuda.device_count()):` runs its body once per CUDA device: never
+            // on a Mac (accelerate's get_max_memory), as under `if torch.cuda.device_count():`.
+            const TSNode right = field(parent, "right");
+            if (contains(field(parent, "body"), node) && is_type(right, "call") && m_facts.text(field(right, "function")) == "range") {
+                const TSNode args = field(right, "arguments");
+                if (ts_node_named_child_count(args) == 1) {
+                    // (or a name bound from the count: `num_gpus = torch.cuda.device_count()`, which the
+                    // vocabulary also calls distributed)
+                    const TSNode count = ts_node_named_child(args, 0);
+                    const auto bound = is_type(count, "identifier") ? m_bound.find(m_facts.text(count)) : m_bound.end();
+                    const Test t = classify(count);
+                    if (((t.kind == GuardKind::device_check && !t.negated) || (bound != m_bound.end() && bound->second == GuardKind::device_check)) && !t.mps)
+                        g = {GuardKind::device_check, false, "for over " + one_line(right) + ": no iteration without a CUDA device"};
+                }
+            }
         } else if (type == "try_statement") {
             g = from_try(parent, node);
         } else if (type == "decorated_definition") {
