@@ -704,6 +704,23 @@ TEST_F(PythonEngineTest, ImportOfAPackageWhoseMacBuildRunsOnTheCpuOnlyIsDualTrac
     }
 }
 
+TEST_F(PythonEngineTest, NumbasCudaTargetIsACudaOnlyImportAndTheRestOfNumbaIsInfo) {
+    // numba compiles for the CPU on a Mac; its CUDA target does not (speechbrain's transducer loss:
+    // `from numba import cuda`, @cuda.jit kernels).
+    for (const char* text : {"from numba import cuda\n", "import numba.cuda as nc\n"}) {
+        const auto fs = of(scan(text), "cuda-only-package-import");
+        ASSERT_EQ(fs.size(), 1u) << text;
+        EXPECT_NE(fs[0].severity, Severity::info) << text;
+        EXPECT_EQ(fs[0].impact, VerdictImpact::dual) << text;
+    }
+    for (const char* text : {"import numba\n", "from numba import njit, prange\n"}) {
+        const auto fs = of(scan(text), "cuda-only-package-import");
+        ASSERT_EQ(fs.size(), 1u) << text;
+        EXPECT_EQ(fs[0].severity, Severity::info) << text;
+        EXPECT_EQ(fs[0].impact, VerdictImpact::none) << text;
+    }
+}
+
 TEST_F(PythonEngineTest, ImportOfAPackagesPurePythonPartsIsInfo) {
     // mmcv keeps its CUDA code in mmcv.ops (rules/packages: cuda_submodules); dinov2 imports
     // mmcv.utils.Registry and detectron2 a ConfigDict, which install on macOS.
