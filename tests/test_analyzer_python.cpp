@@ -619,6 +619,12 @@ TEST_F(PythonEngineTest, APackageLoadedThroughAnotherLibrarysKeywordIsAUse) {
     ASSERT_EQ(later[0].related.size(), 1u);
     EXPECT_EQ(later[0].related[0].location.line, 3);
     EXPECT_EQ(later[0].related[0].label, "`load_in_8bit=True` also loads bitsandbytes");
+
+    // diffusers' quantization_config.py defines its own BitsAndBytesConfig and calls it: no use
+    EXPECT_TRUE(of(scan("class BitsAndBytesConfig:\n    def to_dict(self):\n        return {}\n\n\n"
+                        "def defaults():\n    return BitsAndBytesConfig().to_dict()\n"),
+                   "cuda-only-package-import")
+                    .empty());
 }
 
 // alpaca-lora's generate.py: `load_in_8bit=` in the CUDA arm of a chain whose next arm is MPS's. The Mac
