@@ -4770,6 +4770,21 @@ TEST(ProgramModel, ACudaOnlyPackageImportedInsideALibraryFunctionIsDualAtMost) {
     EXPECT_NE(lazy->note.find("imported inside a function of a module the run imports"), std::string::npos) << lazy->note;
     EXPECT_EQ(assess(r.findings, nullptr, test::bundled_catalogue(), r.file_lines, &r).verdict, Verdict::dual_track);
 
+    // a package for scale or speed loaded that way by the package's API (pytorch_geometric's
+    // to_cugraph(): cudf, cugraph; only its tests call it) is an option the run can leave off
+    test::TempDir api;
+    api.write("setup.py", "from setuptools import setup\nsetup(name='pkg', packages=['pkg'])\n");
+    api.write("pkg/__init__.py", "from .convert import to_fast\n");
+    api.write("pkg/convert.py", "import torch\n\n\ndef to_fast(model):\n    import deepspeed\n    return deepspeed.init_inference(model)\n");
+    api.write("tests/test_convert.py", "import torch\nfrom pkg import to_fast\n\n\ndef test_fast():\n    to_fast(torch.nn.Linear(2, 2))\n");
+    const ScanResult scale = scan_dir(api);
+    const Finding* speed = find(scale, "cuda-only-package-import", "pkg/convert.py");
+    ASSERT_NE(speed, nullptr);
+    EXPECT_EQ(speed->reach, Reach::core) << speed->note;
+    EXPECT_EQ(speed->impact, VerdictImpact::none) << speed->note;
+    EXPECT_EQ(speed->severity, Severity::info) << speed->note;
+    EXPECT_EQ(assess(scale.findings, nullptr, test::bundled_catalogue(), scale.file_lines, &scale).verdict, Verdict::migrate);
+
     d.write("train.py", "import torch\n\n\ndef main():\n    import transformer_engine.pytorch as te\n    return te.Linear(4, 4)\n\n\n"
                         "if __name__ == '__main__':\n    main()\n");
     const ScanResult own = scan_dir(d);

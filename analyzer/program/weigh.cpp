@@ -544,10 +544,15 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
         // A CUDA-only package that a module the run imports loads only inside one of its functions
         // (rules/program.yaml lazy_package_import): accelerate's convert_model() and its Megatron
         // plugin's logging options. Not in an entry's own file, whose functions its main block runs.
-        if (vocabulary.lazy_package_import && f.category == "dependency" && is_python_source(f.location.path) && r.level == Level::core &&
-            f.guard == GuardKind::none && f.rule_impact != VerdictImpact::none && model.imports_lazily(f.location.path, f.location.line) &&
-            !model.is_run_entry(f.location.path))
-            context.emplace_back(&*vocabulary.lazy_package_import, "imported inside a function of a module the run imports");
+        // A package for scale or speed (its own weight dual) loaded that way is an option the run can
+        // leave off (on_demand_package): pytorch_geometric's to_cugraph() imports cudf and cugraph.
+        if (f.category == "dependency" && is_python_source(f.location.path) && r.level == Level::core && f.guard == GuardKind::none &&
+            f.rule_impact != VerdictImpact::none && model.imports_lazily(f.location.path, f.location.line) && !model.is_run_entry(f.location.path)) {
+            if (f.rule_impact == VerdictImpact::dual && vocabulary.on_demand_package)
+                context.emplace_back(&*vocabulary.on_demand_package, "a package for scale or speed imported inside a function of a module the run imports");
+            else if (vocabulary.lazy_package_import)
+                context.emplace_back(&*vocabulary.lazy_package_import, "imported inside a function of a module the run imports");
+        }
         if (vocabulary.build_host && (r.level == Level::tooling || r.level == Level::unreached))
             if (const auto dir = folder_named(f.location.path, vocabulary.build_host_dirs)) context.emplace_back(&*vocabulary.build_host, "in " + *dir + "/");
         if (vocabulary.container_predictor)
