@@ -4794,4 +4794,36 @@ TEST(ProgramModel, ACudaOnlyPackageImportedInsideALibraryFunctionIsDualAtMost) {
     EXPECT_EQ(assess(own.findings, nullptr, test::bundled_catalogue(), own.file_lines, &own).verdict, Verdict::stay_on_cuda);
 }
 
+
+// petals' server imports petals/utils/peft.py only inside its functions ("Delay import of
+// petals.utils.peft to avoid unnecessary import of bitsandbytes"), and peft.py imports bitsandbytes at
+// its top: the package is loaded on demand, and so is its declaration in setup.cfg. A module that an
+// entry's own function imports is the program's: main() runs.
+TEST(ProgramModel, APackageOnlyAModuleImportedInsideFunctionsLoadsIsOnDemand) {
+    test::TempDir d;
+    d.write("setup.cfg", "[metadata]\nname = srv\n\n[options]\npackages = find:\ninstall_requires =\n    torch\n    bitsandbytes==0.41.1\n");
+    d.write("srv/__init__.py", "");
+    d.write("srv/adapters.py", "import bitsandbytes as bnb\nimport torch\n\n\ndef quantize(m):\n    return bnb.nn.Linear8bitLt(2, 2)\n");
+    d.write("srv/server.py", "import torch\n\n\ndef load_adapter(m):\n    # late, to avoid importing bitsandbytes\n    from srv.adapters import quantize\n"
+                            "    return quantize(m)\n");
+    d.write("run_server.py", "import torch\nfrom srv.server import load_adapter\n\n\ndef main():\n    return load_adapter(torch.nn.Linear(2, 2))\n\n\n"
+                             "if __name__ == '__main__':\n    main()\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* import = find(r, "cuda-only-package-import", "srv/adapters.py");
+    ASSERT_NE(import, nullptr);
+    EXPECT_EQ(import->impact, VerdictImpact::none) << import->note;
+    EXPECT_NE(import->note.find("imports only inside functions (srv/server.py:6)"), std::string::npos) << import->note;
+    const Finding* declared = find(r, "cuda-only-package-dependency", "setup.cfg");
+    ASSERT_NE(declared, nullptr);
+    EXPECT_EQ(declared->impact, VerdictImpact::none) << declared->note;
+    EXPECT_EQ(assess(r.findings, nullptr, test::bundled_catalogue(), r.file_lines, &r).verdict, Verdict::migrate);
+
+    d.write("run_server.py", "import torch\n\n\ndef main():\n    from srv.adapters import quantize\n    return quantize(torch.nn.Linear(2, 2))\n\n\n"
+                             "if __name__ == '__main__':\n    main()\n");
+    const ScanResult direct = scan_dir(d);
+    const Finding* needed = find(direct, "cuda-only-package-import", "srv/adapters.py");
+    ASSERT_NE(needed, nullptr);
+    EXPECT_EQ(needed->impact, VerdictImpact::dual) << needed->note;
+}
+
 }  // namespace mpsport

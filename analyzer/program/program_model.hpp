@@ -197,6 +197,16 @@ public:
     // Whether `path` imports something at `line` inside a function body (it runs when that function is
     // called).
     bool imports_lazily(const std::string& path, int line) const { return m_lazy_imports.count({path, line}) > 0; }
+    // Where `path` is a module that the repository imports only inside functions of modules that are
+    // not run entries themselves (petals' utils/peft.py: "Delay import of petals.utils.peft to avoid
+    // unnecessary import of bitsandbytes"): one such import, "petals/server/server.py:307"; nullopt
+    // where any other file imports it at module level, or an entry's function does.
+    std::optional<std::string> imported_only_lazily(const std::string& path) const;
+    // Where every import of the outside package `package` by the checkout of `declared_in`, outside
+    // tests and examples, loads it only on demand: inside a function of a module that is no run entry,
+    // or at the top of a module imported only that way. One such import ("petals/utils/peft.py:6"), or
+    // nullopt (none, or one loaded otherwise).
+    std::optional<std::string> package_loaded_on_demand(std::string_view package, const std::string& declared_in) const;
     // Whether `path` is an entry point of a training run (not a test, benchmark or example).
     bool is_run_entry(const std::string& path) const {
         return std::any_of(m_summary.entry_points.begin(), m_summary.entry_points.end(),
