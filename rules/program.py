@@ -971,3 +971,12 @@ def free_memory():
         torch.cuda.set_device(i)
     # guard: none
     return max_memory
+
+
+def spawn(args, gpu):
+    # SimCLR's main.py: more than one node is a multi-node run, which a Mac never starts
+    if args.nodes > 1:
+        # guard: distributed-gate
+        dist.init_process_group("nccl", rank=gpu, world_size=args.world_size)
+    # guard: none
+    return gpu
