@@ -1867,6 +1867,7 @@ TEST(ProgramModel, VendoredCodeTheRunDoesNotReachIsInfo) {
     d.write("examples/ours/LICENSE", "  MIT License\n\n  Copyright (c) Lab.\n\n  Permission is hereby granted, free of charge...\n");
     d.write("examples/ours/run.py", "import torch\nw = torch.zeros(2).cuda()\n");       // the project's own licence, re-indented
     d.write("third_party/lib/helpers.py", "import torch\nv = torch.zeros(2).cuda()\n");   // by its folder's name
+    d.write("extern/ldm/modules.py", "import torch\nu = torch.zeros(2).cuda()\n");       // threestudio's extern/
     ScanOptions o;
     o.cache_dir = d.path() / ".mpsport_cache";
     const ScanResult r = scan_dir(d, o);
@@ -1880,6 +1881,7 @@ TEST(ProgramModel, VendoredCodeTheRunDoesNotReachIsInfo) {
     EXPECT_NE(demo.note.find("vendored in csrc/sdk/"), std::string::npos) << demo.note;
     EXPECT_EQ(at(r, "csrc/sdk/unused.py").severity, Severity::info);
     EXPECT_EQ(at(r, "third_party/lib/helpers.py").severity, Severity::info);
+    EXPECT_EQ(at(r, "extern/ldm/modules.py").severity, Severity::info);
     EXPECT_EQ(at(r, "examples/ours/run.py").severity, Severity::minor) << "the project's own licence: its own example";
     EXPECT_EQ(at(r, "sdk/wrapper.py").reach, Reach::core);
     EXPECT_EQ(at(r, "sdk/wrapper.py").severity, Severity::major) << "a licensed package the run imports is not set aside";
