@@ -237,19 +237,23 @@ bool QuerySet::holds(const Predicate& p, const TSQueryMatch& match, const Module
     if (op == "not-in-table-of") {
         // (#not-in-table-of? @finding "^torch\\."): not a key or value of a dict literal with three or
         // more entries naming such things: a lookup table over dtypes (stable-fast-3d's `EPS_DTYPE =
-        // {torch.float16: 1e-4, ..., torch.float64: 1e-8}`, an old collate's `numpy_type_map`) makes none.
-        const TSNode pair = ts_node_parent(node);
+        // {torch.float16: 1e-4, ..., torch.float64: 1e-8}`, an old collate's `numpy_type_map`) makes none;
+        // nor a tuple value of one (torchvision's MNIST reader: `14: (torch.float64, np.dtype('>f8'), 'f8')`).
+        TSNode pair = ts_node_parent(node);
+        if (is_type(pair, "tuple")) pair = ts_node_parent(pair);
         const TSNode dict = ts_node_is_null(pair) ? TSNode{} : ts_node_parent(pair);
         if (!is_type(pair, "pair") || !is_type(dict, "dictionary")) return true;
+        const auto names = [&](TSNode side) {
+            if (ts_node_is_null(side)) return false;
+            if (!is_type(side, "tuple")) return std::regex_search(facts.qualname(side), *p.regex);
+            for (uint32_t k = 0; k < ts_node_named_child_count(side); ++k)
+                if (std::regex_search(facts.qualname(ts_node_named_child(side, k)), *p.regex)) return true;
+            return false;
+        };
         int naming = 0;
         for (uint32_t i = 0; i < ts_node_named_child_count(dict); ++i) {
             const TSNode entry = ts_node_named_child(dict, i);
-            if (!is_type(entry, "pair")) continue;
-            for (const TSNode side : {field(entry, "key"), field(entry, "value")})
-                if (!ts_node_is_null(side) && std::regex_search(facts.qualname(side), *p.regex)) {
-                    ++naming;
-                    break;
-                }
+            if (is_type(entry, "pair") && (names(field(entry, "key")) || names(field(entry, "value")))) ++naming;
         }
         return naming < 3;
     }

@@ -38,6 +38,16 @@ EPS_DTYPE = {
 numpy_type_map = {"float64": torch.DoubleTensor, "float32": torch.FloatTensor, "int64": torch.LongTensor}
 # ruleid: float64-dtype
 config = {"dtype": torch.float64, "steps": 10}
+# torchvision's MNIST reader: a table of the IDX format's types, read on the CPU
+SN3_TYPEMAP = {
+    8: (torch.uint8, np.uint8, np.uint8),
+    11: (torch.int16, np.dtype(">i2"), "i2"),
+    13: (torch.float32, np.dtype(">f4"), "f4"),
+    # ok: float64-dtype
+    14: (torch.float64, np.dtype(">f8"), "f8"),
+}
+# ruleid: float64-dtype
+pairs = {"weights": (torch.float64, 3)}
 
 
 class Diffusion(nn.Module):
