@@ -225,8 +225,6 @@ struct ProgramVocabulary {
     std::optional<WeightRule> cuda_bound_tooling;
     // A package for scale or speed in a module the run imports only on demand, in one arm of an if.
     std::optional<WeightRule> on_demand_package;
-    // A CUDA-only package imported inside a function of a module the run imports (not an entry's own file).
-    std::optional<WeightRule> lazy_package_import;
     // An extension of a vendored project that the run can do without: an optional package.
     std::optional<WeightRule> vendored_fallback;
     // an extension build with nvcc flags and sources the scan cannot read, in a repository with no .cu/.cuh file

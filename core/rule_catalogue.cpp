@@ -315,7 +315,6 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
     list_and_weight("vendored", "dirs", p.vendored_dirs, p.vendored);
     if (const YAML::Node v = doc["cuda_bound_tooling"]) p.cuda_bound_tooling = parse_weight(v, "cuda_bound_tooling", file);
     if (const YAML::Node v = doc["on_demand_package"]) p.on_demand_package = parse_weight(v, "on_demand_package", file);
-    if (const YAML::Node v = doc["lazy_package_import"]) p.lazy_package_import = parse_weight(v, "lazy_package_import", file);
     if (const YAML::Node v = doc["vendored_fallback"]) p.vendored_fallback = parse_weight(v, "vendored_fallback", file);
     if (const YAML::Node v = doc["twin_definition"]) p.twin_definition = parse_weight(v, "twin_definition", file);
     if (const YAML::Node v = doc["registry_choice"]) p.registry_choice = parse_weight(v, "registry_choice", file);
@@ -350,7 +349,7 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
         }
     }
     static const std::set<std::string> known = {"guards",       "tooling",  "guard_weights",    "reach_weights",      "reach_weights_for", "data_readers",
-                                                "vendored",     "scale_out_launch", "cuda_bound_tooling", "on_demand_package", "lazy_package_import", "vendored_fallback", "twin_definition", "registry_choice", "no_cuda_sources", "device_routed_op", "mps_build", "kernel_twin", "kernel_details", "package_details", "other_program", "file_kind_weights", "build_hosts", "cuda_named_tooling", "container_predictor", "module_level_scripts",
+                                                "vendored",     "scale_out_launch", "cuda_bound_tooling", "on_demand_package", "vendored_fallback", "twin_definition", "registry_choice", "no_cuda_sources", "device_routed_op", "mps_build", "kernel_twin", "kernel_details", "package_details", "other_program", "file_kind_weights", "build_hosts", "cuda_named_tooling", "container_predictor", "module_level_scripts",
                                                 "reach_weights_by_file_kind"};
     for (const auto& kv : doc)
         if (const std::string key = kv.first.as<std::string>(); !known.count(key)) fail(file, "unknown top-level key '" + key + "'");

@@ -519,7 +519,6 @@ void ProgramModel::add_edges(const FileRecord& file) {
     for (const auto& imp : file.facts->imports) {
         const auto [guard, guard_note] = guard_as_commanded(imp);
         if (!imp.lazy && guard == GuardKind::none) m_imports_on_load.insert({file.path, imp.line});
-        if (imp.lazy) m_lazy_imports.insert({file.path, imp.line});
         using Names = std::optional<std::vector<std::string>>;
         const bool star = std::find(imp.names.begin(), imp.names.end(), "*") != imp.names.end();
         const Names taken = imp.names.empty() || star ? Names() : Names(imp.names);  // from the module the statement names
@@ -1215,34 +1214,6 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
         m_summary.incomplete_reason = "no entry point found (no __main__ block, console script, launch script or package): every non-tooling file counts as core";
     }
     std::sort(m_summary.entry_points.begin(), m_summary.entry_points.end(), [](const EntryPoint& a, const EntryPoint& b) { return a.path < b.path; });
-}
-
-std::optional<std::string> ProgramModel::imported_only_lazily(const std::string& path) const {
-    if (is_run_entry(path)) return std::nullopt;
-    std::optional<std::string> site;
-    for (const auto& [from, edges] : m_edges) {
-        if (from == path || is_tooling_path(from)) continue;
-        for (const auto& e : edges) {
-            if (e.to != path) continue;
-            if (!e.lazy || is_run_entry(from)) return std::nullopt;
-            if (!site) site = from + ":" + std::to_string(e.line);
-        }
-    }
-    return site;
-}
-
-std::optional<std::string> ProgramModel::package_loaded_on_demand(std::string_view package, const std::string& declared_in) const {
-    const auto it = m_package_importers.find(std::string(package));
-    if (it == m_package_importers.end()) return std::nullopt;
-    std::optional<std::string> site;
-    for (const auto& [path, line] : it->second) {
-        if (!m_projects.empty() && project_of(path) != project_of(declared_in)) continue;
-        if (is_tooling_path(path)) continue;
-        const bool on_demand = !is_run_entry(path) && (imports_lazily(path, line) || (imports_on_load(path, line) && imported_only_lazily(path)));
-        if (!on_demand) return std::nullopt;
-        if (!site) site = path + ":" + std::to_string(line);
-    }
-    return site;
 }
 
 std::map<std::string, std::string> ProgramModel::importing_on_load(const std::map<std::string, std::string>& seeds) const {

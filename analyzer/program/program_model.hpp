@@ -194,24 +194,6 @@ public:
     std::string module_name_of(const std::string& path) const;
     // Whether `path` imports something at `line` unguarded, at module level (it runs on import).
     bool imports_on_load(const std::string& path, int line) const { return m_imports_on_load.count({path, line}) > 0; }
-    // Whether `path` imports something at `line` inside a function body (it runs when that function is
-    // called).
-    bool imports_lazily(const std::string& path, int line) const { return m_lazy_imports.count({path, line}) > 0; }
-    // Where `path` is a module that the repository imports only inside functions of modules that are
-    // not run entries themselves (petals' utils/peft.py: "Delay import of petals.utils.peft to avoid
-    // unnecessary import of bitsandbytes"): one such import, "petals/server/server.py:307"; nullopt
-    // where any other file imports it at module level, or an entry's function does.
-    std::optional<std::string> imported_only_lazily(const std::string& path) const;
-    // Where every import of the outside package `package` by the checkout of `declared_in`, outside
-    // tests and examples, loads it only on demand: inside a function of a module that is no run entry,
-    // or at the top of a module imported only that way. One such import ("petals/utils/peft.py:6"), or
-    // nullopt (none, or one loaded otherwise).
-    std::optional<std::string> package_loaded_on_demand(std::string_view package, const std::string& declared_in) const;
-    // Whether `path` is an entry point of a training run (not a test, benchmark or example).
-    bool is_run_entry(const std::string& path) const {
-        return std::any_of(m_summary.entry_points.begin(), m_summary.entry_points.end(),
-                           [&](const EntryPoint& e) { return e.path == path && !e.tooling; });
-    }
     // The files that import one of `seeds` (path -> the CUDA-only package it imports on load and where:
     // "triton (a.py:3)") unguarded at module level, directly or through such imports of the
     // repository's own modules, seeds included: each with why ("imports triton (a.py:3)",
@@ -381,7 +363,6 @@ private:
     std::vector<ImportSite> importers_of(const std::string& module, const std::string& name) const;
     std::map<std::string, std::vector<Edge>> m_edges;
     std::set<std::pair<std::string, int>> m_imports_on_load;  // (path, line) of unguarded module-level imports
-    std::set<std::pair<std::string, int>> m_lazy_imports;     // (path, line) of imports in a function body
     std::map<std::string, std::vector<ImportSite>> m_external;  // dotted name -> import sites
     std::vector<std::pair<std::string, FileReach>> m_reach_list;
     std::map<std::string, FileReach> m_reach;

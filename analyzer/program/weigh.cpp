@@ -541,30 +541,6 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
                     said = "its folder " + *dir + "/ says `" + *folder_word + "`";
             if (said) context.emplace_back(&*vocabulary.cuda_named_tooling, *said);
         }
-        // A CUDA-only package that a module the run imports loads only inside one of its functions
-        // (rules/program.yaml lazy_package_import): accelerate's convert_model() and its Megatron
-        // plugin's logging options. Not in an entry's own file, whose functions its main block runs.
-        // A package for scale or speed (its own weight dual) loaded that way is an option the run can
-        // leave off (on_demand_package): pytorch_geometric's to_cugraph() imports cudf and cugraph.
-        // So is one imported at the top of a module that the repository itself imports only inside such
-        // functions (petals' utils/peft.py and its bitsandbytes, imported late "to avoid unnecessary
-        // import of bitsandbytes").
-        // And the declaration (requirements, setup.cfg) of a package that every import loads that way.
-        if (f.category == "dependency" && r.level == Level::core && f.guard == GuardKind::none && f.rule_impact != VerdictImpact::none) {
-            std::optional<std::string> how;
-            if (is_declaration(f)) {
-                if (const auto site = model.package_loaded_on_demand(f.subject, f.location.path)) how = "every import of it loads it on demand (" + *site + ")";
-            } else if (is_python_source(f.location.path) && !model.is_run_entry(f.location.path)) {
-                if (model.imports_lazily(f.location.path, f.location.line)) how = "imported inside a function of a module the run imports";
-                else if (model.imports_on_load(f.location.path, f.location.line))
-                    if (const auto site = model.imported_only_lazily(f.location.path))
-                        how = "imported by a module that the repository imports only inside functions (" + *site + ")";
-            }
-            if (how && f.rule_impact == VerdictImpact::dual && vocabulary.on_demand_package)
-                context.emplace_back(&*vocabulary.on_demand_package, "a package for scale or speed " + *how);
-            else if (how && vocabulary.lazy_package_import)
-                context.emplace_back(&*vocabulary.lazy_package_import, *how);
-        }
         if (vocabulary.build_host && (r.level == Level::tooling || r.level == Level::unreached))
             if (const auto dir = folder_named(f.location.path, vocabulary.build_host_dirs)) context.emplace_back(&*vocabulary.build_host, "in " + *dir + "/");
         if (vocabulary.container_predictor)
