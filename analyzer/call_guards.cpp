@@ -107,7 +107,7 @@ std::string query_key(const python::PythonEngine::FunctionQuery& q) {
 // runs only where the option is on. A function chosen, not called, in one branch (FastChat's
 // generate_stream_exllama(), returned only under `elif is_exllama:`) counts as a call there.
 bool Scanner::on_demand_by_callers(Finding& f, const std::string& function, const std::vector<std::pair<std::string, FunctionUses::Call>>& calls,
-                                   const program::ProgramModel& model) const {
+                                   const program::ProgramModel& model, bool api_function) const {
     const Rule* rule = m_catalogue.find(f.rule_id);
     const PackageInfo* pkg = f.subject.empty() ? nullptr : m_catalogue.find_import(f.subject);
     if (f.category != "dependency" || f.guard != GuardKind::none || !rule || !pkg || f.rule_impact == VerdictImpact::none || pkg->impact >= rule->impact)
@@ -115,7 +115,23 @@ bool Scanner::on_demand_by_callers(Finding& f, const std::string& function, cons
     std::vector<const std::pair<std::string, FunctionUses::Call>*> run;
     for (const auto& c : calls)
         if (model.reach_of(c.first).level > program::Level::tooling) run.push_back(&c);
-    if (run.empty() || std::any_of(run.begin(), run.end(), [](const auto* c) { return c->second.branch.empty(); })) return false;
+    // Only tests and other tooling call it, where a script or a command is the run (pyg's to_cugraph(),
+    // whose `import cudf` only its tests reach): a function of the package's API that a user calls by
+    // choice. Not a class: a config may build it by name (a Hydra `_target_`, PickScore's
+    // DeepSpeedAccelerator), which no parse of calls sees.
+    if (run.empty()) {
+        if (!api_function || calls.empty() || !model.has_training_entries() || model.reach_of(f.location.path).level <= program::Level::tooling)
+            return false;
+        f.severity = f.rule_severity = Severity::info;
+        f.impact = f.rule_impact = VerdictImpact::none;
+        f.guard = GuardKind::alternative_branch;
+        f.guard_note = "no file of the run calls " + function + "()" +
+                       "; only " + calls.front().first + ":" + std::to_string(calls.front().second.line) + " and other tooling do";
+        f.note = "a package for scale or speed, imported on demand by " + function + "(): a function of the API that the run never calls";
+        for (const auto& c : calls) f.related.push_back(related_line(c.first, c.second.line, "uses " + c.second.name + "() (tooling)"));
+        return true;
+    }
+    if (std::any_of(run.begin(), run.end(), [](const auto* c) { return c->second.branch.empty(); })) return false;
     const auto& [path, call] = *run.front();
     f.severity = f.rule_severity = Severity::info;
     f.impact = f.rule_impact = VerdictImpact::none;
@@ -456,7 +472,9 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
                 }
             }
         }
-        if (chosen.empty() && on_demand_by_callers(f, function, calls, model)) continue;
+        const auto def = defined.find(in->path);
+        const bool api_function = !in->through_import && function[0] != '.' && def != defined.end() && !def->second->classes.count(function);
+        if (chosen.empty() && on_demand_by_callers(f, function, calls, model, api_function)) continue;
         if (std::any_of(calls.begin(), calls.end(), [](const auto& c) { return c.second.guard == GuardKind::none; })) continue;
         // the weakest: the one that leaves the most of the path (a fallback beside it over a path a Mac never takes)
         const auto weakest = std::max_element(calls.begin(), calls.end(), [](const auto& a, const auto& b) {

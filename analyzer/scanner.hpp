@@ -142,9 +142,10 @@ private:
     // of that function has, in its file and in the files that import it (analyzer/call_guards.cpp).
     void guard_by_callers(const std::vector<program::FileRecord>& records, const program::ProgramModel& model, const std::filesystem::path& base,
                           const FunctionUsesMemo& memo, bool full_parse, std::vector<Finding>& findings) const;
-    // A scale-or-speed package imported in a function the run calls only in branches: info (call_guards.cpp).
+    // A scale-or-speed package imported in a function the run calls only in branches, or that only
+    // tooling calls (`api_function`: a module-level def, not a class): info (call_guards.cpp).
     bool on_demand_by_callers(Finding& f, const std::string& function, const std::vector<std::pair<std::string, FunctionUses::Call>>& calls,
-                              const program::ProgramModel& model) const;
+                              const program::ProgramModel& model, bool api_function = false) const;
     // A finding in a module-level function that no parse saw called or used, or in a method of a
     // module-level class: the function's or class's name, and the lines of its definition.
     struct UnusedCandidate {

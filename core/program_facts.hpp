@@ -110,6 +110,8 @@ struct FunctionUses {
     // The first and last line of each module-level function and undecorated class named in
     // function_at or class_at: a name written only inside its own definition is not used.
     std::map<std::string, std::pair<int, int>> spans;
+    // The names of function_at that are classes, their lines in a constructor (__init__, a field).
+    std::set<std::string> classes;
     // The parameter defaults on the lines asked about (`device='cuda'`): the parameter, its position
     // in the def (self counted) or -1 when it can only be passed by keyword, and where the default is.
     struct ParameterDefault {

@@ -3834,6 +3834,43 @@ TEST(ProgramModel, AScaleOrSpeedPackageImportedByAFunctionCalledOnlyInBranchesIs
     EXPECT_EQ(bnb->impact, VerdictImpact::stay) << bnb->note;
 }
 
+// pyg's to_cugraph(): a function of the package's API imports cudf (a package with a CPU replacement),
+// and only the tests call it. The training run never does: the package is on demand, info. Called by
+// the run (`pkg.to_frame(...)`, through the package that re-exports it), it keeps the package's weight.
+TEST(ProgramModel, AScaleOrSpeedPackageImportedByAnApiFunctionTheRunNeverCallsIsInfo) {
+    test::TempDir d;
+    d.write("pkg/__init__.py", "from .convert import to_frame\n");
+    d.write("pkg/convert.py", "import torch\n\n\ndef to_frame(x):\n    import cudf\n    return cudf.DataFrame(x.cpu().numpy())\n");
+    d.write("train.py", "import torch\nimport pkg\n\n\ndef main():\n    return torch.nn.Linear(2, 2)\n\n\nif __name__ == '__main__':\n    main()\n");
+    d.write("tests/test_convert.py", "import torch\nfrom pkg import to_frame\n\n\ndef test_frame():\n    to_frame(torch.zeros(2))\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* cudf = find(r, "cuda-only-package-import", "pkg/convert.py");
+    ASSERT_NE(cudf, nullptr);
+    EXPECT_EQ(cudf->impact, VerdictImpact::none) << cudf->note;
+    EXPECT_EQ(cudf->severity, Severity::info) << cudf->note;
+    EXPECT_NE(cudf->guard_note.find("no file of the run calls to_frame(); only tests/test_convert.py:6"), std::string::npos) << cudf->guard_note;
+    EXPECT_EQ(assess(r.findings, nullptr, test::bundled_catalogue(), r.file_lines, &r).verdict, Verdict::migrate);
+    // A class that only the tests build: a config may build it by name (PickScore's DeepSpeedAccelerator,
+    // a Hydra `_target_`), which no parse of calls sees. It keeps the package's weight.
+    d.write("pkg/convert.py", "import torch\n\n\nclass Frame:\n    def __init__(self, x):\n        import cudf\n        self.df = cudf.DataFrame(x)\n");
+    d.write("pkg/__init__.py", "from .convert import Frame\n");
+    d.write("tests/test_convert.py", "import torch\nfrom pkg import Frame\n\n\ndef test_frame():\n    Frame(torch.zeros(2))\n");
+    const ScanResult built = scan_dir(d);
+    cudf = find(built, "cuda-only-package-import", "pkg/convert.py");
+    ASSERT_NE(cudf, nullptr);
+    EXPECT_EQ(cudf->impact, VerdictImpact::dual) << cudf->note;
+    d.write("pkg/__init__.py", "from .convert import to_frame\n");
+    d.write("pkg/convert.py", "import torch\n\n\ndef to_frame(x):\n    import cudf\n    return cudf.DataFrame(x.cpu().numpy())\n");
+    // the run calls it: the package's own weight (major, dual-track)
+    d.write("train.py", "import torch\nimport pkg\n\n\ndef main():\n    return pkg.to_frame(torch.zeros(2))\n\n\nif __name__ == '__main__':\n    main()\n");
+    d.write("tests/test_convert.py", "import torch\nfrom pkg import to_frame\n\n\ndef test_frame():\n    to_frame(torch.zeros(2))\n");
+    const ScanResult called = scan_dir(d);
+    cudf = find(called, "cuda-only-package-import", "pkg/convert.py");
+    ASSERT_NE(cudf, nullptr);
+    EXPECT_EQ(cudf->impact, VerdictImpact::dual) << cudf->note;
+    EXPECT_EQ(cudf->severity, Severity::major) << cudf->note;
+}
+
 // yolov5's DetectMultiBackend: `pt, jit, engine = self._model_type(w)` unpacks the kinds of weights
 // from one call, and `if pt: ... elif engine: <TensorRT, torch.device("cuda:0")>` picks one arm per
 // kind. The TensorRT arm is one way of loading the model; the PyTorch arm binds the same `model`

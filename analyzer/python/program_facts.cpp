@@ -1256,6 +1256,7 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
                 const std::string name = decorated ? std::string() : init ? constructed : prefix + std::string(facts.text(field(def, "name")));
                 out.function_at[*it] = name;
                 if (decorated) continue;
+                if (init) out.classes.insert(constructed);
                 parameter_defaults_at(def, *it, facts, out.parameter_defaults, init ? 1 : 0);
                 if (constructed.empty()) out.spans[name] = {first, last};
                 else if (!class_registered) {
@@ -1285,6 +1286,7 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
             const int first = static_cast<int>(start.row) + 1, last = static_cast<int>(end.row) + 1;
             bool any = false;
             for (auto it = lines.lower_bound(first); it != lines.end() && *it <= last; ++it) out.function_at[*it] = constructed, any = true;
+            if (any) out.classes.insert(constructed);
             if (any)
                 out.parameter_defaults.push_back({std::string(facts.text(field(assign, "left"))), position, first, static_cast<int>(start.column) + 1,
                                                   last, static_cast<int>(end.column) + 1});
@@ -1347,7 +1349,10 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
                 const std::string name(facts.text(aliased ? field(c, "name") : c));
                 const std::string local = aliased ? std::string(facts.text(field(c, "alias"))) : name;
                 if (names_module(module, name)) module_names.insert(local);
-                else if (!package.empty() && names_module(package, name)) module_names.insert(local + "." + leaf);
+                else if (!package.empty() && names_module(package, name)) {
+                    module_names.insert(local + "." + leaf);
+                    module_names.insert(local);  // `pkg.fn(...)`: re-exported by its package, as `from pkg import fn` takes it
+                }
             }
             return;
         }
