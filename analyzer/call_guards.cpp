@@ -27,6 +27,7 @@
 // the scan may have parsed only the regions of a file around its matches.
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -475,6 +476,15 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
         const auto def = defined.find(in->path);
         const bool api_function = !in->through_import && function[0] != '.' && def != defined.end() && !def->second->classes.count(function);
         if (chosen.empty() && on_demand_by_callers(f, function, calls, model, api_function)) continue;
+        // For code the run reaches, the calls outside tests, benchmarks and examples decide where there
+        // are some: a benchmark that calls the function unguarded (accelerate's benchmarks/fp8 scripts
+        // calling convert_model()) says nothing of when the training run does. A program of the
+        // repository's own (an evaluation or export script) still counts: a lab runs it on the Mac too.
+        if (model.has_training_entries() && model.reach_of(f.location.path).level > program::Level::tooling) {
+            std::vector<std::pair<std::string, FunctionUses::Call>> run_calls;
+            std::copy_if(calls.begin(), calls.end(), std::back_inserter(run_calls), [&](const auto& c) { return !model.is_tooling_path(c.first); });
+            if (!run_calls.empty()) calls = std::move(run_calls);
+        }
         if (std::any_of(calls.begin(), calls.end(), [](const auto& c) { return c.second.guard == GuardKind::none; })) continue;
         // the weakest: the one that leaves the most of the path (a fallback beside it over a path a Mac never takes)
         const auto weakest = std::max_element(calls.begin(), calls.end(), [](const auto& a, const auto& b) {

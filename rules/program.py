@@ -980,3 +980,42 @@ def spawn(args, gpu):
         dist.init_process_group("nccl", rank=gpu, world_size=args.world_size)
     # guard: none
     return gpu
+
+
+def unwrap(net):
+    # accelerate's extract_model_from_parallel: an attribute read with a false default holds only
+    # where some code set it (convert_model() marks the model it converted)
+    if getattr(net, "_is_converted", False):
+        # guard: off-by-default
+        net = net.to("cuda")
+    if getattr(net, "_is_converted", True):
+        # guard: none
+        net = net.to("cuda")
+    return net
+
+
+class MegatronPlugin:
+    # accelerate's MegatronLMPlugin: a field of a dataclass with a false default, which no method sets
+    set_all_logging_options: bool = field(default=False, metadata={"help": "log everything"})
+    use_cuda_graphs: bool = True
+
+    def __post_init__(self):
+        if self.set_all_logging_options:
+            # guard: off-by-default
+            torch.cuda.synchronize()
+        if self.use_cuda_graphs:
+            # guard: none
+            torch.cuda.synchronize()
+
+
+def prepare(self, model):
+    # accelerate's prepare(): a member of an enumeration names one implementation, as a string does
+    if self.fp8_backend == FP8BackendType.TE:
+        # guard: alternative-branch
+        model = model.to("cuda")
+    elif self.fp8_backend == FP8BackendType.AO:
+        model = model.float()
+    if self.dtype == torch.float16:
+        # guard: none
+        model = model.to("cuda")
+    return model

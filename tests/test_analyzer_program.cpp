@@ -3871,6 +3871,33 @@ TEST(ProgramModel, AScaleOrSpeedPackageImportedByAnApiFunctionTheRunNeverCallsIs
     EXPECT_EQ(cudf->severity, Severity::major) << cudf->note;
 }
 
+// accelerate's convert_model(): Transformer Engine imported in a function the run calls only in one
+// arm of a choice (`if self.fp8_backend == FP8BackendType.TE:` beside the AO arm). Its benchmarks call
+// it unguarded; they say nothing of when the training run does, which decides.
+TEST(ProgramModel, TheRunsCallsDecideAGuardOverUnguardedBenchmarkCalls) {
+    test::TempDir d;
+    d.write("pkg/__init__.py", "from .accelerator import Accelerator\nfrom .te import convert_model\n");
+    d.write("pkg/te.py", "def convert_model(model):\n    import transformer_engine.pytorch as te\n    return te.Linear(2, 2)\n");
+    d.write("pkg/accelerator.py", "from enum import Enum\nfrom .te import convert_model\n\n\nclass Backend(Enum):\n    TE = 1\n    AO = 2\n\n\n"
+                                  "class Accelerator:\n    def __init__(self, backend=None):\n        self.backend = backend\n\n"
+                                  "    def prepare(self, model):\n        if self.backend == Backend.TE:\n            model = convert_model(model)\n"
+                                  "        elif self.backend == Backend.AO:\n            model = model.float()\n        return model\n");
+    d.write("train.py", "import torch\nfrom pkg import Accelerator\n\nif __name__ == '__main__':\n    Accelerator().prepare(torch.nn.Linear(2, 2))\n");
+    d.write("benchmarks/fp8_te.py", "import torch\nfrom pkg import convert_model\n\nif __name__ == '__main__':\n    convert_model(torch.nn.Linear(2, 2))\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* te = find(r, "cuda-only-package-import", "pkg/te.py");
+    ASSERT_NE(te, nullptr);
+    EXPECT_EQ(te->guard, GuardKind::alternative_branch) << te->guard_note;
+    EXPECT_NE(te->impact, VerdictImpact::stay) << te->note;
+    // the run calling it unguarded too: required
+    d.write("train.py", "import torch\nfrom pkg import Accelerator, convert_model\n\nif __name__ == '__main__':\n"
+                        "    Accelerator().prepare(convert_model(torch.nn.Linear(2, 2)))\n");
+    const ScanResult required = scan_dir(d);
+    te = find(required, "cuda-only-package-import", "pkg/te.py");
+    ASSERT_NE(te, nullptr);
+    EXPECT_EQ(te->impact, VerdictImpact::stay) << te->note;
+}
+
 // yolov5's DetectMultiBackend: `pt, jit, engine = self._model_type(w)` unpacks the kinds of weights
 // from one call, and `if pt: ... elif engine: <TensorRT, torch.device("cuda:0")>` picks one arm per
 // kind. The TensorRT arm is one way of loading the model; the PyTorch arm binds the same `model`

@@ -757,6 +757,17 @@ std::optional<std::string> GuardFinder::off_by_default(TSNode condition) const {
     }
     if (auto flag = off_by_default_flag(condition, m_facts)) return flag;  // a parameter's default
     if (auto env = env_off_by_default(condition)) return env;
+    // `getattr(model, "_converted_to_transformer_engine", False)` (accelerate's unwrap path): an
+    // attribute that holds only where some code set it, false where none did.
+    if (is_type(condition, "call") && m_facts.text(field(condition, "function")) == "getattr") {
+        const TSNode args = field(condition, "arguments");
+        if (!ts_node_is_null(args) && is_type(args, "argument_list") && ts_node_named_child_count(args) == 3) {
+            const auto name = m_facts.string_value(ts_node_named_child(args, 1));
+            const std::string_view fallback = m_facts.text(ts_node_named_child(args, 2));
+            if (name && (fallback == "False" || fallback == "None" || fallback == "0"))
+                return "getattr(..., \"" + *name + "\", " + std::string(fallback) + "): false where no code set " + *name;
+        }
+    }
     if (!is_type(condition, "attribute") || !is_type(field(condition, "object"), "identifier") || m_facts.text(field(condition, "object")) == "self")
         return std::nullopt;
     const auto& flags = argparse_off_flags();
@@ -782,11 +793,27 @@ bool GuardFinder::is_option_test(TSNode condition) const {
                            [&](const std::string& p) { return name.substr(0, p.size()) == p; });
     }
     if (type != "comparison_operator" || ts_node_named_child_count(condition) != 2) return false;
+    // A name among named implementations: a string, or a member of an enumeration written as one
+    // (accelerate's `self.fp8_backend == FP8BackendType.TE`: a class's name, an upper-case member).
+    auto member = [&](TSNode n) {
+        if (!is_type(n, "attribute")) return false;
+        const std::string_view attr = m_facts.text(field(n, "attribute"));
+        const TSNode object = field(n, "object");
+        const std::string_view cls = is_type(object, "identifier") ? m_facts.text(object)
+                                   : is_type(object, "attribute") ? m_facts.text(field(object, "attribute"))
+                                                                  : std::string_view();
+        const bool upper = !attr.empty() && std::any_of(attr.begin(), attr.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); }) &&
+                           std::all_of(attr.begin(), attr.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_'; });
+        const bool class_name = cls.size() > 1 && std::isupper(static_cast<unsigned char>(cls[0])) &&
+                                std::any_of(cls.begin(), cls.end(), [](char c) { return std::islower(static_cast<unsigned char>(c)); });
+        return upper && class_name;
+    };
     auto strings = [&](TSNode n) {
         if (is_type(n, "string")) return m_facts.string_value(n).has_value();
+        if (member(n)) return true;
         if (!is_type(n, "tuple") && !is_type(n, "list") && !is_type(n, "set")) return false;
         for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
-            if (!is_type(ts_node_named_child(n, i), "string")) return false;
+            if (!is_type(ts_node_named_child(n, i), "string") && !member(ts_node_named_child(n, i))) return false;
         return ts_node_named_child_count(n) > 0;
     };
     const TSNode left = ts_node_named_child(condition, 0), right = ts_node_named_child(condition, 1);

@@ -134,8 +134,23 @@ TSNode flag_default(TSNode flag_node, const ModuleFacts& facts) {
                             facts.text(field(in, "name")) == "__init__";
         (stored ? stores : others) += 1;
     });
-    if (ts_node_is_null(init) || stores != 1 || others != 0) return TSNode{};
-    return parameter_default(init, flag, facts);
+    if (!ts_node_is_null(init)) return stores != 1 || others != 0 ? TSNode{} : parameter_default(init, flag, facts);
+    // No __init__ of its own: a field of a dataclass that no method assigns (accelerate's
+    // MegatronLMPlugin: `set_all_logging_options: bool = field(default=False, ...)`).
+    if (stores != 0 || others != 0) return TSNode{};
+    const TSNode body = field(cls, "body");
+    for (uint32_t i = 0; !ts_node_is_null(body) && i < ts_node_named_child_count(body); ++i) {
+        const TSNode stmt = ts_node_named_child(body, i);
+        const TSNode assign = is_type(stmt, "expression_statement") ? ts_node_named_child(stmt, 0) : TSNode{};
+        if (!is_type(assign, "assignment") || ts_node_is_null(field(assign, "type")) || facts.text(field(assign, "left")) != flag) continue;
+        TSNode value = field(assign, "right");
+        if (is_type(value, "call")) {
+            const std::string_view fn = last_segment(facts.text(field(value, "function")));
+            value = fn == "field" || fn == "ib" || fn == "attrib" ? keyword_argument(value, "default", facts) : TSNode{};
+        }
+        return value;
+    }
+    return TSNode{};
 }
 
 std::optional<std::string> off_by_default_flag(TSNode condition, const ModuleFacts& facts) {
