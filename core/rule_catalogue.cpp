@@ -319,6 +319,7 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
     if (const YAML::Node v = doc["twin_definition"]) p.twin_definition = parse_weight(v, "twin_definition", file);
     if (const YAML::Node v = doc["registry_choice"]) p.registry_choice = parse_weight(v, "registry_choice", file);
     if (const YAML::Node v = doc["no_cuda_sources"]) p.no_cuda_sources = parse_weight(v, "no_cuda_sources", file);
+    if (const YAML::Node v = doc["cpp_python_module"]) p.cpp_python_module = parse_weight(v, "cpp_python_module", file);
     if (const YAML::Node v = doc["device_routed_op"]) p.device_routed_op = parse_weight(v, "device_routed_op", file);
     if (const YAML::Node v = doc["container_predictor"]) p.container_predictor = parse_weight(v, "container_predictor", file);
     if (const YAML::Node v = doc["module_level_scripts"]) p.script_setup_calls = string_list(v, "setup_calls", file);
@@ -349,7 +350,7 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
         }
     }
     static const std::set<std::string> known = {"guards",       "tooling",  "guard_weights",    "reach_weights",      "reach_weights_for", "data_readers",
-                                                "vendored",     "scale_out_launch", "cuda_bound_tooling", "on_demand_package", "vendored_fallback", "twin_definition", "registry_choice", "no_cuda_sources", "device_routed_op", "mps_build", "kernel_twin", "kernel_details", "package_details", "other_program", "file_kind_weights", "build_hosts", "cuda_named_tooling", "container_predictor", "module_level_scripts",
+                                                "vendored",     "scale_out_launch", "cuda_bound_tooling", "on_demand_package", "vendored_fallback", "twin_definition", "registry_choice", "no_cuda_sources", "cpp_python_module", "device_routed_op", "mps_build", "kernel_twin", "kernel_details", "package_details", "other_program", "file_kind_weights", "build_hosts", "cuda_named_tooling", "container_predictor", "module_level_scripts",
                                                 "reach_weights_by_file_kind"};
     for (const auto& kv : doc)
         if (const std::string key = kv.first.as<std::string>(); !known.count(key)) fail(file, "unknown top-level key '" + key + "'");

@@ -96,10 +96,10 @@ MPSPORT_CACHED_FIELDS(WeightRule, 5, severity_drop, max_severity, impact_cap, im
 MPSPORT_CACHED_FIELDS(CheckpointLoadCall, 5, call, remap, remap_position, folder, on_cpu)
 MPSPORT_CACHED_FIELDS(DataReaderVocabulary, 9, config_extensions, config_folder_keywords, config_target_keys, config_objects,
                       checkpoint_extensions, checkpoint_loads, unread, remapped, unselected)
-MPSPORT_CACHED_FIELDS(ProgramVocabulary, 47, guards, tooling_dirs, tooling_files, hosted_notebook_metadata,
+MPSPORT_CACHED_FIELDS(ProgramVocabulary, 48, guards, tooling_dirs, tooling_files, hosted_notebook_metadata,
                       hosted_notebook_strings, sampling_entry_words, evaluation_entry_words, sole_run_files,
                       other_frameworks, backup_files, guard_weights, reach_weights, reach_weights_for, reach_weights_by_file_kind, readers,
-                      vendored_dirs, vendored, cuda_bound_tooling, on_demand_package, vendored_fallback, no_cuda_sources,
+                      vendored_dirs, vendored, cuda_bound_tooling, on_demand_package, vendored_fallback, no_cuda_sources, cpp_python_module,
                       device_routed_op, twin_definition, registry_choice, kernel_twin_suffixes, kernel_twin, other_program, program_words,
                       build_host_dirs, build_host, container_predictor, script_setup_calls, kernel_rule, kernel_detail_rules, kernel_detail_cuda_rules, kernel_detail, package_detail_rule,
                       package_detail_packages, package_detail_rules, package_detail, scale_out_rules, scale_out,

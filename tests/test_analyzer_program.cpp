@@ -3898,6 +3898,49 @@ TEST(ProgramModel, TheRunsCallsDecideAGuardOverUnguardedBenchmarkCalls) {
     EXPECT_EQ(te->impact, VerdictImpact::stay) << te->note;
 }
 
+// instant-ngp: CMake builds the Python module pyngp (`add_library(pyngp SHARED src/python_api.cu)`,
+// then `pybind11_extension(pyngp)`), which the training script imports. The module is linked by its
+// target's name, as a setup.py extension is: required by the run, a CUDA module is stay-on-CUDA; one
+// of C++ sources alone (linking no target with .cu sources) builds on a Mac and is info.
+TEST(ProgramModel, APythonModuleThatCMakeBuildsIsLinkedToItsImporters) {
+    test::TempDir d;
+    d.write("CMakeLists.txt", "cmake_minimum_required(VERSION 3.18)\nproject(ngp LANGUAGES CXX CUDA)\n"
+                              "set(NGP_SOURCES src/testbed.cu src/common.cu)\nadd_library(ngp STATIC ${NGP_SOURCES})\n"
+                              "if (Python_FOUND)\n  add_library(pyngp SHARED src/python_api.cpp)\n"
+                              "  target_link_libraries(pyngp PRIVATE ngp PUBLIC pybind11::module)\n  pybind11_extension(pyngp)\nendif()\n"
+                              "# pybind11_add_module(old src/old.cpp)\npybind11_add_module(cpuops src/cpu_ops.cpp)\n");
+    d.write("src/python_api.cpp", "#include <pybind11/pybind11.h>\nPYBIND11_MODULE(pyngp, m) {}\n");
+    d.write("src/cpu_ops.cpp", "#include <pybind11/pybind11.h>\nPYBIND11_MODULE(cpuops, m) {}\n");
+    d.write("scripts/run.py", "import pyngp as ngp\nimport cpuops\n\n\nif __name__ == '__main__':\n    testbed = ngp.Testbed()\n    cpuops.run()\n");
+    const ScanResult r = scan_dir(d);
+    std::vector<const Finding*> modules;
+    for (const auto& f : r.findings)
+        if (f.rule_id == "cmake-python-module") modules.push_back(&f);
+    ASSERT_EQ(modules.size(), 2u);
+    const Finding* cuda = modules[0]->location.line == 8 ? modules[0] : modules[1];
+    const Finding* cpp = cuda == modules[0] ? modules[1] : modules[0];
+    EXPECT_EQ(cuda->location.line, 8);
+    EXPECT_EQ(cuda->subject, "pyngp");
+    EXPECT_EQ(cuda->reach, Reach::core) << cuda->note;
+    EXPECT_EQ(cuda->impact, VerdictImpact::stay) << cuda->note;
+    ASSERT_FALSE(cuda->chain.empty());
+    EXPECT_EQ(cuda->chain.front(), "scripts/run.py:1");
+    EXPECT_EQ(cpp->location.line, 11);
+    EXPECT_EQ(cpp->severity, Severity::info) << cpp->note;
+    EXPECT_NE(cpp->note.find("cpuops has no .cu source"), std::string::npos) << cpp->note;
+    EXPECT_EQ(assess(r.findings, nullptr, test::bundled_catalogue(), r.file_lines, &r).verdict, Verdict::stay_on_cuda);
+    // nothing imports it: as for a setup.py extension, a module imported from nowhere we can see is
+    // taken as needed, and the note says so
+    d.write("scripts/run.py", "import cpuops\n\n\nif __name__ == '__main__':\n    cpuops.run()\n");
+    const ScanResult unused = scan_dir(d);
+    const Finding* alone = nullptr;
+    for (const auto& f : unused.findings)
+        if (f.rule_id == "cmake-python-module" && f.location.line == 8) alone = &f;
+    ASSERT_NE(alone, nullptr);
+    EXPECT_EQ(alone->impact, VerdictImpact::stay) << alone->note;
+    EXPECT_TRUE(alone->related.empty());
+}
+
 // yolov5's DetectMultiBackend: `pt, jit, engine = self._model_type(w)` unpacks the kinds of weights
 // from one call, and `if pt: ... elif engine: <TensorRT, torch.device("cuda:0")>` picks one arm per
 // kind. The TensorRT arm is one way of loading the model; the PyTorch arm binds the same `model`

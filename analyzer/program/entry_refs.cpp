@@ -1,5 +1,7 @@
 #include "analyzer/program/entry_refs.hpp"
 
+#include "analyzer/program/cmake_modules.hpp"
+
 #include <algorithm>
 #include <map>
 #include <regex>
@@ -8,6 +10,7 @@
 #include <toml++/toml.h>
 
 #include "analyzer/lines/shell_lines.hpp"
+#include "analyzer/program/cmake_modules.hpp"
 
 namespace mpsport::program {
 namespace {
@@ -296,6 +299,7 @@ FileFacts entry_facts(FileKind kind, std::string_view text) {
             break;
         case FileKind::pyproject: pyproject_facts(text, out); break;
         case FileKind::setup_cfg: setup_cfg_facts(text, out); break;
+        case FileKind::cmake: cmake_module_facts(text, out); break;
         default: break;
     }
     return out;

@@ -180,7 +180,8 @@ ProgramModel::ProgramModel(const std::vector<FileRecord>& files, const ProgramVo
         if (ext.fact.cuda_optional && best.level > Level::optional_fallback) {
             best.level = Level::optional_fallback;
             best.guard = GuardKind::import_fallback;
-            best.guard_note = "CUDAExtension only under a condition in " + ext.defined_in + ", a CppExtension otherwise";
+            best.guard_note = ends_with(ext.defined_in, ".py") ? "CUDAExtension only under a condition in " + ext.defined_in + ", a CppExtension otherwise"
+                                                                : "CUDA sources only under a condition in " + ext.defined_in + ", a C++ build otherwise";
         }
         // A setup script's own switch (`if '--cuda_ext' in sys.argv:`, or the else arm of `if '--no_cuda_ext'
         // in sys.argv: ext_modules = []`) that the documented install leaves in the off position: the

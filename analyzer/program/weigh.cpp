@@ -211,6 +211,12 @@ bool is_python_source(const std::string& path) {
     return path.size() > 3 && (path.compare(path.size() - 3, 3, ".py") == 0 || path.compare(path.size() - 6, 6, ".ipynb") == 0);
 }
 
+bool is_cmake_file(const std::string& path) {
+    const std::size_t slash = path.rfind('/');
+    const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+    return name == "CMakeLists.txt" || (name.size() > 6 && name.compare(name.size() - 6, 6, ".cmake") == 0);
+}
+
 bool is_setup_py(const std::string& path) {
     return path == "setup.py" || (path.size() > 9 && path.compare(path.size() - 9, 9, "/setup.py") == 0);
 }
@@ -501,6 +507,10 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
             f.matched.find(".cu") == std::string::npos && (!linked || (!linked->fact.cuda && linked->sources.empty())) &&
             !model.has_cuda_sources(f.location.path))
             context.emplace_back(&*vocabulary.no_cuda_sources, "its sources are not written out");
+        // A Python module a CMake file builds (analyzer/program/cmake_modules.cpp): CUDA only where its
+        // sources, or those of a target it links, are .cu files.
+        if (vocabulary.cpp_python_module && f.category == "extension" && is_cmake_file(f.location.path) && (!linked || !linked->fact.cuda))
+            context.emplace_back(&*vocabulary.cpp_python_module, linked ? linked->fact.name + " has no .cu source" : "no Python module is made here");
         if (vocabulary.vendored_fallback && linked && (r.level == Level::optional_fallback || r.level == Level::optional_dead))
             if (auto root = model.vendored_root(linked->defined_in))
                 context.emplace_back(&*vocabulary.vendored_fallback, linked->fact.name + " is built by " + *root + "/, a project copied into the repository");
