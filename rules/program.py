@@ -1019,3 +1019,28 @@ def prepare(self, model):
         # guard: none
         model = model.to("cuda")
     return model
+
+
+def check_kernel_requirement(abort=False):
+    # OpenNMT-py's check_sru_requirement(): False (or an error) without CUDA, True past the checks
+    if torch.cuda.is_available() is False:
+        if not abort:
+            return False
+        raise AssertionError("needs CUDA")
+    return True
+
+
+def has_weights(path):
+    # True either way: a warning without CUDA is no answer about it
+    if not torch.cuda.is_available():
+        print("no CUDA: slow")
+    return True
+
+
+def load_kernels():
+    if check_kernel_requirement():
+        # guard: device-check
+        from cupy.cuda import function
+    if has_weights("w.pt"):
+        # guard: none
+        torch.cuda.synchronize()

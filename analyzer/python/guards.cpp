@@ -32,8 +32,40 @@ std::string_view comparison_op(TSNode condition, const ModuleFacts& facts);
 GuardFinder::GuardFinder(const GuardVocabulary& vocabulary, const ModuleFacts& facts, TSNode root)
     : m_vocab(vocabulary), m_facts(facts), m_root(root) {
     bind_names(root);
+    bind_device_predicates(root);
     find_file_guard(root);
     find_cuda_only_classes(root);
+}
+
+// A module-level predicate that answers False (or raises) where the accelerator is missing and True
+// otherwise (OpenNMT-py's check_sru_requirement(): `if torch.cuda.is_available() is False: ... return
+// False`, then `return True`): `if check_sru_requirement():` is a device check, as the test inside is.
+void GuardFinder::bind_device_predicates(TSNode root) {
+    for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
+        TSNode def = ts_node_named_child(root, i);
+        if (is_type(def, "decorated_definition")) def = field(def, "definition");
+        if (!is_type(def, "function_definition")) continue;
+        const std::string name(m_facts.text(field(def, "name")));
+        const TSNode body = field(def, "body");
+        if (name.empty() || m_bound.count(name) || ts_node_is_null(body)) continue;
+        bool returns_true = false, gated = false;
+        for (uint32_t k = 0; k < ts_node_named_child_count(body); ++k) {
+            const TSNode stmt = ts_node_named_child(body, k);
+            if (is_type(stmt, "return_statement") && ts_node_named_child_count(stmt) == 1 && is_type(ts_node_named_child(stmt, 0), "true"))
+                returns_true = true;
+            if (!is_type(stmt, "if_statement") || gated) continue;
+            const Test t = classify(field(stmt, "condition"));
+            if (t.kind != GuardKind::device_check || !t.negated || t.mps) continue;
+            // the branch for a missing accelerator answers False or None, or raises
+            for_each_node(field(stmt, "consequence"), [&](TSNode n) {
+                if (is_type(n, "raise_statement")) gated = true;
+                if (is_type(n, "return_statement") &&
+                    (ts_node_named_child_count(n) == 0 || is_type(ts_node_named_child(n, 0), "false") || is_type(ts_node_named_child(n, 0), "none")))
+                    gated = true;
+            });
+        }
+        if (gated && returns_true) m_bound.emplace(name, GuardKind::device_check);
+    }
 }
 
 void GuardFinder::find_cuda_only_classes(TSNode root) {
