@@ -120,25 +120,26 @@ bool Scanner::on_demand_by_callers(Finding& f, const std::string& function, cons
     // whose `import cudf` only its tests reach): a function of the package's API that a user calls by
     // choice. Not a class: a config may build it by name (a Hydra `_target_`, PickScore's
     // DeepSpeedAccelerator), which no parse of calls sees.
-    if (run.empty()) {
-        if (!api_function || calls.empty() || !model.has_training_entries() || model.reach_of(f.location.path).level <= program::Level::tooling)
-            return false;
+    auto on_demand = [&](std::string guard_note, const std::string& why) {
         f.severity = f.rule_severity = Severity::info;
         f.impact = f.rule_impact = VerdictImpact::none;
         f.guard = GuardKind::alternative_branch;
-        f.guard_note = "no file of the run calls " + function + "()" +
-                       "; only " + calls.front().first + ":" + std::to_string(calls.front().second.line) + " and other tooling do";
-        f.note = "a package for scale or speed, imported on demand by " + function + "(): a function of the API that the run never calls";
+        f.guard_note = std::move(guard_note);
+        f.note = "a package for scale or speed, imported on demand by " + function + "(): " + why;
+    };
+    if (run.empty()) {
+        if (!api_function || calls.empty() || !model.has_training_entries() || model.reach_of(f.location.path).level <= program::Level::tooling)
+            return false;
+        on_demand("no file of the run calls " + function + "(); only " + calls.front().first + ":" + std::to_string(calls.front().second.line) +
+                      " and other tooling do",
+                  "a function of the API that the run never calls");
         for (const auto& c : calls) f.related.push_back(related_line(c.first, c.second.line, "uses " + c.second.name + "() (tooling)"));
         return true;
     }
     if (std::any_of(run.begin(), run.end(), [](const auto* c) { return c->second.branch.empty(); })) return false;
     const auto& [path, call] = *run.front();
-    f.severity = f.rule_severity = Severity::info;
-    f.impact = f.rule_impact = VerdictImpact::none;
-    f.guard = GuardKind::alternative_branch;
-    f.guard_note = "every use of " + function + "() from the run sits in one branch, as " + path + ":" + std::to_string(call.line) + " in `" + call.branch + "`";
-    f.note = "a package for scale or speed, imported on demand by " + function + "(): an option the run can leave off";
+    on_demand("every use of " + function + "() from the run sits in one branch, as " + path + ":" + std::to_string(call.line) + " in `" + call.branch + "`",
+              "an option the run can leave off");
     for (const auto* c : run) f.related.push_back(related_line(c->first, c->second.line, "uses " + c->second.name + "() in `" + c->second.branch + "`"));
     return true;
 }

@@ -229,6 +229,7 @@ struct ProgramVocabulary {
     std::optional<WeightRule> vendored_fallback;
     // an extension build with nvcc flags and sources the scan cannot read, in a repository with no .cu/.cuh file
     std::optional<WeightRule> no_cuda_sources;
+    // A Python module a CMake file builds from C++ alone (no .cu source of its own or of a target it links).
     std::optional<WeightRule> cpp_python_module;
     // An op of the repository's extension whose every Python call sits under a device check: a Mac
     // takes the path beside it. Weighs in place of the device-check guard's own weight.

@@ -100,6 +100,13 @@ std::vector<Command> commands(std::string_view text) {
     return out;
 }
 
+// A source as a command writes it, and whether it was added inside an if() block (geomops'
+// `if(GEOMOPS_WITH_CUDA)` then `list(APPEND sources csrc/knn_cuda.cu)`).
+struct Source {
+    std::string path;
+    bool conditional = false;
+};
+
 bool is_cuda_source(const std::string& s) {
     return s.size() > 3 && s.compare(s.size() - 3, 3, ".cu") == 0;
 }
@@ -113,16 +120,14 @@ bool keyword(const std::string& s) {
 
 void cmake_module_facts(std::string_view text, FileFacts& out) {
     const std::vector<Command> cmds = commands(text);
-    // A value added inside an if() block is conditional (geomops' `if(GEOMOPS_WITH_CUDA)` then
-    // `list(APPEND sources csrc/knn_cuda.cu)`): `?` before it marks it so.
-    int depth = 0;
-    std::map<std::string, std::vector<std::string>> vars;     // set(NAME a b c), list(APPEND NAME ...)
-    std::map<std::string, std::vector<std::string>> sources;  // target -> its sources
+    int depth = 0;                                       // of if() blocks
+    std::map<std::string, std::vector<Source>> vars;     // set(NAME a b c), list(APPEND NAME ...)
+    std::map<std::string, std::vector<Source>> sources;  // target -> its sources
     std::map<std::string, std::set<std::string>> links;       // target -> targets it links
     std::vector<std::pair<std::string, int>> modules;         // Python modules, in order: target, line
     // `${NAME}` of a variable this file sets, one level; anything else as written
     auto expand = [&](const std::vector<std::string>& args, std::size_t from) {
-        std::vector<std::string> got;
+        std::vector<Source> got;
         for (std::size_t a = from; a < args.size(); ++a) {
             const std::string& s = args[a];
             if (s.size() > 3 && s.compare(0, 2, "${") == 0 && s.back() == '}') {
@@ -130,7 +135,7 @@ void cmake_module_facts(std::string_view text, FileFacts& out) {
                 if (v != vars.end()) got.insert(got.end(), v->second.begin(), v->second.end());
                 continue;
             }
-            if (!keyword(s)) got.push_back(depth > 0 ? "?" + s : s);
+            if (!keyword(s)) got.push_back({s, depth > 0});
         }
         return got;
     };
@@ -168,13 +173,11 @@ void cmake_module_facts(std::string_view text, FileFacts& out) {
         e.name = target;
         e.line = line;
         bool cuda = false, cuda_conditional = false, other = false;
-        auto weigh = [&](const std::vector<std::string>& list, bool keep) {
-            for (const auto& written : list) {
-                const bool conditional = !written.empty() && written[0] == '?';
-                const std::string s = conditional ? written.substr(1) : written;
-                if (is_cuda_source(s)) (conditional ? cuda_conditional : cuda) = true;
-                else if (!conditional) other = true;
-                if (keep && s.find("${") == std::string::npos && s.find("$<") == std::string::npos) e.sources.push_back(s);
+        auto weigh = [&](const std::vector<Source>& list, bool keep) {
+            for (const Source& s : list) {
+                if (is_cuda_source(s.path)) (s.conditional ? cuda_conditional : cuda) = true;
+                else if (!s.conditional) other = true;
+                if (keep && s.path.find("${") == std::string::npos && s.path.find("$<") == std::string::npos) e.sources.push_back(s.path);
             }
         };
         if (const auto own = sources.find(target); own != sources.end()) weigh(own->second, true);

@@ -1,7 +1,5 @@
 #include "analyzer/program/entry_refs.hpp"
 
-#include "analyzer/program/cmake_modules.hpp"
-
 #include <algorithm>
 #include <map>
 #include <regex>

@@ -212,9 +212,8 @@ bool is_python_source(const std::string& path) {
 }
 
 bool is_cmake_file(const std::string& path) {
-    const std::size_t slash = path.rfind('/');
-    const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-    return name == "CMakeLists.txt" || (name.size() > 6 && name.compare(name.size() - 6, 6, ".cmake") == 0);
+    FileKind kind;
+    return classify_file(path, kind) && kind == FileKind::cmake;
 }
 
 bool is_setup_py(const std::string& path) {

@@ -1286,10 +1286,11 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
             const int first = static_cast<int>(start.row) + 1, last = static_cast<int>(end.row) + 1;
             bool any = false;
             for (auto it = lines.lower_bound(first); it != lines.end() && *it <= last; ++it) out.function_at[*it] = constructed, any = true;
-            if (any) out.classes.insert(constructed);
-            if (any)
+            if (any) {
+                out.classes.insert(constructed);
                 out.parameter_defaults.push_back({std::string(facts.text(field(assign, "left"))), position, first, static_cast<int>(start.column) + 1,
                                                   last, static_cast<int>(end.column) + 1});
+            }
             return true;
         };
         // The fields' places are the constructor's only when no base class brings fields of its own
