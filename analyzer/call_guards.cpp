@@ -289,6 +289,17 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
             for (const auto& name : u.other_uses) uses[{path, name}].unknown = true;
         }
     }
+    // 2a. A config that names a function (`compute_cost: !name:pkg.losses.transducer_loss`, `_target_:
+    // pkg.mod.fn`): whoever reads it builds or calls the function from there, under no guard this pass sees.
+    for (const auto& r : records) {
+        if (!r.facts || r.kind != FileKind::config) continue;
+        for (const auto& imp : r.facts->imports)
+            for (const auto& [path, names] : functions_of) {
+                if (python::module_of_path(path) != imp.module || !model.same_project(r.path, path)) continue;
+                for (const auto& n : imp.names)
+                    if (names.count(n)) uses[{path, n}].unknown = true;
+            }
+    }
     // 2b. Methods, by name: every file of the same project whose text writes `.name` or "name"
     // (FileFacts::attribute_names), each parsed once for all the names it may use.
     std::map<std::string, std::set<std::string>> wanted_in;  // calling file -> method names to find there

@@ -176,6 +176,8 @@ struct DataReaderVocabulary {
     // Keys whose value names a class or function the code instantiates from the config
     // (`target: ldm.models.ddpm.DDPM`, Hydra's `_target_`): the reader imports that module.
     std::vector<std::string> config_target_keys;
+    // YAML tags followed by such a name (HyperPyYAML's `!new:`, `!name:`, `!apply:`), anywhere in the file.
+    std::vector<std::string> config_target_tags;
     // The names a run config goes by in code, whose attributes read its keys (`cfg.trainer.device`).
     std::vector<std::string> config_objects;
     std::vector<std::string> checkpoint_extensions;   // pt, pth, ckpt, bin, safetensors

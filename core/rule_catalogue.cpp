@@ -204,6 +204,7 @@ DataReaderVocabulary parse_data_readers(const YAML::Node& node, const fs::path& 
     DataReaderVocabulary d;
     d.config_extensions = string_list(node, "config_extensions", file);
     if (node["config_target_keys"]) d.config_target_keys = string_list(node, "config_target_keys", file);
+    if (node["config_target_tags"]) d.config_target_tags = string_list(node, "config_target_tags", file);
     d.config_folder_keywords = string_list(node, "config_folder_keywords", file);
     if (node["config_objects"]) d.config_objects = string_list(node, "config_objects", file);
     d.checkpoint_extensions = string_list(node, "checkpoint_extensions", file);

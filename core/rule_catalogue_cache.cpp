@@ -94,7 +94,7 @@ MPSPORT_CACHED_FIELDS(GuardVocabulary, 48, device_calls, device_attributes, devi
                       no_grad_contexts, inference_words, training_words, training_methods)
 MPSPORT_CACHED_FIELDS(WeightRule, 5, severity_drop, max_severity, impact_cap, impact_drop, why)
 MPSPORT_CACHED_FIELDS(CheckpointLoadCall, 5, call, remap, remap_position, folder, on_cpu)
-MPSPORT_CACHED_FIELDS(DataReaderVocabulary, 9, config_extensions, config_folder_keywords, config_target_keys, config_objects,
+MPSPORT_CACHED_FIELDS(DataReaderVocabulary, 10, config_extensions, config_folder_keywords, config_target_keys, config_target_tags, config_objects,
                       checkpoint_extensions, checkpoint_loads, unread, remapped, unselected)
 MPSPORT_CACHED_FIELDS(ProgramVocabulary, 48, guards, tooling_dirs, tooling_files, hosted_notebook_metadata,
                       hosted_notebook_strings, sampling_entry_words, evaluation_entry_words, sole_run_files,

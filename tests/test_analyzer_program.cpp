@@ -4769,6 +4769,44 @@ TEST(ProgramModel, ATargetNamedInADictOfTheCodeImportsItsModule) {
     EXPECT_NE(w->guard, GuardKind::never_called) << w->guard_note;
 }
 
+// SpeechBrain's recipes: `python train.py hparams/train.yaml`, whose HyperPyYAML names the loss by a tag
+// (`compute_cost: !name:pkg.losses.rnnt_loss`). The config imports that module, and it uses the function:
+// the Numba CUDA kernel rnnt_loss() imports lazily is on the run's path, although the only call in Python
+// is a test's under a CUDA skip. Without the tag the function has only that call: guarded, info.
+TEST(ProgramModel, AHyperPyYamlTagNamesTheCodeTheRecipeRuns) {
+    test::TempDir d;
+    d.write("pkg/__init__.py", "");
+    d.write("pkg/losses.py", "def rnnt_loss(logits, targets):\n    from pkg.numba_rnnt import RNNTKernel\n"
+                             "    return RNNTKernel.apply(logits, targets)\n\n\ndef ctc_loss(logits, targets):\n    return logits.sum()\n");
+    d.write("pkg/numba_rnnt.py", "import torch\nfrom numba import cuda\n\n\nclass RNNTKernel(torch.autograd.Function):\n"
+                                 "    @staticmethod\n    def forward(ctx, logits, targets):\n        return logits.sum()\n");
+    d.write("tests/test_losses.py", "import unittest\nimport torch\nfrom pkg.losses import rnnt_loss\n\n\n"
+                                    "class T(unittest.TestCase):\n    @unittest.skipIf(not torch.cuda.is_available(), 'CUDA')\n"
+                                    "    def test_rnnt(self):\n        rnnt_loss(torch.ones(2), torch.ones(2))\n");
+    d.write("recipes/asr/train.py", "import sys\nfrom hyperpyyaml import load_hyperpyyaml\n\nif __name__ == '__main__':\n"
+                                    "    with open(sys.argv[1]) as fin:\n        hparams = load_hyperpyyaml(fin)\n"
+                                    "    print(hparams['compute_cost'])\n");
+    d.write("recipes/asr/README.md", "Run:\n\n```\npython train.py hparams/train.yaml\n```\n");
+    const std::string tagged = "seed: 1\nmodules:\n  - !new:torch.nn.Linear\n    in_features: 2\n    out_features: 2\n"
+                               "compute_cost: !name:pkg.losses.rnnt_loss\n    blank_index: 0\n";
+    d.write("recipes/asr/hparams/train.yaml", tagged);
+    const ScanResult r = scan_dir(d);
+    const Finding* f = find(r, "cuda-only-package-import", "pkg/numba_rnnt.py");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->reach, Reach::core) << f->note;
+    EXPECT_EQ(f->guard, GuardKind::none) << f->guard_note;
+    EXPECT_GT(f->impact, VerdictImpact::none) << f->note;
+    ASSERT_GE(f->chain.size(), 3u);
+    EXPECT_NE(f->chain[1].find("recipes/asr/hparams/train.yaml:6"), std::string::npos) << f->chain[1];
+    // the recipe picks the CTC loss: the Numba kernel is left to the test's guarded call
+    d.write("recipes/asr/hparams/train.yaml", "seed: 1\ncompute_cost: !name:pkg.losses.ctc_loss\n    blank_index: 0\n");
+    const ScanResult ctc = scan_dir(d);
+    const Finding* g = find(ctc, "cuda-only-package-import", "pkg/numba_rnnt.py");
+    ASSERT_NE(g, nullptr);
+    EXPECT_NE(g->guard, GuardKind::none) << g->note;
+    EXPECT_EQ(g->impact, VerdictImpact::none) << g->note;
+}
+
 // One cause, one finding: a CUDA kernel is ported whole. The shared memory, launches and CUB use in the
 // file that defines it, and the CUB use of a header beside it (mamba's reverse_scan.cuh), are parts of
 // that port (rules/program.yaml kernel_details): info, with the kernel named. A device function keeps

@@ -146,7 +146,26 @@ private:
     }
 };
 
-std::vector<ConfigValue> read_values(const std::string& path, const SourceText& source) {
+// HyperPyYAML's `loss: !name:speechbrain.nnet.losses.transducer_loss` (and `!new:`, `!apply:`): a
+// node whose tag is one of `tags` followed by a dotted name, anywhere in the document (a list of
+// modules too), as the value of a pseudo-key: the tag itself.
+void yaml_tagged(const YAML::Node& node, const std::vector<std::string>& tags, std::vector<ConfigValue>& out) {
+    const std::string& tag = node.Tag();
+    for (const auto& t : tags) {
+        if (tag.size() <= t.size() || tag.compare(0, t.size(), t) != 0) continue;
+        const std::string name = tag.substr(t.size());
+        const std::size_t at = static_cast<std::size_t>(std::max(0, node.Mark().pos));
+        out.push_back({t, t, lower(name), name, at, at + tag.size()});
+    }
+    if (node.IsMap()) {
+        for (const auto& kv : node) yaml_tagged(kv.second, tags, out);
+    } else if (node.IsSequence()) {
+        for (const auto& item : node) yaml_tagged(item, tags, out);
+    }
+}
+
+// `tags` (readers.config_target_tags): YAML tags that name code, read as values of the tag.
+std::vector<ConfigValue> read_values(const std::string& path, const SourceText& source, const std::vector<std::string>& tags) {
     std::vector<ConfigValue> out;
     if (path.size() > 5 && path.compare(path.size() - 5, 5, ".toml") == 0) {
         try {
@@ -169,7 +188,10 @@ std::vector<ConfigValue> read_values(const std::string& path, const SourceText& 
     }
     try {
         // a multi-document file has each document checked
-        for (const auto& doc : YAML::LoadAll(source.text())) yaml_values(doc, "", out);
+        for (const auto& doc : YAML::LoadAll(source.text())) {
+            yaml_values(doc, "", out);
+            if (!tags.empty()) yaml_tagged(doc, tags, out);
+        }
     } catch (const YAML::Exception& e) {
         throw std::runtime_error(json_error ? *json_error : "invalid YAML/JSON at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
     }
@@ -297,8 +319,11 @@ ConfigOutcome analyze_config(const FileEntry& file, std::vector<DataReader> read
         }
         const SourceText source(std::move(text));
         out.lines = source.line_count();
-        const auto values = read_values(file.path, source);
-        out.targets = config_targets(values, source, catalogue.program().readers.config_target_keys);
+        const DataReaderVocabulary& readers = catalogue.program().readers;
+        const auto values = read_values(file.path, source, readers.config_target_tags);
+        std::vector<std::string> target_keys = readers.config_target_keys;
+        target_keys.insert(target_keys.end(), readers.config_target_tags.begin(), readers.config_target_tags.end());
+        out.targets = config_targets(values, source, target_keys);
         std::vector<Match> matches;
         std::vector<std::vector<std::pair<std::string, KeyRead>>> related;  // per match: the reading sites
         std::set<std::string> fired;
