@@ -525,6 +525,15 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     for (const auto& l : launches)
         for (const auto* list : {&l.args, &l.overrides})
             for (const auto& arg : *list) readers_key += l.via + ">" + l.script + ":" + arg + "|";
+    // The key paths the code imports modules from (`importlib.import_module(cfg.model.type)`).
+    std::set<std::string> dispatch_keys;
+    auto add_dispatch_keys = [&](const FileFacts& facts) {
+        for (const auto& imp : facts.imports)
+            if (!imp.config_key.empty()) dispatch_keys.insert(imp.config_key);
+    };
+    for (const auto& e : entries) add_dispatch_keys(e.outcome.facts);
+    for (const auto& [path, e] : unwalked) add_dispatch_keys(e->outcome.facts);
+    for (const auto& k : dispatch_keys) readers_key += "import_module(" + k + ")|";
     const std::uint64_t readers_hash = fnv1a64(readers_key);
     std::vector<std::vector<DataReader>> data_readers(n);
     const configs::NamedFiles names(python_files);
@@ -546,7 +555,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
             from_cache[i] = 1;
             return;
         }
-        configs::ConfigOutcome c = configs::analyze_config(file, data_readers[i], python_files, m_catalogue, options.walk.max_file_size);
+        configs::ConfigOutcome c = configs::analyze_config(file, data_readers[i], python_files, m_catalogue, options.walk.max_file_size, dispatch_keys);
         FileOutcome& o = entry.outcome;
         o.unread = !c.referenced;
         o.findings = std::move(c.findings);

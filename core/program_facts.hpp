@@ -28,6 +28,10 @@ struct ImportFact {
     // a dotted path written in a string (`"target": "pkg.mod.Class"`), built on demand: no import
     // statement, so the name it holds is a use of it there
     bool in_string = false;
+    // `importlib.import_module(cfg.model.type)`: the module a config value names, at this dotted key
+    // path from the config's top ("model.type"; `module` empty here). In a config, the value's own key
+    // path: the config's candidates for such an import.
+    std::string config_key;
 };
 
 struct ExtensionFact {

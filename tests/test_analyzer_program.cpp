@@ -4807,6 +4807,58 @@ TEST(ProgramModel, AHyperPyYamlTagNamesTheCodeTheRecipeRuns) {
     EXPECT_EQ(g->impact, VerdictImpact::none) << g->note;
 }
 
+// neuralangelo's trainer and model are modules a config names: `importlib.import_module(cfg.trainer.type)`
+// with `trainer: {type: projects.demo.trainer}` in the config train.py reads. The import is a step to the
+// config, the config to the module it names there: the model's tiny-cuda-nn is on the run's path. A
+// module the config names at another key (`data.type`, for no such import) stays unreached, and so does
+// the same import's target in a config nothing reads. (Here only a helper script names the config, as in
+// neuralangelo: the run's own config comes on its command line.)
+TEST(ProgramModel, AModuleAConfigNamesForImportModuleIsReached) {
+    test::TempDir d;
+    d.write("core/__init__.py", "");
+    d.write("core/get_trainer.py", "import importlib\n\n\ndef get_trainer(cfg):\n"
+                                   "    trainer_lib = importlib.import_module(cfg.trainer.type)\n    return trainer_lib.Trainer(cfg)\n");
+    d.write("projects/__init__.py", "");
+    d.write("projects/demo/__init__.py", "");
+    d.write("projects/demo/trainer.py", "from projects.demo.model import Model\n\n\nclass Trainer:\n"
+                                        "    def __init__(self, cfg):\n        self.model = Model()\n");
+    d.write("projects/demo/model.py", "import torch\nimport tinycudann as tcnn\n\n\nclass Model(torch.nn.Module):\n"
+                                      "    def __init__(self):\n        super().__init__()\n"
+                                      "        self.enc = tcnn.Encoding(3, {'otype': 'HashGrid'})\n");
+    d.write("projects/other/__init__.py", "");
+    d.write("projects/other/reader.py", "import tinycudann as tcnn\n\nENC = tcnn.Encoding\n");
+    d.write("projects/demo/configs/base.yaml", "trainer:\n  type: projects.demo.trainer\ndata:\n  type: projects.other.reader\n");
+    d.write("projects/other/configs/unread.yaml", "trainer:\n  type: projects.other.reader\n");
+    // the config a run takes is given on its command line; a helper script names the base config
+    d.write("train.py", "import argparse\nimport yaml\nfrom core.get_trainer import get_trainer\n\nif __name__ == '__main__':\n"
+                        "    p = argparse.ArgumentParser()\n    p.add_argument('--config', required=True)\n"
+                        "    args = p.parse_args()\n    get_trainer(yaml.safe_load(open(args.config)))\n");
+    d.write("scripts/generate_config.py", "import yaml\n\nif __name__ == '__main__':\n"
+                                      "    base = yaml.safe_load(open('projects/demo/configs/base.yaml'))\n    print(base)\n");
+    auto expect = [](const ScanResult& r) {
+        const Finding* f = find(r, "cuda-only-package-import", "projects/demo/model.py");
+        ASSERT_NE(f, nullptr);
+        EXPECT_EQ(f->reach, Reach::core) << f->note;
+        EXPECT_EQ(f->impact, VerdictImpact::stay) << f->note;
+        EXPECT_EQ(f->chain, (std::vector<std::string>{"train.py:3", "core/get_trainer.py:5", "projects/demo/configs/base.yaml:2",
+                                                      "projects/demo/trainer.py:1", "projects/demo/model.py:2"}));
+        const Finding* other = find(r, "cuda-only-package-import", "projects/other/reader.py");
+        ASSERT_NE(other, nullptr);
+        EXPECT_EQ(other->reach, Reach::unreached) << other->note;
+    };
+    expect(scan_dir(d));
+    // the same from the cache, and again once only the trainer's file changed
+    test::TempDir cache;
+    ScanOptions o;
+    o.cache_dir = cache.path();
+    (void)scan_dir(d, o);
+    d.write("projects/demo/trainer.py", "from projects.demo.model import Model\n\n\nclass Trainer:\n"
+                                        "    def __init__(self, cfg):\n        self.model = Model()  # edited\n");
+    const ScanResult warm = scan_dir(d, o);
+    EXPECT_GT(warm.files_cached, 0u);
+    expect(warm);
+}
+
 // One cause, one finding: a CUDA kernel is ported whole. The shared memory, launches and CUB use in the
 // file that defines it, and the CUB use of a header beside it (mamba's reverse_scan.cuh), are parts of
 // that port (rules/program.yaml kernel_details): info, with the kernel named. A device function keeps

@@ -230,13 +230,17 @@ std::string describe_sites(const std::string& key, const std::vector<std::pair<s
 // `target: ldm.models.diffusion.ddpm.LatentDiffusion`: an import of the module that holds the name,
 // written as `from ldm.models.diffusion.ddpm import LatentDiffusion` (the program model resolves
 // either reading: a module named in full, or a name inside one).
+// `dispatch_keys`: the key paths the code imports a module from (`importlib.import_module(cfg.model.type)`:
+// "model.type"); a dotted value there is an import too, marked with its key path.
 std::vector<ImportFact> config_targets(const std::vector<ConfigValue>& values, const SourceText& source,
-                                       const std::vector<std::string>& keys) {
+                                       const std::vector<std::string>& keys, const std::set<std::string>& dispatch_keys) {
     static const std::regex dotted(R"([A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+)");
     std::vector<ImportFact> out;
     for (const auto& v : values) {
-        if (std::find(keys.begin(), keys.end(), v.key) == keys.end() || !std::regex_match(v.raw, dotted)) continue;
+        const bool dispatched = dispatch_keys.count(v.path) > 0;
+        if ((!dispatched && std::find(keys.begin(), keys.end(), v.key) == keys.end()) || !std::regex_match(v.raw, dotted)) continue;
         ImportFact imp;
+        if (dispatched) imp.config_key = v.path;
         const std::size_t dot = v.raw.rfind('.');
         imp.module = v.raw.substr(0, dot);
         imp.names = {v.raw.substr(dot + 1)};
@@ -295,7 +299,7 @@ std::set<std::string> rule_keys(const RuleCatalogue& catalogue) {
 }
 
 ConfigOutcome analyze_config(const FileEntry& file, std::vector<DataReader> readers, const std::vector<PythonFile>& python,
-                             const RuleCatalogue& catalogue, std::uintmax_t max_file_size) {
+                             const RuleCatalogue& catalogue, std::uintmax_t max_file_size, const std::set<std::string>& dispatch_keys) {
     ConfigOutcome out;
     out.readers = std::move(readers);
     // the files that name it, then the scripts launched with it: where the keys are read
@@ -323,7 +327,7 @@ ConfigOutcome analyze_config(const FileEntry& file, std::vector<DataReader> read
         const auto values = read_values(file.path, source, readers.config_target_tags);
         std::vector<std::string> target_keys = readers.config_target_keys;
         target_keys.insert(target_keys.end(), readers.config_target_tags.begin(), readers.config_target_tags.end());
-        out.targets = config_targets(values, source, target_keys);
+        out.targets = config_targets(values, source, target_keys, dispatch_keys);
         std::vector<Match> matches;
         std::vector<std::vector<std::pair<std::string, KeyRead>>> related;  // per match: the reading sites
         std::set<std::string> fired;

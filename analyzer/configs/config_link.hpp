@@ -38,8 +38,9 @@ struct ConfigOutcome {
 std::vector<DataReader> config_readers(const std::string& config_path, const NamedFiles& names, const std::vector<PythonFile>& python,
                                        const std::vector<Launch>& launches, const HydraSelection& hydra);
 
-// `readers`: config_readers() of the file.
+// `readers`: config_readers() of the file. `dispatch_keys`: the key paths from which the code imports
+// a module by name (ImportFact::config_key of the Python files): their dotted values become targets.
 ConfigOutcome analyze_config(const FileEntry& file, std::vector<DataReader> readers, const std::vector<PythonFile>& python,
-                             const RuleCatalogue& catalogue, std::uintmax_t max_file_size);
+                             const RuleCatalogue& catalogue, std::uintmax_t max_file_size, const std::set<std::string>& dispatch_keys = {});
 
 }  // namespace mpsport::configs

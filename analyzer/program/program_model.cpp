@@ -126,6 +126,7 @@ ProgramModel::ProgramModel(const std::vector<FileRecord>& files, const ProgramVo
             if (it == options.data_readers->end()) continue;
             for (const auto& r : it->second) m_edges[r.path].push_back({f.path, r.line, GuardKind::none, ""});
         }
+    link_config_dispatch(files);
     link_extensions(files);
     find_skip_scopes(files);
     find_entry_points(files, options);
@@ -512,12 +513,38 @@ bool ProgramModel::binds_no_own_module(const std::string& path) const {
     });
 }
 
+// neuralangelo's `importlib.import_module(cfg.trainer.type)` imports whichever module the run's config
+// names at trainer.type: the import is a step to each config that names one there
+// (`projects/neuralangelo/configs/base.yaml`: `type: projects.neuralangelo.trainer`), and the config
+// imports the module (its ImportFact with the same config_key). A config the code names nowhere
+// by path is not read, so it names nothing here.
+void ProgramModel::link_config_dispatch(const std::vector<FileRecord>& files) {
+    std::map<std::string, std::set<std::string>> configs_at;  // key path -> the configs with a dotted value there
+    for (const auto& f : files)
+        if (f.kind == FileKind::config && f.facts)
+            for (const auto& imp : f.facts->imports)
+                if (!imp.config_key.empty()) configs_at[imp.config_key].insert(f.path);
+    if (configs_at.empty()) return;
+    for (const auto& f : files) {
+        if (f.kind != FileKind::python || !f.facts) continue;
+        for (const auto& imp : f.facts->imports) {
+            if (imp.config_key.empty() || !imp.module.empty()) continue;
+            const auto it = configs_at.find(imp.config_key);
+            if (it == configs_at.end()) continue;
+            const auto [guard, guard_note] = guard_as_commanded(imp);
+            for (const auto& config : it->second)
+                if (same_project(f.path, config)) m_edges[f.path].push_back({config, imp.line, guard, guard_note, imp.lazy});
+        }
+    }
+}
+
 void ProgramModel::add_edges(const FileRecord& file) {
     if (file.facts->remote_code_line > 0 && !is_tooling_path(file.path))
         m_remote_code.emplace(project_of(file.path), file.path + ":" + std::to_string(file.facts->remote_code_line));
     auto& edges = m_edges[file.path];
     const std::string here = dir_of(file.path);
     for (const auto& imp : file.facts->imports) {
+        if (!imp.config_key.empty() && imp.module.empty()) continue;  // linked to the configs that name one (link_config_dispatch)
         const auto [guard, guard_note] = guard_as_commanded(imp);
         if (!imp.lazy && guard == GuardKind::none) m_imports_on_load.insert({file.path, imp.line});
         using Names = std::optional<std::vector<std::string>>;

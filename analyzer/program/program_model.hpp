@@ -293,6 +293,7 @@ private:
     // own packages (nor relatively): a name it binds is no compiled module of the repository's.
     bool binds_no_own_module(const std::string& path) const;
     void add_edges(const FileRecord& file);
+    void link_config_dispatch(const std::vector<FileRecord>& files);
     // Whether `importer` also imports a module that builds a CUDA extension just in time from sources
     // `ext` lists too: then the try/except around `ext`'s import falls back to the same CUDA code.
     bool jit_builds_same_sources(const std::string& importer, const ExtensionLink& ext) const;

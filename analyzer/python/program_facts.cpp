@@ -557,6 +557,21 @@ std::optional<std::string> module_pattern(TSNode arg, const ModuleFacts& facts) 
     return pattern;
 }
 
+// `cfg.model.type` (or `self.cfg.model.type`): the key path it reads from the object at its root,
+// "model.type"; empty for anything else.
+std::string config_key_path(TSNode node, const ModuleFacts& facts) {
+    std::vector<std::string> parts;
+    while (is_type(node, "attribute")) {
+        parts.emplace_back(facts.text(field(node, "attribute")));
+        node = field(node, "object");
+    }
+    if (!is_type(node, "identifier") || parts.empty()) return "";
+    if (facts.text(node) == "self") parts.pop_back();  // self.cfg.model.type: the object is self.cfg
+    std::string path;
+    for (auto it = parts.rbegin(); it != parts.rend(); ++it) path += (path.empty() ? "" : ".") + *it;
+    return path;
+}
+
 void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, const CallSites& calls, bool names_extensions, FileFacts& out) {
     std::string q = facts.qualname(field(call, "function"));
     bool cuda_optional = false;
@@ -571,10 +586,17 @@ void add_call(TSNode call, const ModuleFacts& facts, const GuardFinder& guards, 
         // `app.*.train` names, whichever the run's value picks (ProgramModel::add_edges expands it)
         auto name = module_pattern(positional_argument(call, 0), facts);
         if (!name) name = facts.string_value(positional_argument(call, 0));
-        if (name && !name->empty()) {
+        // neuralangelo's `importlib.import_module(cfg.trainer.type)`: whichever module the run's config
+        // names at that key (ProgramModel links the configs that hold one)
+        std::string config_key;
+        if (!name) config_key = config_key_path(positional_argument(call, 0), facts);
+        if ((name && !name->empty()) || !config_key.empty()) {
             ImportFact f;
-            f.level = static_cast<int>(name->find_first_not_of('.'));
-            f.module = name->substr(static_cast<std::size_t>(f.level));
+            if (name) {
+                f.level = static_cast<int>(name->find_first_not_of('.'));
+                f.module = name->substr(static_cast<std::size_t>(f.level));
+            }
+            f.config_key = config_key;
             const Guard g = guards.guard_of(call);
             f.guard = g.kind;
             f.guard_note = g.note;
