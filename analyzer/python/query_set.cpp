@@ -238,7 +238,17 @@ bool QuerySet::holds(const Predicate& p, const TSQueryMatch& match, const Module
         // (#not-in-table-of? @finding "^torch\\."): not a key or value of a dict literal with three or
         // more entries naming such things: a lookup table over dtypes (stable-fast-3d's `EPS_DTYPE =
         // {torch.float16: 1e-4, ..., torch.float64: 1e-8}`, an old collate's `numpy_type_map`) makes none;
-        // nor a tuple value of one (torchvision's MNIST reader: `14: (torch.float64, np.dtype('>f8'), 'f8')`).
+        // nor a tuple value of one (torchvision's MNIST reader: `14: (torch.float64, np.dtype('>f8'), 'f8')`);
+        // nor an element of a tuple, list or set literal naming three or more, outside a dict: a
+        // vocabulary of dtypes (tensordict's `_TORCH_DTYPES = (torch.bfloat16, torch.bool, torch.complex128, ...)`).
+        const TSNode collection = ts_node_parent(node);
+        if ((is_type(collection, "tuple") || is_type(collection, "list") || is_type(collection, "set")) &&
+            !is_type(ts_node_parent(collection), "pair")) {
+            int listed = 0;
+            for (uint32_t k = 0; k < ts_node_named_child_count(collection); ++k)
+                if (std::regex_search(facts.qualname(ts_node_named_child(collection, k)), *p.regex)) ++listed;
+            if (listed >= 3) return false;
+        }
         TSNode pair = ts_node_parent(node);
         if (is_type(pair, "tuple")) pair = ts_node_parent(pair);
         const TSNode dict = ts_node_is_null(pair) ? TSNode{} : ts_node_parent(pair);

@@ -48,6 +48,16 @@ SN3_TYPEMAP = {
 }
 # ruleid: float64-dtype
 pairs = {"weights": (torch.float64, 3)}
+# tensordict's vocabulary of dtypes, to turn their names back into dtypes
+TORCH_DTYPES = (
+    torch.bfloat16,
+    torch.float32,
+    # ok: float64-dtype
+    torch.float64,
+    torch.int64,
+)
+# ruleid: float64-dtype
+ACC_DTYPES = (torch.float64, torch.int64)
 
 
 class Diffusion(nn.Module):
