@@ -156,7 +156,7 @@ std::optional<Guard> every_use_guarded(TSNode import, const AnalysisInput& in) {
 // outside the if statement that no test of the name encloses; nullopt otherwise. Reads the whole file
 // (the scan may have parsed only the statements around its matches), only where the shape is there.
 std::optional<std::pair<std::string, int>> none_left_for_a_call(TSNode import, const ModuleFacts& facts) {
-    TSNode arm, if_statement;
+    TSNode arm{}, if_statement{};
     for (TSNode cur = import, parent = ts_node_parent(import); !ts_node_is_null(parent); cur = parent, parent = ts_node_parent(parent)) {
         if (is_type(parent, "function_definition") || is_type(parent, "class_definition")) return std::nullopt;
         if (is_type(parent, "block") && is_type(ts_node_parent(parent), "if_statement")) {
@@ -219,6 +219,67 @@ std::optional<std::pair<std::string, int>> none_left_for_a_call(TSNode import, c
     return found;
 }
 
+// `try: from flash_attn import flash_attn_func` / `except ImportError: flash_attn_func = None`, then
+// `flash_attn_func(q, k, v)` where nothing encloses the call that could take another way: no `if`, `else`,
+// conditional expression, `and`/`or` or `try` (an arm of a choice is call_in_default_arm's to weigh, and a
+// test of the name is the fallback's signal). None only holds the place, and the call fails on a Mac. The
+// name and the line of the first such call outside the try statement; nullopt otherwise. Module-level
+// imports only; reads the whole file (the scan may have parsed only the statements around its matches),
+// only where the shape is there.
+std::optional<std::pair<std::string, int>> none_left_by_handler(TSNode import, const AnalysisInput& in) {
+    TSNode try_statement{};
+    for (TSNode parent = ts_node_parent(import); !ts_node_is_null(parent); parent = ts_node_parent(parent)) {
+        if (is_type(parent, "function_definition") || is_type(parent, "class_definition")) return std::nullopt;
+        if (is_type(parent, "try_statement")) {
+            try_statement = parent;
+            break;
+        }
+    }
+    if (ts_node_is_null(try_statement) || !contains(field(try_statement, "body"), import)) return std::nullopt;
+    const auto bound = names_bound_by(import, in.facts);
+    if (!bound || bound->empty()) return std::nullopt;
+    // each handler binds the name to None (a handler that imports or defines something else holds a
+    // fallback); the names the try statement binds besides (`HAS_FLASH = False`) are tests of it too
+    std::vector<std::string> nones;
+    const auto handlers = in.guards.import_error_handlers(try_statement);
+    if (handlers.empty()) return std::nullopt;
+    for (TSNode handler : handlers) {
+        bool placeholder = false;
+        for (uint32_t i = 0; i < ts_node_named_child_count(handler); ++i) {
+            TSNode st = ts_node_named_child(handler, i);
+            if (is_type(st, "comment") || is_type(st, "pass_statement")) continue;
+            if (is_type(st, "expression_statement") && ts_node_named_child_count(st) == 1) st = ts_node_named_child(st, 0);
+            if (is_type(st, "call")) continue;  // a warning, a print
+            if (!is_type(st, "assignment") || !is_type(field(st, "left"), "identifier")) return std::nullopt;
+            const std::string name(in.facts.text(field(st, "left")));
+            if (is_type(field(st, "right"), "none") && std::find(bound->begin(), bound->end(), name) != bound->end()) {
+                placeholder = true;
+                if (!listed(nones, name)) nones.push_back(name);
+            }
+        }
+        if (!placeholder) return std::nullopt;
+    }
+    const ParsedModule whole(in.facts.source());
+    const TSNode root = whole.root();
+    if (ts_node_is_null(root)) return std::nullopt;
+    const ModuleFacts& all = whole.facts();
+    std::optional<std::pair<std::string, int>> found;
+    const uint32_t try_start = ts_node_start_byte(try_statement), try_end = ts_node_end_byte(try_statement);
+    for_each_node(root, [&](TSNode n) {
+        if (found || !is_type(n, "call")) return;
+        TSNode fn = field(n, "function");
+        while (is_type(fn, "attribute")) fn = field(fn, "object");  // amp.initialize(...): the name at its root
+        if (!is_type(fn, "identifier") || !listed(nones, all.text(fn))) return;
+        if (ts_node_start_byte(n) >= try_start && ts_node_end_byte(n) <= try_end) return;
+        for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p))
+            if (is_type(p, "if_statement") || is_type(p, "conditional_expression") || is_type(p, "boolean_operator") || is_type(p, "try_statement") ||
+                is_type(p, "while_statement") || is_type(p, "match_statement"))
+                return;
+        found = std::make_pair(std::string(all.text(fn)), static_cast<int>(ts_node_start_point(n).row) + 1);
+    });
+    return found;
+}
+
 void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out) {
     const bool want_optional = listed(rule_param(rule, "optional"), "true");
     // One package, one finding per file: `import triton` then `import triton.language as tl` is one
@@ -227,10 +288,14 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
     // `at`: an import statement, or a keyword or call through which another library loads the package
     // (`use`: how, as written); `module`: the dotted module an import names (`mamba_ssm.modules.mamba_simple`).
     auto report = [&](TSNode at, const PackageInfo* pkg, bool pure, const std::string& use, std::string_view module) {
-        const Guard guard = in.guards.guard_of(at);
+        Guard guard = in.guards.guard_of(at);
         // the CUDA arm of `if device == "cuda": ... elif device == "mps": ...` (alpaca-lora's
         // generate.py): code that already knows MPS, as for the query rules
         if (guard.mps_aware) return;
+        // a handler that only leaves None in the name's place, called anyway: no fallback
+        std::optional<std::pair<std::string, int>> placeholder;
+        if (guard.kind == GuardKind::import_fallback && use.empty() && (is_type(at, "import_statement") || is_type(at, "import_from_statement")))
+            if ((placeholder = none_left_by_handler(at, in))) guard = Guard{};
         const bool optional = guard.kind == GuardKind::import_fallback;
         if (optional != want_optional) return;
         const std::string key = pkg->import_name + (pure ? " (pure)" : "");  // the pure parts are a finding of their own
@@ -389,6 +454,9 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
             m.impact = VerdictImpact::none;
             m.note = std::string(kPurePartsNote) + pkg->import_name + ", which install on macOS: its CUDA code is in " + where;
         }
+        if (placeholder)
+            m.note = "the ImportError handler only sets " + placeholder->first + " = None, and line " + std::to_string(placeholder->second) +
+                     " calls it with no way round: no fallback, and on a Mac that call fails" + (m.note.empty() ? "" : "; " + m.note);
         if (!use.empty())
             m.note = "no import of " + pkg->import_name + " here: " + use + " makes the library it is passed to load it" + (m.note.empty() ? "" : "; " + m.note);
         const std::string also = use.empty() ? "also imports " + pkg->import_name : use + " also loads " + pkg->import_name;

@@ -49,6 +49,9 @@ public:
     // among its statements, or an if whose every arm, an else included, leaves.
     bool always_leaves(TSNode block) const;
 
+    // The blocks of a try statement's handlers that catch ImportError (or ModuleNotFoundError, or everything).
+    std::vector<TSNode> import_error_handlers(TSNode try_statement) const;
+
 private:
     bool uses_what_it_imports(TSNode import, TSNode scope) const;
     struct Test {
@@ -87,7 +90,6 @@ private:
     const std::map<std::string, std::string, std::less<>>& argparse_string_defaults() const;
     const std::map<std::string, std::pair<std::string, std::string>, std::less<>>& env_constants() const;
     Guard from_try(TSNode try_statement, TSNode node) const;
-    std::vector<TSNode> import_error_handlers(TSNode try_statement) const;
     bool rebuilds_import(TSNode try_statement, TSNode handler) const;
     Guard from_decorators(TSNode decorated) const;
     bool sibling_checks_mps(TSNode if_statement) const;

@@ -21,3 +21,14 @@ except ImportError as err:
 
 # ok: optional-cuda-only-package-import
 import deepspeed
+
+try:
+    # ruleid: optional-cuda-only-package-import
+    from flash_attn import flash_attn_func
+except ImportError:
+    flash_attn_func = None
+
+
+def attention(q, k, v, sdpa):
+    # the code tests the name before the call: None there is the fallback's signal
+    return flash_attn_func(q, k, v) if flash_attn_func is not None else sdpa(q, k, v)
