@@ -223,8 +223,8 @@ std::optional<std::pair<std::string, int>> none_left_for_a_call(TSNode import, c
 // `flash_attn_func(q, k, v)` where nothing encloses the call that could take another way: no `if`, `else`,
 // conditional expression, `and`/`or` or `try` (an arm of a choice is call_in_default_arm's to weigh, and a
 // test of the name is the fallback's signal). None only holds the place, and the call fails on a Mac. The
-// name and the line of the first such call outside the try statement; nullopt otherwise. Module-level
-// imports only; reads the whole file (the scan may have parsed only the statements around its matches),
+// name and the line of the first such call outside the try statement; nullopt otherwise. Imports in a
+// try statement at the module's top level only; reads the whole file (the scan may have parsed only the statements around its matches),
 // only where the shape is there.
 std::optional<std::pair<std::string, int>> none_left_by_handler(TSNode import, const AnalysisInput& in) {
     TSNode try_statement{};
@@ -235,7 +235,10 @@ std::optional<std::pair<std::string, int>> none_left_by_handler(TSNode import, c
             break;
         }
     }
-    if (ts_node_is_null(try_statement) || !contains(field(try_statement, "body"), import)) return std::nullopt;
+    // a try statement of the module's own top level: one under `if _CAN_USE_SAGE_ATTN:` (diffusers) is
+    // already a choice
+    if (ts_node_is_null(try_statement) || !contains(field(try_statement, "body"), import) || !is_type(ts_node_parent(try_statement), "module"))
+        return std::nullopt;
     const auto bound = names_bound_by(import, in.facts);
     if (!bound || bound->empty()) return std::nullopt;
     // each handler binds the name to None (a handler that imports or defines something else holds a
@@ -275,6 +278,22 @@ std::optional<std::pair<std::string, int>> none_left_by_handler(TSNode import, c
             if (is_type(p, "if_statement") || is_type(p, "conditional_expression") || is_type(p, "boolean_operator") || is_type(p, "try_statement") ||
                 is_type(p, "while_statement") || is_type(p, "match_statement"))
                 return;
+        // A function or class chosen by name elsewhere: one a decorator registers (diffusers' attention
+        // backends, `@_AttentionBackendRegistry.register(...)`), or one that tests the name itself
+        // (open_lm's Mamba: `if MambaLMHeadModel is None: raise ImportError(...)` in its __init__) is a
+        // choice the run can leave off, not a call every run makes.
+        for (TSNode scope = enclosing(n, {"function_definition", "class_definition"}); !ts_node_is_null(scope);
+             scope = enclosing(scope, {"function_definition", "class_definition"})) {
+            if (is_type(ts_node_parent(scope), "decorated_definition")) return;
+            bool tested = false;
+            for_each_node(field(scope, "body"), [&](TSNode t) {
+                if (tested || !(is_type(t, "if_statement") || is_type(t, "assert_statement") || is_type(t, "conditional_expression"))) return;
+                const TSNode condition = is_type(t, "if_statement") ? field(t, "condition")
+                                         : is_type(t, "assert_statement") ? ts_node_named_child(t, 0) : ts_node_named_child(t, 1);
+                for_each_node(condition, [&](TSNode c) { tested = tested || (is_type(c, "identifier") && all.text(c) == all.text(fn)); });
+            });
+            if (tested) return;
+        }
         found = std::make_pair(std::string(all.text(fn)), static_cast<int>(ts_node_start_point(n).row) + 1);
     });
     return found;

@@ -60,3 +60,54 @@ def attention_guarded(q, k, v):
 
 def kernel_config():
     return triton.Config({}) if HAS_TRITON else None
+
+
+try:
+    # ok: cuda-only-package-import
+    from mamba_ssm import MambaLMHeadModel
+except ImportError:
+    MambaLMHeadModel = None
+
+try:
+    # ok: cuda-only-package-import
+    import tinycudann as tcnn
+except ImportError:
+    tcnn = None
+
+USE_RASTERIZER = False
+if USE_RASTERIZER:
+    try:
+        # ok: cuda-only-package-import
+        import nvdiffrast.torch as dr
+    except ImportError:
+        dr = None
+
+
+class Mamba(torch.nn.Module):
+    # open_lm: a model the config picks, which tests the name itself
+    def __init__(self, **params):
+        if MambaLMHeadModel is None:
+            raise ImportError("pip install mamba-ssm")
+        super().__init__()
+        self.model = MambaLMHeadModel(**params)
+
+
+REGISTRY = {}
+
+
+def register(name):
+    def wrap(fn):
+        REGISTRY[name] = fn
+        return fn
+
+    return wrap
+
+
+@register("hashgrid")
+def hash_encoding(n_input_dims, config):
+    # a registered choice, as diffusers' attention backends
+    return tcnn.Encoding(n_input_dims, config)
+
+
+def rasterize(glctx, pos, tri, resolution):
+    return dr.rasterize(glctx, pos, tri, resolution)
