@@ -224,8 +224,8 @@ std::optional<std::pair<std::string, int>> none_left_for_a_call(TSNode import, c
 // conditional expression, `and`/`or` or `try` (an arm of a choice is call_in_default_arm's to weigh, and a
 // test of the name is the fallback's signal). None only holds the place, and the call fails on a Mac. The
 // name and the line of the first such call outside the try statement; nullopt otherwise. Imports in a
-// try statement at the module's top level only; reads the whole file (the scan may have parsed only the statements around its matches),
-// only where the shape is there.
+// try statement at the module's top level only; reads the whole file (the scan may have parsed only the
+// statements around its matches), only where the shape is there.
 std::optional<std::pair<std::string, int>> none_left_by_handler(TSNode import, const AnalysisInput& in) {
     TSNode try_statement{};
     for (TSNode parent = ts_node_parent(import); !ts_node_is_null(parent); parent = ts_node_parent(parent)) {
@@ -242,7 +242,7 @@ std::optional<std::pair<std::string, int>> none_left_by_handler(TSNode import, c
     const auto bound = names_bound_by(import, in.facts);
     if (!bound || bound->empty()) return std::nullopt;
     // each handler binds the name to None (a handler that imports or defines something else holds a
-    // fallback); the names the try statement binds besides (`HAS_FLASH = False`) are tests of it too
+    // fallback); a flag it binds besides (`HAS_FLASH = False`), a warning or a print changes nothing
     std::vector<std::string> nones;
     const auto handlers = in.guards.import_error_handlers(try_statement);
     if (handlers.empty()) return std::nullopt;
