@@ -3,6 +3,7 @@
 #include "analyzer/python/op_coverage.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -150,6 +151,29 @@ std::optional<Guard> every_use_guarded(TSNode import, const AnalysisInput& in) {
     return weakest;
 }
 
+// The first call, in the whole file, of one of `names` (`name(...)`; with `through_attribute` also
+// `name.attr(...)`) outside `skip` (the statement that binds them) that `keep` accepts: the name and
+// its line. Parses the file again: the scan may have parsed only the statements around its matches.
+std::optional<std::pair<std::string, int>> first_call_of(const ModuleFacts& facts, const std::vector<std::string>& names, TSNode skip,
+                                                         bool through_attribute,
+                                                         const std::function<bool(TSNode call, TSNode name, const ModuleFacts& all)>& keep) {
+    const ParsedModule whole(facts.source());
+    const TSNode root = whole.root();
+    if (ts_node_is_null(root)) return std::nullopt;
+    const ModuleFacts& all = whole.facts();
+    const uint32_t skip_start = ts_node_start_byte(skip), skip_end = ts_node_end_byte(skip);
+    std::optional<std::pair<std::string, int>> found;
+    for_each_node(root, [&](TSNode n) {
+        if (found || !is_type(n, "call")) return;
+        TSNode fn = field(n, "function");
+        while (through_attribute && is_type(fn, "attribute")) fn = field(fn, "object");  // amp.initialize(...): the name at its root
+        if (!is_type(fn, "identifier") || !listed(names, all.text(fn))) return;
+        if (ts_node_start_byte(n) >= skip_start && ts_node_end_byte(n) <= skip_end) return;
+        if (keep(n, fn, all)) found = std::make_pair(std::string(all.text(fn)), static_cast<int>(ts_node_start_point(n).row) + 1);
+    });
+    return found;
+}
+
 // `if torch.cuda.is_available(): from knn_cuda import KNN; knn = KNN(k=4) / else: knn = None` (LAVIS's
 // ULIP point encoder, which then calls knn(...) unguarded): the arm a Mac takes leaves None where the
 // code calls the name, so the device check is no way round. The name and the line of the first call
@@ -193,16 +217,7 @@ std::optional<std::pair<std::string, int>> none_left_for_a_call(TSNode import, c
         }
     }
     if (nones.empty()) return std::nullopt;
-    const ParsedModule whole(facts.source());
-    const TSNode root = whole.root();
-    if (ts_node_is_null(root)) return std::nullopt;
-    const ModuleFacts& all = whole.facts();
-    std::optional<std::pair<std::string, int>> found;
-    for_each_node(root, [&](TSNode n) {
-        if (found || !is_type(n, "call")) return;
-        const TSNode fn = field(n, "function");
-        if (!is_type(fn, "identifier") || !listed(nones, all.text(fn))) return;
-        if (ts_node_start_byte(n) >= ts_node_start_byte(if_statement) && ts_node_end_byte(n) <= ts_node_end_byte(if_statement)) return;
+    return first_call_of(facts, nones, if_statement, false, [](TSNode n, TSNode fn, const ModuleFacts& all) {
         // `if knn is not None: knn(x)`, `x = knn(x) if knn else ...`: the code tests the name first
         for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
             const TSNode condition = is_type(p, "if_statement") || is_type(p, "elif_clause") || is_type(p, "conditional_expression")
@@ -211,12 +226,11 @@ std::optional<std::pair<std::string, int>> none_left_for_a_call(TSNode import, c
             if (!ts_node_is_null(condition)) {
                 bool names_it = false;
                 for_each_node(condition, [&](TSNode c) { names_it = names_it || (is_type(c, "identifier") && all.text(c) == all.text(fn)); });
-                if (names_it) return;
+                if (names_it) return false;
             }
         }
-        found = std::make_pair(std::string(all.text(fn)), static_cast<int>(ts_node_start_point(n).row) + 1);
+        return true;
     });
-    return found;
 }
 
 // `try: from flash_attn import flash_attn_func` / `except ImportError: flash_attn_func = None`, then
@@ -262,29 +276,18 @@ std::optional<std::pair<std::string, int>> none_left_by_handler(TSNode import, c
         }
         if (!placeholder) return std::nullopt;
     }
-    const ParsedModule whole(in.facts.source());
-    const TSNode root = whole.root();
-    if (ts_node_is_null(root)) return std::nullopt;
-    const ModuleFacts& all = whole.facts();
-    std::optional<std::pair<std::string, int>> found;
-    const uint32_t try_start = ts_node_start_byte(try_statement), try_end = ts_node_end_byte(try_statement);
-    for_each_node(root, [&](TSNode n) {
-        if (found || !is_type(n, "call")) return;
-        TSNode fn = field(n, "function");
-        while (is_type(fn, "attribute")) fn = field(fn, "object");  // amp.initialize(...): the name at its root
-        if (!is_type(fn, "identifier") || !listed(nones, all.text(fn))) return;
-        if (ts_node_start_byte(n) >= try_start && ts_node_end_byte(n) <= try_end) return;
+    return first_call_of(in.facts, nones, try_statement, true, [](TSNode n, TSNode fn, const ModuleFacts& all) {
         for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p))
             if (is_type(p, "if_statement") || is_type(p, "conditional_expression") || is_type(p, "boolean_operator") || is_type(p, "try_statement") ||
                 is_type(p, "while_statement") || is_type(p, "match_statement"))
-                return;
+                return false;
         // A function or class chosen by name elsewhere: one a decorator registers (diffusers' attention
         // backends, `@_AttentionBackendRegistry.register(...)`), or one that tests the name itself
         // (open_lm's Mamba: `if MambaLMHeadModel is None: raise ImportError(...)` in its __init__) is a
         // choice the run can leave off, not a call every run makes.
         for (TSNode scope = enclosing(n, {"function_definition", "class_definition"}); !ts_node_is_null(scope);
              scope = enclosing(scope, {"function_definition", "class_definition"})) {
-            if (is_type(ts_node_parent(scope), "decorated_definition")) return;
+            if (is_type(ts_node_parent(scope), "decorated_definition")) return false;
             bool tested = false;
             for_each_node(field(scope, "body"), [&](TSNode t) {
                 if (tested || !(is_type(t, "if_statement") || is_type(t, "assert_statement") || is_type(t, "conditional_expression"))) return;
@@ -292,11 +295,10 @@ std::optional<std::pair<std::string, int>> none_left_by_handler(TSNode import, c
                                          : is_type(t, "assert_statement") ? ts_node_named_child(t, 0) : ts_node_named_child(t, 1);
                 for_each_node(condition, [&](TSNode c) { tested = tested || (is_type(c, "identifier") && all.text(c) == all.text(fn)); });
             });
-            if (tested) return;
+            if (tested) return false;
         }
-        found = std::make_pair(std::string(all.text(fn)), static_cast<int>(ts_node_start_point(n).row) + 1);
+        return true;
     });
-    return found;
 }
 
 void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out) {
