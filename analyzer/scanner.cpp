@@ -60,12 +60,12 @@ std::vector<configs::Launch> data_launches(const WalkResult& walked, const std::
 // size and mtime (or why it cannot be read), the walk's skipped files and its count of ignored
 // folders. nullopt when a file has no mtime: then size and mtime cannot stand for its content.
 std::optional<std::uint64_t> digest_of_walk(const fs::path& base, const WalkResult& walked, const std::vector<SkippedFile>& skipped,
-                                            const std::vector<ScanCache::Entry>& entries) {
+                                            const std::vector<std::optional<std::string>>& problems) {
     std::string k = base.generic_string() + "|" + std::to_string(walked.ignored_dirs);
     k.reserve(walked.files.size() * 64);
     for (std::size_t i = 0; i < walked.files.size(); ++i) {
         const FileEntry& f = walked.files[i];
-        const auto& problem = entries[i].outcome.skip_reason;
+        const auto& problem = problems[i];
         if (!problem && f.mtime_ns == 0) return std::nullopt;
         k += "|" + f.path + ":" + std::to_string(static_cast<int>(f.kind)) + ":" +
              (problem ? *problem : std::to_string(f.size) + ":" + std::to_string(f.mtime_ns));
@@ -305,23 +305,29 @@ Walked walk_and_stat(const fs::path& base, const std::vector<fs::path>& roots, c
     phase("walk");
 
     const std::size_t n = w.walked.files.size();
-    w.entries.resize(n);
-    parallel_for(n, [&](std::size_t i) {
-        if (auto problem = stat_file(w.walked.files[i], options.walk.max_file_size)) w.entries[i].outcome.skip_reason = *problem;
-        w.entries[i].size = w.walked.files[i].size;
-        w.entries[i].mtime_ns = w.walked.files[i].mtime_ns;
-    }, static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(1, n))));
+    // What stat() finds wrong, by file; the cache entries are made only where the memo misses (made
+    // for every file first, they were a tenth of a warm scan).
+    std::vector<std::optional<std::string>> problems(n);
+    parallel_for(n, [&](std::size_t i) { problems[i] = stat_file(w.walked.files[i], options.walk.max_file_size); },
+                 static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(1, n))));
     phase("stat");
     // A full scan that walks the very files the last one did, each with the same size and mtime,
     // gives the last one's result (the memo); everything else that decides it is in the cache key.
     if (options.cache_dir && !options.partial) {
-        w.digest = digest_of_walk(base, w.walked, result.skipped, w.entries);
+        w.digest = digest_of_walk(base, w.walked, result.skipped, problems);
         if (w.digest) w.memo = ScanCache::load_result(*options.cache_dir, cache_key, *w.digest, base, options.unchanged);
     }
     if (w.memo) {
         phase("memo");
         w.memo->timings = std::move(result.timings);
         w.memo->seconds = phase.seconds();
+        return w;
+    }
+    w.entries.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        w.entries[i].outcome.skip_reason = std::move(problems[i]);
+        w.entries[i].size = w.walked.files[i].size;
+        w.entries[i].mtime_ns = w.walked.files[i].mtime_ns;
     }
     return w;
 }

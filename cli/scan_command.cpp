@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <functional>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -214,25 +215,26 @@ std::optional<ScanResult> kept_scan(const ScanArgs& args, Mode mode, const KeptO
 // A rendered report kept in the cache folder: a line with its findings count, worst severity (for
 // --output and --fail-on) and the checksum of its text, then the text. A damaged one is not served.
 struct KeptReport {
-    std::string text;
+    std::shared_ptr<const MappedFile> file;  // the text is a view of it: a report of megabytes is neither copied nor zeroed
+    std::string_view text;
     std::size_t findings = 0;
     std::optional<Severity> worst;
 
-    static std::optional<KeptReport> read(const fs::path& file) {
+    static std::optional<KeptReport> read(const fs::path& path) {
         std::error_code ec;
-        if (!fs::is_regular_file(file, ec)) return std::nullopt;
+        if (!fs::is_regular_file(path, ec)) return std::nullopt;
         try {
-            std::string bytes = read_file(file);
-            const std::size_t eol = bytes.find('\n');
-            if (eol == std::string::npos) return std::nullopt;
             KeptReport r;
+            r.file = std::make_shared<const MappedFile>(path);
+            const std::string_view bytes = r.file->bytes();
+            const std::size_t eol = bytes.find('\n');
+            if (eol == std::string_view::npos) return std::nullopt;
             std::string worst, sum;
-            std::istringstream head(bytes.substr(0, eol));
+            std::istringstream head{std::string(bytes.substr(0, eol))};
             if (!(head >> r.findings >> worst >> sum)) return std::nullopt;
             if (worst != "none" && !(r.worst = parse_severity(worst))) return std::nullopt;
-            bytes.erase(0, eol + 1);  // in place: the text is most of a large report's bytes
-            if (hex64(content_hash(bytes)) != sum) return std::nullopt;
-            r.text = std::move(bytes);
+            r.text = bytes.substr(eol + 1);
+            if (hex64(content_hash(r.text)) != sum) return std::nullopt;
             return r;
         } catch (const std::exception&) {
             return std::nullopt;  // gone or unreadable: render afresh
@@ -254,12 +256,13 @@ void print_timings(const std::vector<std::pair<std::string, double>>& timings, s
 }
 
 // Prints or writes the report; the exit status of scan, report and check.
-int write_report(const ScanArgs& args, const std::string& text, std::size_t findings, bool failed) {
+int write_report(const ScanArgs& args, std::string_view text, std::size_t findings, bool failed) {
     if (args.output) {
         write_file_atomically(*args.output, text);
         std::cerr << fmt::format("mpsport: wrote {} ({} findings)\n", *args.output, findings);
     } else {
-        std::cout << text << std::flush;
+        std::cout.write(text.data(), static_cast<std::streamsize>(text.size()));
+        std::cout.flush();
     }
     return failed ? 1 : 0;
 }

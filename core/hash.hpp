@@ -8,7 +8,7 @@
 namespace mpsport {
 
 std::uint64_t fnv1a64(std::string_view data);
-// Fast 64-bit hash of file contents (8 bytes a step); stable across runs and platforms.
+// Fast 64-bit hash of file contents (XXH3); stable across runs and platforms.
 std::uint64_t content_hash(std::string_view data);
 std::string hex64(std::uint64_t v);
 

@@ -15,6 +15,9 @@
 #include <mach-o/dyld.h>
 #endif
 #if defined(__unix__) || defined(__APPLE__)
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #endif
 #if defined(__linux__)
@@ -43,6 +46,30 @@ std::string read_file(const fs::path& path) {
     char buf[65536];
     while (in.read(buf, sizeof buf) || in.gcount() > 0) out.append(buf, static_cast<std::size_t>(in.gcount()));
     return out;
+}
+
+MappedFile::MappedFile(const fs::path& path) {
+#if defined(__unix__) || defined(__APPLE__)
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw std::runtime_error(path.generic_string() + ": cannot open (" + std::strerror(errno) + ")");
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        void* map = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+        if (map != MAP_FAILED) {
+            m_map = map;
+            m_size = static_cast<std::size_t>(st.st_size);
+        }
+    }
+    ::close(fd);
+    if (m_map) return;
+#endif
+    m_read = read_file(path);  // empty, a pipe, or a system that cannot map it
+}
+
+MappedFile::~MappedFile() {
+#if defined(__unix__) || defined(__APPLE__)
+    if (m_map) ::munmap(m_map, m_size);
+#endif
 }
 
 namespace {

@@ -10,6 +10,22 @@ namespace mpsport {
 
 // Reads a whole file; throws std::runtime_error naming the file when it cannot.
 std::string read_file(const std::filesystem::path& path);
+// A whole file's bytes, mapped read-only where the system can map it (no copy, nothing zeroed: a
+// warm scan prints a kept report of megabytes straight from here), read into memory otherwise.
+// Throws as read_file does. The bytes stay valid while the object lives.
+class MappedFile {
+public:
+    explicit MappedFile(const std::filesystem::path& path);
+    ~MappedFile();
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+    std::string_view bytes() const { return m_map ? std::string_view(static_cast<const char*>(m_map), m_size) : std::string_view(m_read); }
+
+private:
+    void* m_map = nullptr;
+    std::size_t m_size = 0;
+    std::string m_read;
+};
 // A path relative to the repository with "." and ".." resolved ("a/./b/../c" -> "a/c"); empty when
 // it leaves the repository.
 std::string normalise_relative(const std::string& path);

@@ -1,7 +1,12 @@
 #include <gtest/gtest.h>
 
-#include <algorithm>
+#include <unistd.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "core/paths.hpp"
 #include "core/program_facts.hpp"
 #include "core/source_text.hpp"
 
@@ -60,4 +65,28 @@ TEST(AttributeNames, CommentsAreNoUsesStringsAre) {
     EXPECT_TRUE(has("after_string"));
     EXPECT_TRUE(has("after_triple"));
     EXPECT_TRUE(has("by_name"));
+}
+
+TEST(MappedFile, GivesAFilesBytesAndNamesOneItCannotOpen) {
+    const auto dir = std::filesystem::temp_directory_path() / ("mpsport-mapped-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    // a kept report's shape: a header line, then text with every byte value a report may hold
+    std::string text = "3 major 0123456789abcdef\n";
+    for (int i = 0; i < 70000; ++i) text += static_cast<char>(i % 251 + 1);
+    { std::ofstream(dir / "kept.txt", std::ios::binary) << text; }
+    {
+        const MappedFile mapped(dir / "kept.txt");
+        EXPECT_EQ(mapped.bytes().size(), text.size());
+        EXPECT_TRUE(mapped.bytes() == text);
+        EXPECT_EQ(mapped.bytes(), read_file(dir / "kept.txt"));
+    }
+    { std::ofstream(dir / "empty.txt", std::ios::binary); }
+    EXPECT_TRUE(MappedFile(dir / "empty.txt").bytes().empty());
+    try {
+        MappedFile missing(dir / "missing.txt");
+        ADD_FAILURE() << "a missing file was read";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("missing.txt: cannot open"), std::string::npos) << e.what();
+    }
+    std::filesystem::remove_all(dir);
 }
