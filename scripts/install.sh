@@ -17,7 +17,7 @@ packages=(
   libtree-sitter-dev nlohmann-json3-dev libgtest-dev
   libtomlplusplus-dev libyaml-cpp-dev libcli11-dev libfmt-dev
   python3-yaml python3-jsonschema python3-numpy python3-skorch
-  libgit2-dev libvalijson-dev libxxhash-dev
+  libgit2-dev libvalijson-dev libxxhash-dev libre2-dev
   ripgrep flake8 time
 )
 

@@ -510,6 +510,29 @@ TEST(RuleFiles, ABrokenQueryFailsTheScanThatReadsPython) {
     EXPECT_THROW(Scanner(catalogue).scan(repo.path(), {repo.path()}, o), RuleError);
 }
 
+// A predicate's regular expression is RE2's: one RE2 cannot compile (a lookahead, which ECMAScript
+// would take) is an error naming the rule file and the pattern, not a rule that silently never matches.
+TEST(RuleFiles, ARegexRe2CannotCompileNamesTheRuleAndPattern) {
+    test::TempDir d;
+    fs::copy(test::rules_dir(), d.path() / "rules", fs::copy_options::recursive);
+    const fs::path rule = d.path() / "rules" / "distributed" / "distributed-data-parallel.yaml";
+    std::string text = read_file(rule);
+    const std::string pattern = "\"^torch\\\\.nn";
+    ASSERT_NE(text.find(pattern), std::string::npos);
+    text.replace(text.find(pattern), pattern.size(), "\"^(?=torch)torch\\\\.nn");
+    std::ofstream(rule, std::ios::trunc) << text;
+    const RuleCatalogue catalogue = RuleCatalogue::load(d.path() / "rules");
+    python::PythonEngine engine(catalogue, kDefaultTargetTorch);
+    try {
+        engine.prepare();
+        engine.wait_for_queries();
+        FAIL() << "a lookahead must not compile";
+    } catch (const RuleError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("distributed-data-parallel.yaml: #qualname-match? pattern '^(?=torch)"), std::string::npos) << what;
+    }
+}
+
 TEST(TraceAndBaseline, WrongFieldTypesNameTheFileAndField) {
     const MpsTable table = load_mps_table(test::rules_dir(), kDefaultTargetTorch);
     const auto error_of = [&](const char* json) -> std::string {

@@ -2,10 +2,10 @@
 // (#eq?, #match?, #qualname-match?, #value-match?, ...) that tree-sitter leaves to its caller.
 #pragma once
 
+#include <re2/re2.h>
 #include <tree_sitter/api.h>
 
 #include <memory>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -19,7 +19,7 @@ struct Predicate {
     std::string op;                   // without the trailing '?'
     uint32_t capture = 0;             // first argument: a capture id
     std::vector<std::string> values;  // the remaining string arguments
-    std::shared_ptr<std::regex> regex;
+    std::shared_ptr<const re2::RE2> regex;  // RE2 syntax (no backreferences or lookaround)
 };
 
 struct NodeMatch {
