@@ -84,6 +84,9 @@ struct GuardVocabulary {
     std::vector<std::string> distributed_env;    // RANK, WORLD_SIZE read from os.environ
     std::vector<std::string> distributed_calls;  // torch.distributed.is_initialized
     std::vector<std::string> distributed_names;  // ddp, world_size, distributed (names or attributes)
+    // Keys of a config dict that hold the multi-process flag, only as a subscript's key (basicsr's
+    // `if self.opt['dist']:`), where a plain `dist` is as often a distance: dist
+    std::vector<std::string> distributed_keys;
     // Functions, by their own name wherever they are defined (a repository's comm.get_world_size()),
     // whose result says the run is multi-process: get_world_size() > 1, is_dist_avail_and_initialized()
     std::vector<std::string> distributed_functions;

@@ -242,7 +242,7 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
         {"skip_decorators", &v.skip_decorators},     {"skip_calls", &v.skip_calls},
         {"import_errors", &v.import_errors},         {"no_grad_contexts", &v.no_grad_contexts},
         {"inference_words", &v.inference_words},     {"training_words", &v.training_words},
-        {"training_methods", &v.training_methods},   {"distributed_functions", &v.distributed_functions}, {"collective_calls", &v.collective_calls},
+        {"training_methods", &v.training_methods},   {"distributed_functions", &v.distributed_functions}, {"distributed_keys", &v.distributed_keys}, {"collective_calls", &v.collective_calls},
         {"skip_decorator_names", &v.skip_decorator_names}, {"fixture_decorators", &v.fixture_decorators},
         {"collect_ignore_names", &v.collect_ignore_names}, {"package_checks", &v.package_checks}, {"mac_absent_package_words", &v.mac_absent_package_words}, {"availability_words", &v.availability_words},
         {"device_functions", &v.device_functions},   {"exit_calls", &v.exit_calls}, {"install_flags", &v.install_flags},

@@ -185,6 +185,30 @@ class Runner:
         return self._model
 
 
+class BaseModel:
+    # basicsr's (NAFNet, Restormer, CodeFormer): the options dict's key names the flag (distributed_keys);
+    # a distance held under that name in a plain variable is no flag.
+    def model_to_device(self, net, points):
+        if self.opt['dist']:
+            # guard: distributed-gate
+            net = DDP(net, device_ids=[torch.cuda.current_device()])
+        elif self.opt["num_gpu"] > 1:
+            # guard: distributed-gate
+            net = torch.nn.DataParallel(net)
+        dist = (points ** 2).sum()
+        if dist > 1.0:
+            # guard: none
+            points = points.cuda()
+        if self.opt['lr'] > 0:
+            # guard: none
+            net = net.cuda()
+        # `net = DDP(net, ...)` above wraps the model: `net` is no flag of the distributed run after it
+        if net is not None:
+            # guard: none
+            points = points.cuda()
+        return net, points
+
+
 def early(x):
     if not torch.cuda.is_available():
         return x

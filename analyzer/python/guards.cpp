@@ -245,6 +245,11 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
         if (names_mps(name)) t.mps = true;
     } else if (type == "string") {
         if (auto v = string_literal(n, m_facts.source())) {
+            // A config dict's key names its value: `if cfg['distributed']:`, basicsr's `if self.opt['dist']:`
+            const TSNode holder = ts_node_parent(n);
+            if (is_type(holder, "subscript") && ts_node_eq(field(holder, "subscript"), n) &&
+                (distributed_name(*v) || listed(m_vocab.distributed_keys, *v)))
+                take(GuardKind::distributed_gate);
             // A string compared in a condition tests the opposite under `!=` and `not in`.
             const auto negate_if_compared_against = [&](TSNode comparison) {
                 if (!is_type(comparison, "comparison_operator")) return;
@@ -340,6 +345,13 @@ void GuardFinder::bind_names(TSNode root) {
                 is_type(ts_node_named_child(right, 0), "true") && is_type(ts_node_named_child(right, 2), "false"))
                 right = ts_node_named_child(right, 1);
             if (name.empty() || ts_node_is_null(right) || is_type(right, "conditional_expression") || m_bound.count(name)) continue;
+            // An object a class builds is no flag, whatever the class is called: `model = DDP(model,
+            // device_ids=[rank])` made `model` a distributed gate, and with it every later test of
+            // the model in the file (`if getattr(model, ...)`).
+            if (is_type(right, "call")) {
+                const std::string_view callee = last_segment(m_facts.text(field(right, "function")));
+                if (!callee.empty() && std::isupper(static_cast<unsigned char>(callee.front()))) continue;
+            }
             // A skip decorator kept under a name of its own: @requires_cuda on each test.
             if (pass == 0 && is_type(left, "identifier") && is_type(right, "call") &&
                 listed(m_vocab.skip_decorators, m_facts.qualname(field(right, "function")))) {
