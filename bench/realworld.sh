@@ -75,7 +75,8 @@ for a in verdicts:
 right = sum(matrix[(v, v)] for v in verdicts)
 if failed:
     print("\nno report (crashed or hung; counted wrong): " + ", ".join(failed))
-print(f"\n{right} of {len(rows)} right ({100.0 * right / max(1, len(rows)):.0f}%); "
+# Two decimals, truncated, never rounded up onto the target: 407 of 480 is 84.79%, not "85%".
+print(f"\n{right} of {len(rows)} right ({int(10000.0 * right / max(1, len(rows))) / 100:.2f}%); "
       f"migrate called stay-on-CUDA: {matrix[('migrate', 'stay-on-CUDA')]}")
 if missing:
     print("not scanned (no snapshot): " + ", ".join(missing))
