@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -479,58 +480,55 @@ TEST(RuleFiles, UnknownKeysAndEnginesAreErrorsNamingTheFileAndKey) {
     EXPECT_NE(e.find("effort.low"), std::string::npos) << e;
 }
 
+// The bundled rules copied into a folder of their own, with one text of one rule file replaced, and
+// what compiling their Python queries says: the RuleError's message, or "" when they compile.
+struct RulesWithAnEdit {
+    test::TempDir dir;
+    std::optional<RuleCatalogue> catalogue;
+    RulesWithAnEdit(const std::string& rule_file, const std::string& from, const std::string& to) {
+        fs::copy(test::rules_dir(), dir.path() / "rules", fs::copy_options::recursive);
+        const fs::path rule = dir.path() / "rules" / rule_file;
+        std::string text = read_file(rule);
+        const std::size_t at = text.find(from);
+        if (at == std::string::npos) throw std::runtime_error(rule_file + " no longer holds " + from);
+        text.replace(at, from.size(), to);
+        std::ofstream(rule, std::ios::trunc) << text;
+        catalogue.emplace(RuleCatalogue::load(dir.path() / "rules"));  // loading does not compile
+    }
+    std::string compile_error() const {
+        python::PythonEngine engine(*catalogue, kDefaultTargetTorch);
+        try {
+            engine.prepare();
+            engine.wait_for_queries();
+        } catch (const RuleError& e) {
+            return e.what();
+        }
+        return {};
+    }
+};
+
 // A query that does not compile is an error naming its file and line, when a scan has Python to
 // read; the engine compiles its queries then, not when it is made, so that a warm check (every
 // file from the cache) does not pay for them, and beside the first files' analysis: the scan waits
 // for them once the files are analysed, and fails there rather than skip each Python file.
 TEST(RuleFiles, ABrokenQueryFailsTheScanThatReadsPython) {
-    test::TempDir d;
-    fs::copy(test::rules_dir(), d.path() / "rules", fs::copy_options::recursive);
-    const fs::path rule = d.path() / "rules" / "device" / "cuda-method-call.yaml";
-    const std::string original = read_file(rule);
-    std::string broken = original;
-    const std::string closing = "(#eq? @_m \"cuda\")";
-    ASSERT_NE(broken.find(closing), std::string::npos);
-    broken.replace(broken.find(closing), closing.size(), "(#eq? @_m \"cuda\"");  // one ')' short
-    ASSERT_NE(broken, original);
-    std::ofstream(rule, std::ios::trunc) << broken;
-    const RuleCatalogue catalogue = RuleCatalogue::load(d.path() / "rules");  // loading does not compile
-    python::PythonEngine engine(catalogue, kDefaultTargetTorch);
-    try {
-        engine.prepare();
-        engine.wait_for_queries();
-        FAIL() << "an unbalanced query must not compile";
-    } catch (const RuleError& e) {
-        EXPECT_NE(std::string(e.what()).find("cuda-method-call.yaml: python.query line"), std::string::npos) << e.what();
-    }
+    const RulesWithAnEdit rules("device/cuda-method-call.yaml", "(#eq? @_m \"cuda\")", "(#eq? @_m \"cuda\"");  // one ')' short
+    const std::string e = rules.compile_error();
+    EXPECT_NE(e.find("cuda-method-call.yaml: python.query line"), std::string::npos) << "an unbalanced query must not compile: " << e;
     test::TempDir repo;
     ScanOptions o;
-    EXPECT_NO_THROW(Scanner(catalogue).scan(repo.path(), {repo.path()}, o)) << "nothing to read, nothing compiled";
+    EXPECT_NO_THROW(Scanner(*rules.catalogue).scan(repo.path(), {repo.path()}, o)) << "nothing to read, nothing compiled";
     repo.write("train.py", "import torch\nx = torch.zeros(1).cuda()\n");
-    EXPECT_THROW(Scanner(catalogue).scan(repo.path(), {repo.path()}, o), RuleError);
+    EXPECT_THROW(Scanner(*rules.catalogue).scan(repo.path(), {repo.path()}, o), RuleError);
 }
 
 // A predicate's regular expression is RE2's: one RE2 cannot compile (a lookahead, which ECMAScript
-// would take) is an error naming the rule file and the pattern, not a rule that silently never matches.
+// would take) is an error naming the rule file and the pattern, not a rule that silently never
+// matches; the query compiled before it is freed (the sanitizer build's leak check).
 TEST(RuleFiles, ARegexRe2CannotCompileNamesTheRuleAndPattern) {
-    test::TempDir d;
-    fs::copy(test::rules_dir(), d.path() / "rules", fs::copy_options::recursive);
-    const fs::path rule = d.path() / "rules" / "distributed" / "distributed-data-parallel.yaml";
-    std::string text = read_file(rule);
-    const std::string pattern = "\"^torch\\\\.nn";
-    ASSERT_NE(text.find(pattern), std::string::npos);
-    text.replace(text.find(pattern), pattern.size(), "\"^(?=torch)torch\\\\.nn");
-    std::ofstream(rule, std::ios::trunc) << text;
-    const RuleCatalogue catalogue = RuleCatalogue::load(d.path() / "rules");
-    python::PythonEngine engine(catalogue, kDefaultTargetTorch);
-    try {
-        engine.prepare();
-        engine.wait_for_queries();
-        FAIL() << "a lookahead must not compile";
-    } catch (const RuleError& e) {
-        const std::string what = e.what();
-        EXPECT_NE(what.find("distributed-data-parallel.yaml: #qualname-match? pattern '^(?=torch)"), std::string::npos) << what;
-    }
+    const RulesWithAnEdit rules("distributed/distributed-data-parallel.yaml", "\"^torch\\\\.nn", "\"^(?=torch)torch\\\\.nn");
+    const std::string e = rules.compile_error();
+    EXPECT_NE(e.find("distributed-data-parallel.yaml: #qualname-match? pattern '^(?=torch)"), std::string::npos) << "a lookahead must not compile: " << e;
 }
 
 TEST(TraceAndBaseline, WrongFieldTypesNameTheFileAndField) {

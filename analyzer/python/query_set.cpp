@@ -58,7 +58,7 @@ QuerySet::QuerySet(const std::vector<const Rule*>& rules) : m_rules(rules) {
     }
     uint32_t err_offset = 0;
     TSQueryError err = TSQueryErrorNone;
-    m_query = ts_query_new(lang, combined.data(), static_cast<uint32_t>(combined.size()), &err_offset, &err);
+    m_query.reset(ts_query_new(lang, combined.data(), static_cast<uint32_t>(combined.size()), &err_offset, &err));
     if (!m_query) {
         for (const Rule* rule : rules) {
             TSQuery* single = ts_query_new(lang, rule->query.data(), static_cast<uint32_t>(rule->query.size()), &err_offset, &err);
@@ -69,14 +69,14 @@ QuerySet::QuerySet(const std::vector<const Rule*>& rules) : m_rules(rules) {
         }
         throw RuleError(std::string("combined python query failed: ") + query_error_name(err));
     }
-    for (uint32_t p = 0; p < ts_query_pattern_count(m_query); ++p) {
-        const uint32_t start = ts_query_start_byte_for_pattern(m_query, p);
+    for (uint32_t p = 0; p < ts_query_pattern_count(m_query.get()); ++p) {
+        const uint32_t start = ts_query_start_byte_for_pattern(m_query.get(), p);
         const auto it = std::upper_bound(rule_start.begin(), rule_start.end(), static_cast<std::size_t>(start));
         m_pattern_rule.push_back(static_cast<std::size_t>(it - rule_start.begin()) - 1);
     }
-    for (uint32_t c = 0; c < ts_query_capture_count(m_query); ++c) {
+    for (uint32_t c = 0; c < ts_query_capture_count(m_query.get()); ++c) {
         uint32_t len = 0;
-        const char* name = ts_query_capture_name_for_id(m_query, c, &len);
+        const char* name = ts_query_capture_name_for_id(m_query.get(), c, &len);
         m_capture_names.emplace_back(name, len);
         if (m_capture_names.back() == "finding") m_finding_capture = c;
     }
@@ -84,7 +84,7 @@ QuerySet::QuerySet(const std::vector<const Rule*>& rules) : m_rules(rules) {
     // Every rule's patterns must capture @finding: that is what gets reported.
     std::vector<bool> reports(rules.size(), false);
     for (uint32_t p = 0; p < m_pattern_rule.size(); ++p)
-        if (m_finding_capture != UINT32_MAX && ts_query_capture_quantifier_for_id(m_query, p, m_finding_capture) != TSQuantifierZero)
+        if (m_finding_capture != UINT32_MAX && ts_query_capture_quantifier_for_id(m_query.get(), p, m_finding_capture) != TSQuantifierZero)
             reports[m_pattern_rule[p]] = true;
     for (std::size_t r = 0; r < rules.size(); ++r)
         if (!reports[r]) throw RuleError(rules[r]->source.generic_string() + ": python.query must capture @finding (what is reported)");
@@ -93,11 +93,11 @@ QuerySet::QuerySet(const std::vector<const Rule*>& rules) : m_rules(rules) {
     for (uint32_t p = 0; p < m_pattern_rule.size(); ++p) {
         const Rule& rule = *m_rules[m_pattern_rule[p]];
         uint32_t steps = 0;
-        const TSQueryPredicateStep* s = ts_query_predicates_for_pattern(m_query, p, &steps);
+        const TSQueryPredicateStep* s = ts_query_predicates_for_pattern(m_query.get(), p, &steps);
         for (uint32_t i = 0; i < steps;) {
             Predicate pred;
             uint32_t len = 0;
-            std::string op = ts_query_string_value_for_id(m_query, s[i].value_id, &len);
+            std::string op = ts_query_string_value_for_id(m_query.get(), s[i].value_id, &len);
             ++i;
             if (op.empty() || op.back() != '?' || !known_predicate(op.substr(0, op.size() - 1)))
                 throw RuleError(rule.source.generic_string() + ": python.query uses unknown predicate #" + op);
@@ -109,7 +109,7 @@ QuerySet::QuerySet(const std::vector<const Rule*>& rules) : m_rules(rules) {
             for (; i < steps && s[i].type != TSQueryPredicateStepTypeDone; ++i) {
                 if (s[i].type != TSQueryPredicateStepTypeString)
                     throw RuleError(rule.source.generic_string() + ": #" + op + " takes one capture then strings");
-                pred.values.emplace_back(ts_query_string_value_for_id(m_query, s[i].value_id, &len));
+                pred.values.emplace_back(ts_query_string_value_for_id(m_query.get(), s[i].value_id, &len));
             }
             ++i;  // the Done step
             if (takes_regex(pred.op)) {
@@ -129,9 +129,7 @@ QuerySet::QuerySet(const std::vector<const Rule*>& rules) : m_rules(rules) {
     }
 }
 
-QuerySet::~QuerySet() {
-    if (m_query) ts_query_delete(m_query);
-}
+QuerySet::~QuerySet() = default;
 
 namespace {
 TSNode capture_node(const TSQueryMatch& match, uint32_t id) {
@@ -351,7 +349,7 @@ bool QuerySet::holds(const Predicate& p, const TSQueryMatch& match, const Module
 void QuerySet::run(TSNode root, const ModuleFacts& facts, const std::vector<bool>& enabled, std::vector<NodeMatch>& out) const {
     if (m_rules.empty()) return;
     TSQueryCursor* cursor = ts_query_cursor_new();
-    ts_query_cursor_exec(cursor, m_query, root);
+    ts_query_cursor_exec(cursor, m_query.get(), root);
     TSQueryMatch match;
     std::set<std::pair<const Rule*, uint32_t>> seen;  // one finding per rule and node, however many patterns hit it
     while (ts_query_cursor_next_match(cursor, &match)) {

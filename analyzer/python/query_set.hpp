@@ -43,7 +43,12 @@ private:
     bool holds(const Predicate& p, const TSQueryMatch& match, const ModuleFacts& facts) const;
 
     std::vector<const Rule*> m_rules;
-    TSQuery* m_query = nullptr;
+    struct QueryDelete {
+        void operator()(TSQuery* q) const { ts_query_delete(q); }
+    };
+    // Owned from its compilation on: a bad predicate found after it (a regex RE2 cannot compile)
+    // throws out of the constructor, and the query must not leak then.
+    std::unique_ptr<TSQuery, QueryDelete> m_query;
     std::vector<std::size_t> m_pattern_rule;                // pattern index -> index into m_rules
     std::vector<std::vector<Predicate>> m_predicates;       // per pattern
     std::vector<std::string> m_capture_names;               // per capture id
