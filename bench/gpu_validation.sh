@@ -3,8 +3,9 @@
 # LibTorch, then run doctor, the native TorchScript step on CUDA, the Python audit of a CUDA
 # ResNet-50 step with --compare cpu, the overhead benchmark, and the runtime cases.
 #   bench/gpu_validation.sh OUTDIR
-# Needs cmake, ninja, a C++ compiler and the Debian-packaged libraries (yaml-cpp, fmt, tree-sitter,
-# nlohmann-json, CLI11, toml++) or equivalents, and the grammar in build/_deps (scripts/install.sh).
+# Needs cmake, ninja, a C++ compiler and the Debian-packaged libraries scripts/install.sh lists
+# (yaml-cpp, fmt, tree-sitter, nlohmann-json, CLI11, toml++, libgit2, valijson, re2, and xxhash's
+# header) or equivalents, and the grammar in build/_deps (scripts/install.sh).
 set -uo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${1:?usage: gpu_validation.sh OUTDIR}
