@@ -228,34 +228,34 @@ DataReaderVocabulary parse_data_readers(const YAML::Node& node, const fs::path& 
 
 ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
     ProgramVocabulary p;
-    const YAML::Node g = doc["guards"];
-    if (!g || !g.IsMap()) fail(file, "expected a 'guards' map");
-    GuardVocabulary& v = p.guards;
+    const YAML::Node guards = doc["guards"];
+    if (!guards || !guards.IsMap()) fail(file, "expected a 'guards' map");
+    GuardVocabulary& vocab = p.guards;
     const std::pair<const char*, std::vector<std::string>*> lists[] = {
-        {"device_calls", &v.device_calls},           {"device_attributes", &v.device_attributes},
-        {"device_strings", &v.device_strings},       {"mps_names", &v.mps_names},
-        {"mps_strings", &v.mps_strings},             {"distributed_env", &v.distributed_env},
-        {"distributed_calls", &v.distributed_calls}, {"distributed_names", &v.distributed_names},
-        {"platform_names", &v.platform_names},       {"mac_strings", &v.mac_strings},
-        {"type_checking_names", &v.type_checking_names}, {"registry_calls", &v.registry_calls},
-        {"cluster_strings", &v.cluster_strings},
-        {"skip_decorators", &v.skip_decorators},     {"skip_calls", &v.skip_calls},
-        {"import_errors", &v.import_errors},         {"no_grad_contexts", &v.no_grad_contexts},
-        {"inference_words", &v.inference_words},     {"training_words", &v.training_words},
-        {"training_methods", &v.training_methods},   {"distributed_functions", &v.distributed_functions}, {"distributed_keys", &v.distributed_keys}, {"collective_calls", &v.collective_calls},
-        {"skip_decorator_names", &v.skip_decorator_names}, {"fixture_decorators", &v.fixture_decorators},
-        {"collect_ignore_names", &v.collect_ignore_names}, {"package_checks", &v.package_checks}, {"mac_absent_package_words", &v.mac_absent_package_words}, {"availability_words", &v.availability_words},
-        {"device_functions", &v.device_functions},   {"exit_calls", &v.exit_calls}, {"install_flags", &v.install_flags},
-        {"device_flags", &v.device_flags},           {"option_device_flags", &v.option_device_flags}, {"device_test_instantiators", &v.device_test_instantiators},
-        {"implicit_methods", &v.implicit_methods},         {"cuda_words", &v.cuda_words}, {"option_flag_prefixes", &v.option_flag_prefixes}, {"option_objects", &v.option_objects}, {"extension_loaders", &v.extension_loaders}, {"transparent_decorators", &v.transparent_decorators}, {"field_class_decorators", &v.field_class_decorators}, {"device_move_methods", &v.device_move_methods},
-        {"shell_platform_probes", &v.shell_platform_probes}, {"shell_linux_strings", &v.shell_linux_strings},
-        {"shell_cuda_probes", &v.shell_cuda_probes}, {"shell_cuda_version_variables", &v.shell_cuda_version_variables},
-        {"shell_cpu_strings", &v.shell_cpu_strings}, {"shell_cuda_values", &v.shell_cuda_values}};
-    for (const auto& kv : g) {
+        {"device_calls", &vocab.device_calls},           {"device_attributes", &vocab.device_attributes},
+        {"device_strings", &vocab.device_strings},       {"mps_names", &vocab.mps_names},
+        {"mps_strings", &vocab.mps_strings},             {"distributed_env", &vocab.distributed_env},
+        {"distributed_calls", &vocab.distributed_calls}, {"distributed_names", &vocab.distributed_names},
+        {"platform_names", &vocab.platform_names},       {"mac_strings", &vocab.mac_strings},
+        {"type_checking_names", &vocab.type_checking_names}, {"registry_calls", &vocab.registry_calls},
+        {"cluster_strings", &vocab.cluster_strings},
+        {"skip_decorators", &vocab.skip_decorators},     {"skip_calls", &vocab.skip_calls},
+        {"import_errors", &vocab.import_errors},         {"no_grad_contexts", &vocab.no_grad_contexts},
+        {"inference_words", &vocab.inference_words},     {"training_words", &vocab.training_words},
+        {"training_methods", &vocab.training_methods},   {"distributed_functions", &vocab.distributed_functions}, {"distributed_keys", &vocab.distributed_keys}, {"collective_calls", &vocab.collective_calls},
+        {"skip_decorator_names", &vocab.skip_decorator_names}, {"fixture_decorators", &vocab.fixture_decorators},
+        {"collect_ignore_names", &vocab.collect_ignore_names}, {"package_checks", &vocab.package_checks}, {"mac_absent_package_words", &vocab.mac_absent_package_words}, {"availability_words", &vocab.availability_words},
+        {"device_functions", &vocab.device_functions},   {"exit_calls", &vocab.exit_calls}, {"install_flags", &vocab.install_flags},
+        {"device_flags", &vocab.device_flags},           {"option_device_flags", &vocab.option_device_flags}, {"device_test_instantiators", &vocab.device_test_instantiators},
+        {"implicit_methods", &vocab.implicit_methods},         {"cuda_words", &vocab.cuda_words}, {"option_flag_prefixes", &vocab.option_flag_prefixes}, {"option_objects", &vocab.option_objects}, {"extension_loaders", &vocab.extension_loaders}, {"transparent_decorators", &vocab.transparent_decorators}, {"field_class_decorators", &vocab.field_class_decorators}, {"device_move_methods", &vocab.device_move_methods},
+        {"shell_platform_probes", &vocab.shell_platform_probes}, {"shell_linux_strings", &vocab.shell_linux_strings},
+        {"shell_cuda_probes", &vocab.shell_cuda_probes}, {"shell_cuda_version_variables", &vocab.shell_cuda_version_variables},
+        {"shell_cpu_strings", &vocab.shell_cpu_strings}, {"shell_cuda_values", &vocab.shell_cuda_values}};
+    for (const auto& kv : guards) {
         const std::string key = kv.first.as<std::string>();
         auto it = std::find_if(std::begin(lists), std::end(lists), [&](const auto& l) { return key == l.first; });
         if (it == std::end(lists)) fail(file, "guards: unknown key '" + key + "'");
-        *it->second = string_list(g, it->first, file);
+        *it->second = string_list(guards, it->first, file);
     }
     const YAML::Node tooling = doc["tooling"];
     if (!tooling || !tooling.IsMap()) fail(file, "expected a 'tooling' map with 'dirs' and 'files'");

@@ -323,7 +323,9 @@ TEST_F(RuntimeTest, TorchrunGivesEveryRankTheProbeAndMergesTheirTraces) {
     // three backwards per rank (two traced steps and the timed one), at the line that built the DDP wrap
     EXPECT_EQ(counts["all_reduce (DDP gradient buckets)"], 6);
     for (const auto& c : d.collectives)
-        if (c.op == "all_reduce (DDP gradient buckets)") EXPECT_TRUE(ends_with(c.first_frame, "runtime-cases/ddp_gloo.py:9")) << c.first_frame;
+        if (c.op == "all_reduce (DDP gradient buckets)") {
+            EXPECT_TRUE(ends_with(c.first_frame, "runtime-cases/ddp_gloo.py:9")) << c.first_frame;
+        }
     EXPECT_TRUE(contains(runtime_sections_text(a.evidence), "world size 2, backend gloo, 2 rank trace(s), 2 complete"));
 }
 

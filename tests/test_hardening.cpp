@@ -371,7 +371,9 @@ TEST(Jobs, AnExceptionInAWorkerReachesTheCallerAndStopsTheHandingOut) {
         }
         // With one thread nothing follows the bad item; with more, the others finish what they hold
         // (how far they got before the handing out stopped depends on the scheduler).
-        if (jobs == 1) EXPECT_EQ(ran.load(), 4) << "no item is handed out after the first exception";
+        if (jobs == 1) {
+            EXPECT_EQ(ran.load(), 4) << "no item is handed out after the first exception";
+        }
     }
 }
 

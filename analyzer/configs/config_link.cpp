@@ -323,10 +323,10 @@ ConfigOutcome analyze_config(const FileEntry& file, std::vector<DataReader> read
         }
         const SourceText source(std::move(text));
         out.lines = source.line_count();
-        const DataReaderVocabulary& readers = catalogue.program().readers;
-        const auto values = read_values(file.path, source, readers.config_target_tags);
-        std::vector<std::string> target_keys = readers.config_target_keys;
-        target_keys.insert(target_keys.end(), readers.config_target_tags.begin(), readers.config_target_tags.end());
+        const DataReaderVocabulary& vocabulary = catalogue.program().readers;
+        const auto values = read_values(file.path, source, vocabulary.config_target_tags);
+        std::vector<std::string> target_keys = vocabulary.config_target_keys;
+        target_keys.insert(target_keys.end(), vocabulary.config_target_tags.begin(), vocabulary.config_target_tags.end());
         out.targets = config_targets(values, source, target_keys, dispatch_keys);
         std::vector<Match> matches;
         std::vector<std::vector<std::pair<std::string, KeyRead>>> related;  // per match: the reading sites

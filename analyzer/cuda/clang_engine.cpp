@@ -590,7 +590,7 @@ TuResult ClangEngine::analyze(const std::string& path, const fs::path& absolute,
         return result;
     }
 #ifdef MPSPORT_WITH_CLANG
-    TuInput in{path, absolute, kind, &text, flags.for_file(absolute), &flags.headers()};
+    TuInput in{path, absolute, kind, &text, flags.for_file(absolute), &flags.headers(), {}};
     // MPSPORT_CLANG_PROFILE=1: each parsed file's wall time on standard error, to find the slow ones.
     static const bool profile = std::getenv("MPSPORT_CLANG_PROFILE") != nullptr;
     const auto started = std::chrono::steady_clock::now();

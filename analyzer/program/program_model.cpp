@@ -100,7 +100,7 @@ Reach reach_for(Level level) {
 }
 
 ProgramModel::ProgramModel(const std::vector<FileRecord>& files, const ProgramVocabulary& vocabulary, const ModelOptions& options)
-    : m_vocab(vocabulary), m_options_turned_on(options.options_turned_on), m_container_predictors(options.container_predictors) {
+    : m_options_turned_on(options.options_turned_on), m_vocab(vocabulary), m_container_predictors(options.container_predictors) {
     m_tooling_dirs = vocabulary.tooling_dirs;
     m_tooling_dirs.insert(m_tooling_dirs.end(), options.tooling_dirs.begin(), options.tooling_dirs.end());
     for (const auto& d : options.not_tooling_dirs) m_tooling_dirs.erase(std::remove(m_tooling_dirs.begin(), m_tooling_dirs.end(), d), m_tooling_dirs.end());
@@ -124,7 +124,7 @@ ProgramModel::ProgramModel(const std::vector<FileRecord>& files, const ProgramVo
             if (f.kind != FileKind::config || !f.facts || f.facts->imports.empty()) continue;
             auto it = options.data_readers->find(f.path);
             if (it == options.data_readers->end()) continue;
-            for (const auto& r : it->second) m_edges[r.path].push_back({f.path, r.line, GuardKind::none, ""});
+            for (const auto& r : it->second) m_edges[r.path].push_back({f.path, r.line, GuardKind::none, "", false, {}});
         }
     link_config_dispatch(files);
     link_extensions(files);
@@ -347,7 +347,7 @@ void ProgramModel::index_files(const std::vector<FileRecord>& files) {
         if (f.kind == FileKind::cuda || f.kind == FileKind::cpp) m_native.insert(f.path);
         if (f.facts) m_facts[f.path] = f.facts;
         if (f.facts)
-            for (const auto& c : f.facts->ops_calls) m_ops_calls[c.ns].push_back({f.path, c.line, c.op, c.guard, c.guard_note});
+            for (const auto& c : f.facts->ops_calls) m_ops_calls[c.ns].push_back({f.path, c.line, c.op, c.guard, c.guard_note, {}});
     }
     m_roots = {"", "src"};
     for (const auto& path : m_python) {
@@ -533,7 +533,7 @@ void ProgramModel::link_config_dispatch(const std::vector<FileRecord>& files) {
             if (it == configs_at.end()) continue;
             const auto [guard, guard_note] = guard_as_commanded(imp);
             for (const auto& config : it->second)
-                if (same_project(f.path, config)) m_edges[f.path].push_back({config, imp.line, guard, guard_note, imp.lazy});
+                if (same_project(f.path, config)) m_edges[f.path].push_back({config, imp.line, guard, guard_note, imp.lazy, {}});
         }
     }
 }
@@ -1142,7 +1142,7 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
         // folder builds a component of the application (stable-dreamfusion's gridencoder/setup.py,
         // which installs the encoder's compiled module for main.py), not a library of its own
         const std::string parent = dir_of(dir);
-        bool declared = false;
+        bool declared_here = false;
         std::optional<std::string> nested_at;  // the folder of the sub-project that declares it, when none above does
         bool declared_at_root = false;
         for (const auto& f : files) {
@@ -1151,12 +1151,12 @@ void ProgramModel::find_entry_points(const std::vector<FileRecord>& files, const
             if (!at.empty() && at != parent && parent.compare(0, at.size() + 1, at + "/") != 0) continue;
             for (const auto& n : f.facts->project_names) {
                 if (normalise_package(n) != normalise_package(name)) continue;
-                declared = true;
+                declared_here = true;
                 if (at.empty()) declared_at_root = true;
                 else if (!nested_at || at.size() < nested_at->size()) nested_at = at;
             }
         }
-        if (!top || !declared) continue;
+        if (!top || !declared_here) continue;
         // A package of a sub-project (FastVideo's fastvideo-kernel/, with a pyproject of its own) that
         // the repository's own code outside that folder imports is a component of that code, not an
         // API of its own: it is reached as far as its importers reach it (FastVideo imports its

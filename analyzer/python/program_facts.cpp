@@ -1042,10 +1042,10 @@ FileFacts extract_program_facts(TSNode root, const ModuleFacts& facts, const Gua
     add_collect_skips(root, facts, guards, out);
     add_sys_path_folders(root, facts, out);
     if (text.find("trust_remote_code") != std::string_view::npos)
-        for_each_node(root, [&](TSNode n) {
-            if (out.remote_code_line == 0 && is_type(n, "keyword_argument") && facts.text(field(n, "name")) == "trust_remote_code" &&
-                is_type(field(n, "value"), "true"))
-                out.remote_code_line = line_of(n);
+        for_each_node(root, [&](TSNode node) {
+            if (out.remote_code_line == 0 && is_type(node, "keyword_argument") && facts.text(field(node, "name")) == "trust_remote_code" &&
+                is_type(field(node, "value"), "true"))
+                out.remote_code_line = line_of(node);
         });
     return out;
 }
@@ -1156,7 +1156,7 @@ std::vector<ImportedCall> calls_through_imports(TSNode root, const ModuleFacts& 
         // get_connected_components(), called only under try/except with a fallback) is as guarded.
         const TSNode function = enclosing(call, {"function_definition"});
         if (g.kind == GuardKind::none && !g.mps_aware && !ts_node_is_null(function)) g = guard_through_callers(function, facts, guards, by_name);
-        ImportedCall c{it->second.first, it->second.second + suffix, line_of(call), g.kind, g.note};
+        ImportedCall c{it->second.first, it->second.second + suffix, line_of(call), g.kind, g.note, {}, false, false};
         c.function = module_function(call);
         const auto seen = identifiers.find(c.function);
         c.function_used_here = !c.function.empty() && seen != identifiers.end() && seen->second > 1;  // more than its def
@@ -1235,8 +1235,8 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
         // A decorator that only wraps (rules/program.yaml transparent_decorators: @contextmanager,
         // @staticmethod) leaves the function's calls its calls: DALLE2's one_unet_in_gpu().
         auto transparent = [&](TSNode decorated) {
-            const auto names = decorator_names(decorated, facts);
-            return std::all_of(names.begin(), names.end(), [&](std::string_view n) { return listed(guards.vocabulary().transparent_decorators, n); });
+            const auto decorators = decorator_names(decorated, facts);
+            return std::all_of(decorators.begin(), decorators.end(), [&](std::string_view n) { return listed(guards.vocabulary().transparent_decorators, n); });
         };
         // A decorator that hands the definition to a registry (rules/program.yaml registry_calls:
         // llm-foundry's `@norms.register_class('triton_rmsnorm')`) stores it for a name a config picks:
@@ -1328,8 +1328,8 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
             return true;
         };
         auto field_class = [&](TSNode decorated) {
-            const auto names = decorator_names(decorated, facts);
-            return std::any_of(names.begin(), names.end(), [&](std::string_view n) { return listed(guards.vocabulary().field_class_decorators, n); });
+            const auto decorators = decorator_names(decorated, facts);
+            return std::any_of(decorators.begin(), decorators.end(), [&](std::string_view n) { return listed(guards.vocabulary().field_class_decorators, n); });
         };
         for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
             TSNode stmt = ts_node_named_child(root, i);
