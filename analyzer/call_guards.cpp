@@ -291,16 +291,16 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
     }
     // 2a. A config that names a function (`compute_cost: !name:pkg.losses.transducer_loss`, `_target_:
     // pkg.mod.fn`): whoever reads it builds or calls the function from there, under no guard this pass sees.
-    std::multimap<std::string, const std::string*> defined_in;  // module -> its defining file
-    for (const auto& [path, names] : functions_of) defined_in.emplace(python::module_of_path(path), &path);
+    std::multimap<std::string, const std::pair<const std::string, std::set<std::string>>*> defined_in;  // module -> (its file, its functions)
+    for (const auto& entry : functions_of) defined_in.emplace(python::module_of_path(entry.first), &entry);
     for (const auto& r : records) {
         if (!r.facts || r.kind != FileKind::config) continue;
         for (const auto& imp : r.facts->imports)
             for (auto [it, end] = defined_in.equal_range(imp.module); it != end; ++it) {
-                const std::string& path = *it->second;
+                const auto& [path, names] = *it->second;
                 if (!model.same_project(r.path, path)) continue;
                 for (const auto& n : imp.names)
-                    if (functions_of[path].count(n)) uses[{path, n}].unknown = true;
+                    if (names.count(n)) uses[{path, n}].unknown = true;
             }
     }
     // 2b. Methods, by name: every file of the same project whose text writes `.name` or "name"

@@ -215,7 +215,7 @@ std::optional<ScanResult> kept_scan(const ScanArgs& args, Mode mode, const KeptO
 // A rendered report kept in the cache folder: a line with its findings count, worst severity (for
 // --output and --fail-on) and the checksum of its text, then the text. A damaged one is not served.
 struct KeptReport {
-    std::shared_ptr<const MappedFile> file;  // the text is a view of it: a report of megabytes is neither copied nor zeroed
+    std::unique_ptr<const MappedFile> file;  // the text is a view of it: a report of megabytes is neither copied nor zeroed
     std::string_view text;
     std::size_t findings = 0;
     std::optional<Severity> worst;
@@ -225,7 +225,7 @@ struct KeptReport {
         if (!fs::is_regular_file(path, ec)) return std::nullopt;
         try {
             KeptReport r;
-            r.file = std::make_shared<const MappedFile>(path);
+            r.file = std::make_unique<const MappedFile>(path);
             const std::string_view bytes = r.file->bytes();
             const std::size_t eol = bytes.find('\n');
             if (eol == std::string_view::npos) return std::nullopt;

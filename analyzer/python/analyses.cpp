@@ -153,14 +153,13 @@ std::optional<Guard> every_use_guarded(TSNode import, const AnalysisInput& in) {
 
 // The first call, in the whole file, of one of `names` (`name(...)`; with `through_attribute` also
 // `name.attr(...)`) outside `skip` (the statement that binds them) that `keep` accepts: the name and
-// its line. Parses the file again: the scan may have parsed only the statements around its matches.
-std::optional<std::pair<std::string, int>> first_call_of(const ModuleFacts& facts, const std::vector<std::string>& names, TSNode skip,
+// its line. Reads the whole file's tree: the scan may have parsed only the statements around its matches.
+std::optional<std::pair<std::string, int>> first_call_of(const FullTree& full, const std::vector<std::string>& names, TSNode skip,
                                                          bool through_attribute,
                                                          const std::function<bool(TSNode call, TSNode name, const ModuleFacts& all)>& keep) {
-    const ParsedModule whole(facts.source());
-    const TSNode root = whole.root();
+    const TSNode root = full.root();
     if (ts_node_is_null(root)) return std::nullopt;
-    const ModuleFacts& all = whole.facts();
+    const ModuleFacts& all = full.facts();
     const uint32_t skip_start = ts_node_start_byte(skip), skip_end = ts_node_end_byte(skip);
     std::optional<std::pair<std::string, int>> found;
     for_each_node(root, [&](TSNode n) {
@@ -179,7 +178,7 @@ std::optional<std::pair<std::string, int>> first_call_of(const ModuleFacts& fact
 // code calls the name, so the device check is no way round. The name and the line of the first call
 // outside the if statement that no test of the name encloses; nullopt otherwise. Reads the whole file
 // (the scan may have parsed only the statements around its matches), only where the shape is there.
-std::optional<std::pair<std::string, int>> none_left_for_a_call(TSNode import, const ModuleFacts& facts) {
+std::optional<std::pair<std::string, int>> none_left_for_a_call(TSNode import, const ModuleFacts& facts, const FullTree& full) {
     TSNode arm{}, if_statement{};
     for (TSNode cur = import, parent = ts_node_parent(import); !ts_node_is_null(parent); cur = parent, parent = ts_node_parent(parent)) {
         if (is_type(parent, "function_definition") || is_type(parent, "class_definition")) return std::nullopt;
@@ -217,7 +216,7 @@ std::optional<std::pair<std::string, int>> none_left_for_a_call(TSNode import, c
         }
     }
     if (nones.empty()) return std::nullopt;
-    return first_call_of(facts, nones, if_statement, false, [](TSNode n, TSNode fn, const ModuleFacts& all) {
+    return first_call_of(full, nones, if_statement, false, [](TSNode n, TSNode fn, const ModuleFacts& all) {
         // `if knn is not None: knn(x)`, `x = knn(x) if knn else ...`: the code tests the name first
         for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
             const TSNode condition = is_type(p, "if_statement") || is_type(p, "elif_clause") || is_type(p, "conditional_expression")
@@ -276,7 +275,7 @@ std::optional<std::pair<std::string, int>> none_left_by_handler(TSNode import, c
         }
         if (!placeholder) return std::nullopt;
     }
-    return first_call_of(in.facts, nones, try_statement, true, [](TSNode n, TSNode fn, const ModuleFacts& all) {
+    return first_call_of(in.full, nones, try_statement, true, [](TSNode n, TSNode fn, const ModuleFacts& all) {
         for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p))
             if (is_type(p, "if_statement") || is_type(p, "conditional_expression") || is_type(p, "boolean_operator") || is_type(p, "try_statement") ||
                 is_type(p, "while_statement") || is_type(p, "match_statement"))
@@ -409,7 +408,7 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
             }
         // A device check whose other arm leaves None for a name the code calls anyway: no way round.
         if (!optional && guard.kind == GuardKind::device_check && use.empty())
-            if (const auto call = none_left_for_a_call(at, in.facts)) {
+            if (const auto call = none_left_for_a_call(at, in.facts, in.full)) {
                 m.guard = GuardKind::none;
                 m.guard_note.clear();
                 m.note = "the check's other arm sets " + call->first + " = None, and line " + std::to_string(call->second) + " calls " +

@@ -19,7 +19,10 @@ struct AnalysisInput {
     const ModuleFacts& facts;
     const GuardFinder& guards;
     const RuleCatalogue& catalogue;
-    const OpTables* op_tables = nullptr;  // loaded when a rule's analysis needs them
+    const OpTables* op_tables;  // loaded when a rule's analysis needs them; null otherwise
+    // The whole file, parsed on first use, once for all the file's analyses (`root` may hold only the
+    // statements around the rules' triggers)
+    const FullTree& full;
 };
 
 using Analysis = void (*)(const AnalysisInput& in, const Rule& rule, std::vector<Match>& out);

@@ -109,34 +109,6 @@ bool tensor_valued(TSNode expr, const ModuleFacts& facts, const PythonOpMap& nam
     return is_type(fn, "attribute") && tensor_valued(field(fn, "object"), facts, names, bindings, depth + 1);
 }
 
-// The whole file's tree, parsed on first use: a scan parses only the statements that can match, while a
-// call's callers, decorators and class lie outside its statement.
-class FullTree {
-public:
-    explicit FullTree(std::string_view text) : m_text(text) {}
-
-    TSNode root() const { return parsed().root(); }
-    const ModuleFacts& facts() const { return parsed().facts(); }
-    // The node of the whole tree with `node`'s bytes and type, or a null node.
-    TSNode node_at(TSNode node) const {
-        TSNode r = root();
-        if (ts_node_is_null(r)) return {};
-        TSNode n = ts_node_descendant_for_byte_range(r, ts_node_start_byte(node), ts_node_end_byte(node));
-        while (!ts_node_is_null(n) && !(node_type(n) == node_type(node) && ts_node_start_byte(n) == ts_node_start_byte(node) &&
-                                         ts_node_end_byte(n) == ts_node_end_byte(node)))
-            n = ts_node_parent(n);
-        return n;
-    }
-
-private:
-    const ParsedModule& parsed() const {
-        if (!m_parsed) m_parsed = std::make_unique<ParsedModule>(m_text);
-        return *m_parsed;
-    }
-    std::string_view m_text;
-    mutable std::unique_ptr<ParsedModule> m_parsed;
-};
-
 // The spatial rank (1, 2, 3) a call runs at, where the source says it, with how it says it; 0 when it does not.
 class RankFinder {
 public:
@@ -501,7 +473,7 @@ void mps_op_support(const AnalysisInput& in, const Rule& rule, std::vector<Match
     if (want_newer && target_is_newest) return;
     const auto own = own_definitions(in.root, in.facts);
     const Bindings bindings(in.root, in.facts);
-    const FullTree full(in.facts.source());
+    const FullTree& full = in.full;
     const RankFinder ranks(in.facts, t.names, bindings, full);
     std::unique_ptr<GradContextFinder> grads;  // made for the first backward-only fallback
     for_each_node(in.root, [&](TSNode call) {

@@ -310,7 +310,8 @@ PythonEngine::Result PythonEngine::analyze(std::string_view text, bool full_pars
     merge_constant_uses(unguarded, facts);
     for (auto& nm : unguarded) result.matches.push_back(std::move(nm.match));
 
-    const AnalysisInput input{root, facts, guards, m_catalogue, m_op_tables.get()};
+    const FullTree full(facts.source());
+    const AnalysisInput input{root, facts, guards, m_catalogue, m_op_tables.get(), full};
     for (std::size_t i = 0; i < m_analysis_rules.size(); ++i) {
         if (!enabled[m_query_rules.size() + i]) continue;
         const Rule& rule = *m_analysis_rules[i];

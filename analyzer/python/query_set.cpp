@@ -114,7 +114,7 @@ QuerySet::QuerySet(const std::vector<const Rule*>& rules) : m_rules(rules) {
             ++i;  // the Done step
             if (takes_regex(pred.op)) {
                 if (pred.values.size() != 1) throw RuleError(rule.source.generic_string() + ": #" + op + " takes exactly one pattern");
-                // RE2: compiled in microseconds where std::regex took a tenth of a small check's start-up
+                // RE2: compiled in microseconds and searched in linear time (std::regex compiled slowly)
                 auto re = std::make_shared<const re2::RE2>(pred.values[0], re2::RE2::Quiet);
                 if (!re->ok()) throw RuleError(rule.source.generic_string() + ": #" + op + " pattern '" + pred.values[0] + "': " + re->error());
                 pred.regex = std::move(re);

@@ -228,6 +228,16 @@ const ModuleFacts& ParsedModule::facts() const {
     return *m_facts;
 }
 
+TSNode FullTree::node_at(TSNode node) const {
+    TSNode r = root();
+    if (ts_node_is_null(r)) return {};
+    TSNode n = ts_node_descendant_for_byte_range(r, ts_node_start_byte(node), ts_node_end_byte(node));
+    while (!ts_node_is_null(n) && !(node_type(n) == node_type(node) && ts_node_start_byte(n) == ts_node_start_byte(node) &&
+                                     ts_node_end_byte(n) == ts_node_end_byte(node)))
+        n = ts_node_parent(n);
+    return n;
+}
+
 TSNode binding_loop(TSNode use, std::string_view name, const ModuleFacts& facts) {
     for (TSNode cur = ts_node_parent(use); !ts_node_is_null(cur); cur = ts_node_parent(cur)) {
         if (is_type(cur, "function_definition")) break;

@@ -138,6 +138,26 @@ private:
     mutable std::unique_ptr<ModuleFacts> m_facts;
 };
 
+// The whole file's tree, parsed on first use and then shared by every analysis of the file: a scan
+// parses only the statements that can match, while a call's callers, decorators and class, or the
+// later calls of a name an import binds, lie outside its statement. The text must outlive it.
+class FullTree {
+public:
+    explicit FullTree(std::string_view text) : m_text(text) {}
+    TSNode root() const { return parsed().root(); }
+    const ModuleFacts& facts() const { return parsed().facts(); }
+    // The node of the whole tree with `node`'s bytes and type, or a null node.
+    TSNode node_at(TSNode node) const;
+
+private:
+    const ParsedModule& parsed() const {
+        if (!m_parsed) m_parsed = std::make_unique<ParsedModule>(m_text);
+        return *m_parsed;
+    }
+    std::string_view m_text;
+    mutable std::unique_ptr<ParsedModule> m_parsed;
+};
+
 // The `for` loop around `use` whose target binds `name` (`for k, v in sd.items():`), within the
 // function `use` is in; a null node when there is none.
 TSNode binding_loop(TSNode use, std::string_view name, const ModuleFacts& facts);
