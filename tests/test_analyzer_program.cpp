@@ -1593,6 +1593,42 @@ TEST(ProgramModel, AnExtensionBuildOnlyOneProgramLoadsIsThatProgramsBlocker) {
     EXPECT_EQ(build(both)->impact, VerdictImpact::stay) << build(both)->note;
 }
 
+// HazyResearch/ThunderKittens: a header-only CUDA library (include/) whose kernels/ folders each
+// build an extension with nvcc from a Makefile; its Python is the Makefile's input generator and the
+// kernels' tests. No Python import reaches the C++/CUDA, which is what the repository delivers: its
+// CUDA-only ops are the run's (stay-on-CUDA). Beside a Python package that an entry imports, the same
+// unlinked sources are off the run again.
+TEST(ProgramModel, TheKernelsOfARepositoryWhosePythonIsScriptsAndTestsAreItsRun) {
+    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    test::TempDir d;
+    d.write("include/tiles/tile.cuh", "#pragma once\n__device__ inline float twice(float x) { return 2.f * x; }\n");
+    d.write("kernels/scale/scale.cu",
+            "#include <torch/extension.h>\n#include \"tiles/tile.cuh\"\n"
+            "__global__ void scale_kernel(float* y, int n) { int i = threadIdx.x; if (i < n) y[i] = twice(y[i]); }\n"
+            "torch::Tensor scale(torch::Tensor x) {\n  scale_kernel<<<1, 256>>>(x.data_ptr<float>(), x.numel());\n  return x;\n}\n"
+            "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"scale\", &scale); }\n");
+    d.write("kernels/scale/Makefile", "NVCC := nvcc\nCMD := python gentests.py; ./scale.out inputs.txt\n\nall:\n\t$(NVCC) scale.cu -o scale.out\n"
+                                      "\nrun: all\n\t$(CMD)\n");
+    d.write("kernels/scale/gentests.py", "import torch\n\nif __name__ == '__main__':\n    torch.save(torch.randn(256), 'inputs.pt')\n");
+    d.write("kernels/scale/test_scale.py", "import torch\nimport _C\n\n\ndef test_scale():\n    x = torch.ones(4, device='cuda')\n"
+                                           "    assert torch.equal(_C.scale(x), 2 * x)\n");
+    const auto op = [](const ScanResult& r) { return find(r, "cuda-only-extension-op", "kernels/scale/scale.cu"); };
+    const ScanResult r = scan_dir(d);
+    ASSERT_NE(op(r), nullptr);
+    EXPECT_EQ(op(r)->reach, Reach::core) << op(r)->note;
+    EXPECT_EQ(op(r)->impact, VerdictImpact::stay) << op(r)->note;
+    EXPECT_NE(op(r)->note.find("its C++/CUDA is what it delivers"), std::string::npos) << op(r)->note;
+    EXPECT_EQ(assess(r.findings, nullptr, test::bundled_catalogue(), r.file_lines, &r).verdict, Verdict::stay_on_cuda);
+
+    // a Python program of its own: the kernels nothing links stay off its run
+    d.write("tiles/__init__.py", "import torch\n\n\ndef scale(x):\n    return 2 * x\n");
+    d.write("train.py", "import torch\nfrom tiles import scale\n\nif __name__ == '__main__':\n    scale(torch.ones(4))\n");
+    const ScanResult program = scan_dir(d);
+    ASSERT_NE(op(program), nullptr);
+    EXPECT_EQ(op(program)->reach, Reach::unreached) << op(program)->note;
+    EXPECT_EQ(op(program)->impact, VerdictImpact::none) << op(program)->note;
+}
+
 // facebookresearch/ConvNeXt-V2: models/utils.py imports MinkowskiEngine on load for its sparse layers.
 // The fine-tuning program takes only LayerNorm and GRN from it, which use none of it (directly or
 // through another definition); the pre-training program's sparse model needs it. Fine-tuning runs

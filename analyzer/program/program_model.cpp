@@ -209,6 +209,7 @@ ProgramModel::ProgramModel(const std::vector<FileRecord>& files, const ProgramVo
     }
     for (const auto& own : m_own) m_summary.own_packages.push_back(own);
     m_unbuilt_own = find_unbuilt_own_modules();
+    m_native_product = find_native_products();
 }
 
 void ProgramModel::find_skip_scopes(const std::vector<FileRecord>& files) {
@@ -1774,6 +1775,25 @@ std::map<std::string, FileReach> ProgramModel::find_unbuilt_own_modules() const 
         }
     }
     return best;
+}
+
+std::set<std::string> ProgramModel::find_native_products() const {
+    std::set<std::string> out;
+    if (!m_summary.complete) return out;
+    std::set<std::string> with_native, with_module;
+    for (const auto& path : m_native)
+        if (!is_tooling_path(path)) with_native.insert(m_projects.empty() ? std::string() : project_of(path));
+    for (const auto& [path, r] : m_reach) {
+        if (!m_python_index.count(path) || r.level <= Level::tooling) continue;
+        // a module some entry imports: the checkout has a Python program of its own
+        if (r.chain.size() > 1) with_module.insert(m_projects.empty() ? std::string() : project_of(path));
+    }
+    // or one that builds a Python extension for its own code (a demo's setup.py builds for the demo)
+    for (const auto& e : m_extensions)
+        if (!is_tooling_path(e.defined_in)) with_module.insert(m_projects.empty() ? std::string() : project_of(e.defined_in));
+    for (const auto& project : with_native)
+        if (!with_module.count(project)) out.insert(project);
+    return out;
 }
 
 std::optional<std::string> ProgramModel::imported_only_outside(std::string_view package, const std::string& declared_in) const {

@@ -182,6 +182,13 @@ public:
         auto it = m_unbuilt_own.find(m_projects.empty() ? std::string() : project_of(path));
         return it == m_unbuilt_own.end() ? std::nullopt : std::optional<FileReach>(it->second);
     }
+    // Whether the checkout of `path` is a C++/CUDA program or library, not a PyTorch one: its Python
+    // run is scripts that import none of its own modules (ThunderKittens' gentests.py, which a Makefile
+    // runs to make a kernel's inputs), or there is none, beside tests, benchmarks and demos. What it
+    // delivers is then its native code, which no Python import reaches.
+    bool native_is_the_product(const std::string& path) const {
+        return m_native_product.count(m_projects.empty() ? std::string() : project_of(path)) > 0;
+    }
     // Why the tests in `path` do not run without CUDA, when a conftest.py says so (an autouse fixture
     // that skips, collect_ignore_glob set without CUDA): "tests/conftest.py:12: ..."; nullopt otherwise.
     std::optional<std::string> test_skip_of(const std::string& path) const;
@@ -313,6 +320,7 @@ private:
     // its file never names again, the strongest reach among the imports of that function by name.
     FileReach reach_of_call(const CallSite& call) const;
     std::map<std::string, FileReach> find_unbuilt_own_modules() const;  // once, after reach: every C++/CUDA finding asks
+    std::set<std::string> find_native_products() const;                 // once, after reach
     std::vector<std::string> chain_to(const std::string& path, const std::map<std::string, std::pair<std::string, int>>& pred) const;
 
     const ProgramVocabulary& m_vocab;
@@ -388,6 +396,7 @@ private:
     ProgramSummary m_summary;
     bool m_any_sources = false;
     std::map<std::string, FileReach> m_unbuilt_own;  // by checkout ("" for one repository)
+    std::set<std::string> m_native_product;          // checkouts whose native code is the product
 };
 
 // Gives every finding its reach and chain, drops the repository's own packages reported as outside

@@ -416,6 +416,7 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
         const ExtensionLink* linked = nullptr;  // the extension the finding is of, if any
         bool routed = false;                    // an op whose every call a device check routes (device_routed_op)
         bool at_build = false;                  // the extension's build (setup.py's CUDAExtension), not its code
+        bool product = false;                   // C++/CUDA of a repository whose Python is only scripts around it
         if (const ExtensionLink* ext = model.extension_defined_at(f.location.path, f.location.line)) {
             linked = ext;
             at_build = true;
@@ -443,6 +444,9 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
                 // (`from geomops import _C`); with none, nothing shows the run needs it.
                 if (model.is_tooling_path(f.location.path)) {
                     r.level = Level::tooling;
+                } else if (model.native_is_the_product(f.location.path)) {
+                    r.level = Level::core;
+                    product = true;
                 } else if (auto own = model.reach_of_unbuilt_own_modules(f.location.path)) {
                     r = *own;
                     // linked by name only: the run imports some compiled module of its own, but
@@ -582,6 +586,8 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
         // (in code the run reaches: an op no entry reaches is as nothing as the device check makes it)
         const bool run_reaches = r.level != Level::unreached && r.level != Level::tooling;
         weigh(f, r.level, r, vocabulary, context, routed && run_reaches && vocabulary.device_routed_op ? &*vocabulary.device_routed_op : nullptr);
+        if (product && f.reach == Reach::core && f.note.empty())
+            f.note = "core: the repository's Python is scripts, tests and demos that import none of its modules, so its C++/CUDA is what it delivers";
         kept.push_back(std::move(f));
     }
     findings = std::move(kept);
