@@ -18,6 +18,21 @@ namespace {
 
 using nlohmann::json;
 
+// The findings of a report a person reads (Markdown, HTML), heaviest first: by severity, then by
+// verdict impact, then by reach (core before optional, tooling and unreached), then by place. What
+// decides the verdict opens the table; JSON, SARIF and text keep the scan's order, by file.
+std::vector<const Finding*> by_weight(const std::vector<Finding>& findings) {
+    std::vector<const Finding*> out;
+    out.reserve(findings.size());
+    for (const auto& f : findings) out.push_back(&f);
+    std::stable_sort(out.begin(), out.end(), [](const Finding* a, const Finding* b) {
+        if (a->severity != b->severity) return a->severity > b->severity;
+        if (a->impact != b->impact) return a->impact > b->impact;
+        return a->reach < b->reach;
+    });
+    return out;
+}
+
 std::string location_text(const Location& l) {
     if (l.cell > 0) return fmt::format("{}[cell {}]:{}:{}", l.path, l.cell, l.line, l.col);
     return fmt::format("{}:{}:{}", l.path, l.line, l.col);
@@ -379,7 +394,8 @@ std::string render_md(const Report& r) {
                        c.at("minor"), c.at("info"));
     if (!r.scan.findings.empty()) {
         out += "| Location | Severity | Reach | Rule | Message | Fix |\n|---|---|---|---|---|---|\n";
-        for (const auto& f : r.scan.findings) {
+        for (const Finding* weighed : by_weight(r.scan.findings)) {
+            const Finding& f = *weighed;
             std::string message = f.message + (f.note.empty() ? "" : " (" + f.note + ")");
             for (const auto& rel : f.related) message += "; " + related_text(rel);
             for (const auto& seen : f.observed) message += "; observed: " + seen;
@@ -440,7 +456,8 @@ std::string render_html(const Report& r) {
     }
     out += fmt::format("<h2>Findings ({})</h2>\n<table><tr><th>Location</th><th>Severity</th><th>Reach</th><th>Rule</th><th>Message</th><th>Fix</th></tr>\n",
                        r.scan.findings.size());
-    for (const auto& f : r.scan.findings) {
+    for (const Finding* weighed : by_weight(r.scan.findings)) {
+        const Finding& f = *weighed;
         std::string related;
         for (const auto& rel : f.related) related += "<br><small>" + html_escape(related_text(rel)) + "</small>";
         for (const auto& seen : f.observed) related += "<br><small>observed: " + html_escape(seen) + "</small>";

@@ -208,6 +208,36 @@ TEST_F(ReportsTest, JsonReportIsOneDumpWhateverTheNumberOfFindings) {
     }
 }
 
+// A report a person reads opens on what decides the verdict: Markdown and HTML list the findings
+// heaviest first (a blocker in the core before a major, an info in a test last), whatever the file
+// order the scan keeps for JSON, SARIF and text.
+TEST_F(ReportsTest, MarkdownAndHtmlListTheHeaviestFindingsFirst) {
+    ScanResult scan;
+    scan.root = "repo";
+    Finding test_info = finding("cuda-method-call", cat, "a_tests/test_x.py", 3);
+    test_info.severity = Severity::info;
+    test_info.impact = VerdictImpact::none;
+    test_info.reach = Reach::tooling;
+    Finding major = finding("cuda-method-call", cat, "b_train.py", 9);
+    major.severity = Severity::major;
+    major.impact = VerdictImpact::none;
+    Finding blocker = finding("cuda-extension-build", cat, "c_setup.py", 7);
+    scan.findings = {test_info, major, blocker};
+    assign_fingerprints(scan.findings);
+    const Assessment a = assess(scan.findings, nullptr, cat, {});
+    const Report r{scan, cat, &a, nullptr, "0"};
+    for (const auto format : {Format::md, Format::html}) {
+        const std::string out = render(r, format);
+        const auto at = [&](const char* path) { return out.find(path); };
+        // the table's locations (path:line:col); the verdict's reason names the blocker too, without a column
+        ASSERT_NE(at("c_setup.py:7:1"), std::string::npos);
+        EXPECT_LT(at("c_setup.py:7:1"), at("b_train.py:9:1")) << static_cast<int>(format);
+        EXPECT_LT(at("b_train.py:9:1"), at("a_tests/test_x.py:3:1")) << static_cast<int>(format);
+    }
+    const std::string text = render(r, Format::text);
+    EXPECT_LT(text.find("a_tests/test_x.py:3:1"), text.find("c_setup.py:7:1")) << "text keeps the scan's order";
+}
+
 TEST_F(ReportsTest, HtmlEscapesSource) {
     ScanResult scan;
     scan.root = "<repo>";
