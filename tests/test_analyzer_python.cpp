@@ -42,6 +42,21 @@ TEST_F(PythonEngineTest, CudaAvailabilityIdiomIsInfoNotLockIn) {
     EXPECT_NE(fs[0].note.find("picks the CPU"), std::string::npos) << fs[0].note;
 }
 
+// facebookresearch/omnivore's checkpoint loader asserts CUDA only in the branch where the caller chose
+// it; a Mac never takes that branch (judged "never runs" in a sample of the thirty-sixth and
+// thirty-seventh holdouts' reports). Unguarded, the assertion stops the run on a Mac: major.
+TEST_F(PythonEngineTest, AnAssertionOfCudaWhereCudaWasChosenIsInfo) {
+    const auto guarded = of(scan("import torch\n\n\ndef load(path, device):\n    if device.type == 'cuda':\n"
+                                 "        assert torch.cuda.is_available()\n    return torch.load(path, map_location=device)\n"),
+                            "cuda-required-assert");
+    ASSERT_EQ(guarded.size(), 1u);
+    EXPECT_EQ(guarded[0].severity, Severity::info) << guarded[0].note;
+    EXPECT_EQ(guarded[0].guard, GuardKind::device_check);
+    const auto bare = of(scan("import torch\n\nassert torch.cuda.is_available(), 'needs a GPU'\n"), "cuda-required-assert");
+    ASSERT_EQ(bare.size(), 1u);
+    EXPECT_EQ(bare[0].severity, Severity::major);
+}
+
 TEST_F(PythonEngineTest, UnguardedDeviceKeepsRuleSeverity) {
     const auto fs = of(scan("import torch\nx = torch.zeros(3, device='cuda:1')\n"), "hardcoded-cuda-device");
     ASSERT_EQ(fs.size(), 1u);
