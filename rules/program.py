@@ -1068,3 +1068,20 @@ def load_kernels():
     if has_weights("w.pt"):
         # guard: none
         torch.cuda.synchronize()
+
+
+def to_device_index(x, device=-1, gpu_count=0):
+    # allennlp's and OpenNMT-py's CUDA device index, -1 for the CPU
+    if device > -1:
+        # guard: device-check
+        x = x.cuda(device)
+    if opt.gpu == -1:
+        # guard: none
+        x = x.float()
+    else:
+        # guard: device-check
+        x = x.cuda(opt.gpu)
+    if gpu_count > -1:
+        # guard: none
+        torch.cuda.synchronize()
+    return x

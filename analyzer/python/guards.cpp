@@ -195,6 +195,24 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
                 if (m_facts.text(ts_node_named_child(right, i)) == "-1") return true;
             return false;
         };
+        // A CUDA device index where -1 is the CPU (device_index_names): `if device > -1:` (allennlp's
+        // util.py), `gpu >= 0`, `!= -1` are the CUDA branch, `== -1`, `< 0` the CPU's, whose else is CUDA's
+        // alone (an index of -1 is what such code keeps for any device but CUDA, MPS too).
+        if (bound == "-1" || bound == "0") {
+            const TSNode left = ts_node_named_child(n, 0);
+            const std::string_view name = is_type(left, "identifier")  ? m_facts.text(left)
+                                          : is_type(left, "attribute") ? m_facts.text(field(left, "attribute"))
+                                                                       : std::string_view();
+            if (!name.empty() && listed(m_vocab.device_index_names, name)) {
+                const bool cuda_arm = (op == ">" && bound == "-1") || (op == ">=" && bound == "0") || (op == "!=" && bound == "-1");
+                const bool cpu_arm = (op == "==" && bound == "-1") || (op == "<" && bound == "0") || (op == "<=" && bound == "-1");
+                if (cuda_arm || cpu_arm) {
+                    take(GuardKind::device_check);
+                    if (cpu_arm) t.negated = !t.negated;
+                    return;
+                }
+            }
+        }
         const bool single = (op == "==" && (bound == "1" || bound == "-1")) || (op == "<=" && bound == "1") ||
                             (op == "<" && (bound == "2" || bound == "0")) || (op == "in" && holds_minus_one());
         if (inner.kind == GuardKind::distributed_gate && single) t.negated = !t.negated;
