@@ -639,6 +639,36 @@ TEST(ProgramModel, ATypeAnnotationIsNoUseOfAFunction) {
 // default (`attention_type='flash'`) takes, so the blocker is the run's as written until the Mac passes
 // the other value (default-arm: major, dual-track at most; another arm, no verdict impact). A call
 // outside the choice, or the class used as a base, keeps it.
+// facebookresearch/fairseq: trainer.py builds utils.CudaEnvironment() only under `if self.cuda:` and
+// calls its static pretty_print_cuda_env_list() beside it. A call of a class's method through the
+// class's name builds nothing: the constructor's CUDA queries take the guard of the one build
+// (judged never to run on a Mac in a sample of the thirty-sixth and thirty-seventh holdouts' reports).
+TEST(ProgramModel, AMethodCalledThroughItsClassNameIsNoBuildOfTheClass) {
+    test::TempDir d;
+    d.write("pkg/__init__.py", "");
+    d.write("pkg/utils.py", "import torch\n\n\nclass CudaEnvironment(object):\n    def __init__(self):\n"
+                            "        cur_device = torch.cuda.current_device()\n        self.name = str(cur_device)\n\n"
+                            "    @staticmethod\n    def pretty_print(envs):\n        print(envs)\n");
+    const auto trainer = [](const std::string& print) {
+        return "import torch\nfrom pkg import utils\n\n\nclass Trainer(object):\n    def __init__(self, cfg):\n"
+               "        self.cuda = torch.cuda.is_available() and not cfg.cpu\n        if self.cuda:\n"
+               "            self.env = utils.CudaEnvironment()\n" + print;
+    };
+    d.write("pkg/trainer.py", trainer("            utils.CudaEnvironment.pretty_print([self.env])\n"));
+    d.write("train.py", "from pkg.trainer import Trainer\n\nif __name__ == '__main__':\n    Trainer(None)\n");
+    const ScanResult r = scan_dir(d);
+    const Finding* f = find(r, "torch-cuda-device-management", "pkg/utils.py");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->guard, GuardKind::device_check) << f->guard_note;
+    EXPECT_EQ(f->severity, Severity::info) << f->note;
+    // the class passed on as a value is still a use the model cannot follow
+    d.write("pkg/trainer.py", trainer("        self.factory = utils.CudaEnvironment\n"));
+    const ScanResult passed = scan_dir(d);
+    f = find(passed, "torch-cuda-device-management", "pkg/utils.py");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->guard, GuardKind::none) << f->guard_note;
+}
+
 TEST(ProgramModel, AConstructorCalledInOneArmOfAChoiceTakesItsGuard) {
     test::TempDir d;
     d.write("pkg/__init__.py", "");

@@ -4,6 +4,7 @@
 #include "analyzer/python/module_names.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <map>
 #include <optional>
@@ -1461,6 +1462,19 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
         parent = ts_node_parent(n);
         return is_type(parent, "call") && ts_node_eq(field(parent, "function"), n);
     };
+    // `Class.method(...)`, a CapWords name (a class, by PEP 8) whose own method is called: no use of the
+    // class itself, which it does not build (fairseq's `utils.CudaEnvironment.pretty_print_cuda_env_list()`
+    // beside `utils.CudaEnvironment()`, both under `if self.cuda:`). The method goes by its own name
+    // (uses_of_methods); `Class.apply(...)` runs an autograd Function and stays a use.
+    auto calls_a_method_of = [&](TSNode n, const std::string& name) {
+        const TSNode access = ts_node_parent(n);
+        if (!is_type(access, "attribute") || !ts_node_eq(field(access, "object"), n)) return false;
+        TSNode call;
+        if (!called_by(access, call) || facts.text(field(access, "attribute")) == "apply") return false;
+        const std::size_t word = name.find_first_not_of('_');
+        return word != std::string::npos && std::isupper(static_cast<unsigned char>(name[word])) &&
+               name.find_first_of("abcdefghijklmnopqrstuvwxyz") != std::string::npos;
+    };
     for_each_node(root, [&](TSNode n) {
         TSNode parent;
         if (is_type(n, "attribute")) {
@@ -1469,6 +1483,7 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
             const std::string attr(facts.text(field(n, "attribute")));
             if (!module_names.count(spelled) || !functions.count(attr)) return;
             if (called_by(n, parent)) add_call(parent, attr);
+            else if (calls_a_method_of(n, attr)) return;
             else if (!in_annotation(n)) out.other_uses.insert(attr);
             return;
         }
@@ -1481,6 +1496,7 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
         if (is_type(parent, "keyword_argument") && ts_node_eq(field(parent, "name"), n)) return;
         if (in_import(n)) return;
         if (!called && in_annotation(n)) return;
+        if (!called && calls_a_method_of(n, it->second)) return;
         if (called) {
             add_call(parent, it->second);
         } else if (const TSNode outer = passed_to(n); !ts_node_is_null(outer) && registers(field(outer, "function"))) {
