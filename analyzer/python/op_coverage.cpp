@@ -277,6 +277,18 @@ bool moved_to_cpu(TSNode expr, const ModuleFacts& facts) {
     return value && *value == "cpu";
 }
 
+// A factory that makes its tensor on the CPU by its own keyword: `device="cpu"` or
+// `device=torch.device("cpu")` (tensordict's `torch.from_file(..., device=torch.device("cpu"))`, a
+// memory map, judged never to run on MPS in a sample of the thirty-sixth and thirty-seventh holdouts'
+// reports).
+bool made_on_cpu(TSNode call, const ModuleFacts& facts) {
+    TSNode device = keyword_argument(call, "device", facts);
+    if (ts_node_is_null(device)) return false;
+    if (is_type(device, "call") && facts.qualname(field(device, "function")) == "torch.device") device = positional_argument(device, 0);
+    const auto value = ts_node_is_null(device) ? std::nullopt : facts.string_value(device);
+    return value && *value == "cpu";
+}
+
 // A call in CUDA code, which a Mac port rewrites whatever the op (the CUDA API rules report the
 // torch.cuda calls themselves): one that passes a torch.cuda object, directly or through a local name
 // (`x.record_stream(torch.cuda.current_stream())`; `s = torch.cuda.current_stream()` then
@@ -480,7 +492,7 @@ void mps_op_support(const AnalysisInput& in, const Rule& rule, std::vector<Match
         if (!is_type(call, "call")) return;
         const auto resolved = resolve_call(call, in.facts, t.names, own, bindings, ranks);
         if (!resolved || listed(rule_param(rule, "skip_names"), resolved->name.substr(resolved->name.rfind('.') + 1))) return;
-        if (moved_to_cpu(operand(call, resolved->name), in.facts)) return;
+        if (moved_to_cpu(operand(call, resolved->name), in.facts) || made_on_cpu(call, in.facts)) return;
         if (native_by_argument(call, resolved->key, rule, in.facts)) return;
         const Missing missing = missing_ops(t.target, *resolved);
         if (missing.ops.empty() || in_cuda_code(call, in.facts)) return;

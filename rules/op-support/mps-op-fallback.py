@@ -94,3 +94,14 @@ class Model(nn.Module):
     def forward(self, x):
         # ok: mps-op-fallback
         return self.mode(), x
+
+
+def memory_map(path, n):
+    # ruleid: mps-op-fallback
+    mapped = torch.from_file(path, size=n)
+    # a tensor the factory makes on the CPU by its own keyword (tensordict's memory maps)
+    # ok: mps-op-fallback
+    on_cpu = torch.from_file(path, size=n, device=torch.device("cpu"))
+    # ok: mps-op-fallback
+    on_cpu_too = torch.from_file(path, size=n, device="cpu")
+    return mapped, on_cpu, on_cpu_too
