@@ -2118,6 +2118,12 @@ TEST(ProgramModel, CookbookNotebooksAreExamples) {
     const Finding* top = find(r, "cuda-method-call", "walkthrough.ipynb");
     ASSERT_NE(top, nullptr);
     EXPECT_EQ(top->reach, Reach::core) << top->note;
+    // a notebook named for a tutorial, wherever it lies (mmagic's configs/disco_diffusion/tutorials.ipynb)
+    d.write("configs/disco/tutorials.ipynb", notebook);
+    const ScanResult tutorial = scan_dir(d);
+    const Finding* lesson = find(tutorial, "cuda-method-call", "configs/disco/tutorials.ipynb");
+    ASSERT_NE(lesson, nullptr);
+    EXPECT_EQ(lesson->reach, Reach::tooling) << lesson->note;
 }
 
 // A folder of checkouts (no licence at its base, licensed repositories right below it) is scanned
