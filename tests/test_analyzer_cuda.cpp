@@ -53,7 +53,7 @@ TEST(ClangEngine, WithoutClangTheRulesAreReportedAsNotRun) {
 }
 
 TEST(ClangEngine, ACrashOrAHangCostsOnlyThatFile) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";  // asserted by WithoutClangTheRulesAreReportedAsNotRun
+    MPSPORT_REQUIRE_CLANG_ENGINE();  // asserted by WithoutClangTheRulesAreReportedAsNotRun
     test::TempDir d;
     d.write("crash.cu", "#pragma clang __debug crash\n__global__ void a(float* x) {}\n");
     d.write("fatal.cu", "#pragma clang __debug llvm_fatal_error\n__global__ void b(float* x) {}\n");
@@ -73,7 +73,7 @@ TEST(ClangEngine, ACrashOrAHangCostsOnlyThatFile) {
 // repository headers reach the worker that parses its files, and a worker that crashed or ran out
 // of time is replaced, not reused.
 TEST(ClangEngine, WorkersServeFileAfterFileWithEachRepositorysHeaders) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     // "util/defs.cuh" is on no include path: it is found among the repository's headers by its tail
     auto repository = [](test::TempDir& d, const std::string& kernel_macro) {
         d.write("third/lib/util/defs.cuh", "#pragma once\n#define KERNEL " + kernel_macro + "\n");
@@ -95,7 +95,7 @@ TEST(ClangEngine, WorkersServeFileAfterFileWithEachRepositorysHeaders) {
 }
 
 TEST(ClangEngine, OpsAreJoinedAcrossFilesAndBindingsFollowTheirLaunchers) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     test::TempDir d;
     d.write("csrc/ops.cpp", "TORCH_LIBRARY(lab, m) {\n  m.def(\"fused(Tensor x) -> Tensor\");\n  m.def(\"only_gpu(Tensor x) -> Tensor\");\n}\n");
     d.write("csrc/fused_cuda.cu",
@@ -131,7 +131,7 @@ TEST(ClangEngine, OpsAreJoinedAcrossFilesAndBindingsFollowTheirLaunchers) {
 // `#define _REG_FUNC(funname) m.def(#funname, &funname)`: each op is bound where the macro is used,
 // one line each, not all on the #define's line.
 TEST(ClangEngine, OpsRegisteredThroughAMacroAreWhereTheMacroIsUsed) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     test::TempDir d;
     d.write("csrc/kernels.cu", "__global__ void k(float* x) {}\nvoid sample(float* x) { k<<<1, 1>>>(x); }\n"
                                "void render(float* x) { k<<<1, 1>>>(x); }\n");
@@ -149,7 +149,7 @@ TEST(ClangEngine, OpsRegisteredThroughAMacroAreWhereTheMacroIsUsed) {
 // binding that takes CUDA tensors only has no CPU path, whatever its helpers do; without the gate the
 // same helper is the CPU side it was.
 TEST(ClangEngine, ABindingGatedOnCudaTensorsHasNoCpuPathThroughItsHelpers) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";  // asserted by WithoutClangTheRulesAreReportedAsNotRun
+    MPSPORT_REQUIRE_CLANG_ENGINE();  // asserted by WithoutClangTheRulesAreReportedAsNotRun
     test::TempDir d;
     d.write("csrc/common.h", "int grid_size(int n);\n");
     d.write("csrc/common.cpp", "#include \"common.h\"\nint grid_size(int n) { return (n + 255) / 256; }\n");
@@ -176,7 +176,7 @@ TEST(ClangEngine, ABindingGatedOnCudaTensorsHasNoCpuPathThroughItsHelpers) {
 // A bound function defined in another file, with a device test on the tensor's type and a CPU side
 // that copies with the C library (pytorch3d's pulsar sphere_ids_from_result_info_nograd): both devices.
 TEST(ClangEngine, AFunctionInAnotherFileWithACpuSideGivesItsBindingBothDevices) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     test::TempDir d;
     d.write("csrc/util.cpp", "#include <torch/extension.h>\nnamespace lab {\n"
                              "at::Tensor ids(const at::Tensor& info) {\n  auto out = torch::empty_like(info);\n"
@@ -202,7 +202,7 @@ TEST(ClangEngine, AFunctionInAnotherFileWithACpuSideGivesItsBindingBothDevices) 
 // "input must be a CPU tensor")`. A check that a tensor is not on CUDA is no CUDA gate: the op has a
 // CPU path (it was CUDA-only, and the repository stay-on-CUDA).
 TEST(ClangEngine, ACheckThatATensorIsNotOnCudaIsNoCudaGate) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     test::TempDir d;
     d.write("csrc/cpu/vision.h", "#pragma once\n#include <torch/extension.h>\nat::Tensor align_cpu(const at::Tensor& input);\n");
     d.write("csrc/cpu/align_cpu.cpp", "#include \"cpu/vision.h\"\nat::Tensor align_cpu(const at::Tensor& input) {\n"
@@ -222,7 +222,7 @@ TEST(ClangEngine, ACheckThatATensorIsNotOnCudaIsNoCudaGate) {
 // read as C++: the registration parses, the Objective-C around it is recovered from. The op runs
 // natively on a Mac: info, not the CPU path's dual-track.
 TEST(ClangEngine, AnOpWithAnMpsKernelInAnObjectiveCppFileRunsNatively) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     test::TempDir d;
     d.write("baker/csrc/baker.cpp", "#include <torch/extension.h>\nat::Tensor rasterize_cpu(const at::Tensor& uv) { return uv.clone(); }\n"
                                     "TORCH_LIBRARY(baker, m) {\n  m.def(\"rasterize(Tensor uv) -> Tensor\");\n}\n"
@@ -248,7 +248,7 @@ TEST(ClangEngine, AnOpWithAnMpsKernelInAnObjectiveCppFileRunsNatively) {
 }
 
 TEST(ClangEngine, CompileCommandsRepositoryHeadersAndMacroLocations) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     test::TempDir d;
     // The macro that enables the kernel comes from compile_commands.json; nvcc flags Clang does not know are dropped.
     d.write("compile_commands.json", "[{\"directory\": \"" + d.path().string() +
@@ -267,7 +267,7 @@ TEST(ClangEngine, CompileCommandsRepositoryHeadersAndMacroLocations) {
 }
 
 TEST(ClangEngine, TheCacheKeepsNativeFactsAndKernelLines) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     test::TempDir d, cache;
     d.write("op_cuda.cu", "__global__ void k(float* x) {\n  x[0] = 1.f;\n  x[1] = 2.f;\n}\n"
                           "TORCH_LIBRARY_IMPL(lab, CUDA, m) { m.impl(\"op\", [](at::Tensor x) { return x; }); }\n");
@@ -288,7 +288,7 @@ TEST(ClangEngine, TheCacheKeepsNativeFactsAndKernelLines) {
 }
 
 TEST(ClangEngine, ABrokenMatcherOrAnUnknownCheckFailsBeforeAnyFileIsParsed) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     test::TempDir rules;
     for (const char* f : {"program.yaml", "rule.schema.json", "packages.schema.json", "program.schema.json"})
         fs::copy_file(test::rules_dir() / f, rules.path() / f);
@@ -378,7 +378,7 @@ ScanResult scan_tree(const fs::path& tree, bool parse_every_native_file) {
 // The trigger prefilter (a file that names nothing a rule looks for is not parsed) must change no
 // finding and no op's devices: every corpus repository and the rule fixtures, with and without it.
 TEST(ClangEngine, ThePrefilterChangesNoFindingOnTheCorpusOrTheFixtures) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     expect_same_outcome_on_corpus_and_fixtures([](const fs::path& t) { return scan_tree(t, true); },
                                                [](const fs::path& t) { return scan_tree(t, false); });
 }
@@ -387,7 +387,7 @@ TEST(ClangEngine, ThePrefilterChangesNoFindingOnTheCorpusOrTheFixtures) {
 // finding and no op's devices against reading the same prefix as text in every file
 // (MPSPORT_CLANG_PREFIX=0): every corpus repository and the rule fixtures.
 TEST(ClangEngine, ThePrecompiledPrefixChangesNoFindingOnTheCorpusOrTheFixtures) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     expect_same_outcome_on_corpus_and_fixtures([](const fs::path& t) { return scan_tree(t, true); },
                                                [](const fs::path& t) {
                                                    ::setenv("MPSPORT_CLANG_PREFIX", "0", 1);
@@ -402,7 +402,7 @@ TEST(ClangEngine, ThePrecompiledPrefixChangesNoFindingOnTheCorpusOrTheFixtures) 
 // including <vector> or <algorithm>. The prefix declares them, so a binding returning
 // std::vector<at::Tensor> is a function and its op is registered with its devices (it was lost).
 TEST(ClangEngine, TheStandardLibraryIsDeclaredAsTorchsHeadersWouldDeclareIt) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     test::TempDir d;
     // Parsed first (one thread, in path order), so that csrc/api.cpp is read with the precompiled
     // prefix, which a scan builds after its first two files.
@@ -428,7 +428,7 @@ TEST(ClangEngine, TheStandardLibraryIsDeclaredAsTorchsHeadersWouldDeclareIt) {
 // A file may match through a macro of a repository header without naming a trigger itself; and
 // Clang's typo correction never turns an undeclared name into a CUDA one (hipGetDevice -> cudaGetDevice).
 TEST(ClangEngine, TriggerMacrosWakeAFileAndTypoCorrectionIsOff) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     test::TempDir d;
     d.write("include/checks.cuh", "#pragma once\n#define SYNC_OR_DIE() do { cudaStreamSynchronize(0); } while (0)\n"
                                   "#define STEP_DONE() SYNC_OR_DIE()\n");
@@ -447,7 +447,7 @@ TEST(ClangEngine, TriggerMacrosWakeAFileAndTypoCorrectionIsOff) {
 // A binding's callee defined in a file that names no trigger: that file is parsed after all, so the
 // op's devices come from its body (CPU here), not from a guess on its name.
 TEST(ClangEngine, AFileDefiningABindingsCalleeIsParsedForItsDevices) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     test::TempDir d, cache;
     d.write("csrc/bind.cpp", "at::Tensor knn_forward(at::Tensor x);\n"
                              "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"knn\", &knn_forward); }\n");
@@ -468,7 +468,7 @@ TEST(ClangEngine, AFileDefiningABindingsCalleeIsParsedForItsDevices) {
 // with it (`knn_forward_tables`, as apex's generated files include "gn_cuda_host_template.cuh" where
 // a binding calls gn_cuda) is left unparsed. Parsed, this one would say its headers were cut short.
 TEST(ClangEngine, AFileNamingACalleeOnlyInsideLongerNamesIsNotParsedForIt) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     test::TempDir d;
     std::string tables;
     for (int i = 0; tables.size() < (std::size_t(3) << 20) / 2; ++i) tables += "static const int table_" + std::to_string(i) + "[4] = {1, 2, 3, 4};\n";
@@ -488,7 +488,7 @@ TEST(ClangEngine, AFileNamingACalleeOnlyInsideLongerNamesIsNotParsedForIt) {
 // "/../lib/gcc/...", which once counted: a file read with the prefix as text had its repository
 // headers cut short where the same file read with the precompiled prefix had them whole.
 TEST(ClangEngine, TheHeaderBudgetCountsOnlyTheRepositorysHeaders) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     test::TempDir d;
     std::string tables;
     for (int i = 0; tables.size() < cuda::kIncludeBudgetBytes * 3 / 4; ++i) tables += "static const int table_" + std::to_string(i) + "[4] = {1, 2, 3, 4};\n";
@@ -507,7 +507,7 @@ TEST(ClangEngine, TheHeaderBudgetCountsOnlyTheRepositorysHeaders) {
 // A file whose includes pass the per-file budget (a vendored library's generated tables) still has
 // its own lines analysed, and the scan says which files read their headers only in part.
 TEST(ClangEngine, IncludesPastTheBudgetReadAsEmptyAndTheScanSaysSo) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     test::TempDir d;
     std::string tables;
     for (int i = 0; tables.size() < (std::size_t(5) << 20); ++i) tables += "static const int table_" + std::to_string(i) + "[4] = {1, 2, 3, 4};\n";

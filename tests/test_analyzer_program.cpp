@@ -1518,7 +1518,7 @@ TEST(ProgramModel, ABlockerThatOnlyOneOfTheProgramsNeedsIsDualTrack) {
 // they are the extension's sources, so its kernels are as optional as its build (info), not files no
 // entry reaches. An f-string with any other interpolation names no file.
 TEST(ProgramModel, AJitBuildsFStringSourcesUnderTheModulesFolderAreItsSources) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     test::TempDir d;
     d.write("rwkv/__init__.py", "");
     d.write("rwkv/cuda/operators.cu", "__global__ void kernel_wkv_forward(float* y) { y[threadIdx.x] = 1.f; }\n"
@@ -1587,7 +1587,7 @@ TEST(ProgramModel, ABlockerOnlyAnUndocumentedScriptReachesIsDualBesideTheDocumen
 // build, like the extension's op, is that one program's blocker: dual-track, with the program that
 // runs without it named. Where every documented program loads it, it stays the run's.
 TEST(ProgramModel, AnExtensionBuildOnlyOneProgramLoadsIsThatProgramsBlocker) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     test::TempDir d;
     d.write("hy/__init__.py", "");
     d.write("hy/shapegen/__init__.py", "import torch\n\n\ndef generate(x):\n    return torch.relu(x)\n");
@@ -1629,7 +1629,7 @@ TEST(ProgramModel, AnExtensionBuildOnlyOneProgramLoadsIsThatProgramsBlocker) {
 // CUDA-only ops are the run's (stay-on-CUDA). Beside a Python package that an entry imports, the same
 // unlinked sources are off the run again.
 TEST(ProgramModel, TheKernelsOfARepositoryWhosePythonIsScriptsAndTestsAreItsRun) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     test::TempDir d;
     d.write("include/tiles/tile.cuh", "#pragma once\n__device__ inline float twice(float x) { return 2.f * x; }\n");
     d.write("kernels/scale/scale.cu",
@@ -2162,7 +2162,7 @@ TEST(ProgramModel, CheckoutsSideBySideDoNotImportEachOther) {
 // calls its op in a class the run may use. The folder is a root, so core/ is reached; the op of a
 // module imported only with a fallback is no more needed than the module: optional, dual at most.
 TEST(ProgramModel, AFolderPutOnSysPathIsARootAndAnOpOfAnOptionalModuleIsOptional) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     test::TempDir d;
     d.write("alt_corr/setup.py", "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
                                  "setup(name='alt_corr', ext_modules=[CUDAExtension('alt_corr', ['corr.cpp', 'corr_kernel.cu'])])\n");
@@ -2239,7 +2239,7 @@ TEST(ProgramModel, ASubProjectsImportsFindItsOwnModulesBeforeAnotherSubProjects)
 // callers of that name choose it by an option off by default, with a PyTorch arm beside it. The call
 // is linked through the bound name, and the alias takes its callers' guard: optional, not a blocker.
 TEST(ProgramModel, AnExtensionBoundByImportModuleAndCalledThroughAnApplyAliasTakesItsCallersGuard) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     test::TempDir d;
     d.write("setup.py", "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
                         "setup(name='fold', ext_modules=[CUDAExtension('attn_core_inplace_cuda', "
@@ -2275,7 +2275,7 @@ TEST(ProgramModel, AnExtensionBoundByImportModuleAndCalledThroughAnApplyAliasTak
 }
 
 TEST(ProgramModel, AutogradFunctionCallsTakeTheGuardOfTheirApplySites) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     test::TempDir d;
     d.write("ops/setup.py", "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
                             "setup(name='MSDA', ext_modules=[CUDAExtension('MSDA', ['src/vision.cpp', 'src/attn_cuda.cu'])])\n");
@@ -2364,7 +2364,7 @@ TEST(ProgramModel, AutogradFunctionCallsTakeTheGuardOfTheirApplySites) {
 // (which no file has): the ops link to the build, which sits under `if torch.cuda.is_available():`,
 // so a Mac never builds them (info), instead of an unlinked CUDA-only op (dual-track).
 TEST(ProgramModel, SourcesJoinedFromFolderVariablesLinkTheirOps) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     test::TempDir d;
     d.write("lib/__init__.py", "");
     d.write("lib/psa/__init__.py", "from . import src\n");
@@ -2393,7 +2393,7 @@ TEST(ProgramModel, SourcesJoinedFromFolderVariablesLinkTheirOps) {
 // (optional: the model imports the kernel only under `if use_cuda_kernel:`), instead of an op no build
 // links (unreached, at the rule's major).
 TEST(ProgramModel, ALoaderHelperNamesItsExtensionThroughItsParameters) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     test::TempDir d;
     d.write("kernels/__init__.py", "");
     d.write("kernels/load.py", "import pathlib\nfrom torch.utils import cpp_extension\n\n\ndef load():\n"
@@ -2420,7 +2420,7 @@ TEST(ProgramModel, ALoaderHelperNamesItsExtensionThroughItsParameters) {
 }
 
 TEST(ProgramModel, ExtensionOpsTakeTheReachOfTheirPythonCalls) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     test::TempDir d;
     d.write("setup.py", "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
                         "setup(name='geo', packages=['geo'], ext_modules=[CUDAExtension('geo._C', ['csrc/bind.cpp', 'csrc/ops.cu'])])\n");
@@ -2860,7 +2860,7 @@ TEST(ProgramModel, AnExtensionKindTakenFromATableOfBothHasACppBuild) {
 // those kernels: the CUDA build is info with no verdict (rules/program.yaml mps_build). One op without
 // an MPS kernel keeps the build's weight (optional, dual-track).
 TEST(ProgramModel, AnExtensionWhoseEveryOpHasAnMpsKernelBuildsOnTheMac) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     test::TempDir d;
     d.write("setup.py", "import torch\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import CppExtension, CUDAExtension\n\n"
                         "use_cuda = torch.cuda.is_available()\nextension = CUDAExtension if use_cuda else CppExtension\n"
@@ -2899,7 +2899,7 @@ TEST(ProgramModel, AnExtensionWhoseEveryOpHasAnMpsKernelBuildsOnTheMac) {
 // belong to it, and each op weighs by its Python calls: one called only on CUDA tensors is optional,
 // one called on every path keeps the run on CUDA.
 TEST(ProgramModel, AnExtensionKindChosenByAConditionalExpressionIsLinked) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     test::TempDir d;
     const std::string setup_py =
         "import glob\nimport os\nimport torch\nfrom setuptools import setup\n"
@@ -3705,7 +3705,7 @@ TEST(ProgramModel, ATopLevelModuleBesideAPackageIsApiWhereNothingRuns) {
 // train.py runs from, one above src/: they are linked there (the kernels are core, as the run needs
 // them), while a kernel file nothing loads stays unreached.
 TEST(ProgramModel, SourcesRelativeToTheFolderTheRunStartsInAreLinked) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     test::TempDir d;
     d.write("RWKV-v4/cuda/wkv_op.cpp", "#include <torch/extension.h>\nvoid cuda_forward(float* y);\n"
                                        "void forward(torch::Tensor y) { cuda_forward(y.data_ptr<float>()); }\n"
@@ -3732,7 +3732,7 @@ TEST(ProgramModel, SourcesRelativeToTheFolderTheRunStartsInAreLinked) {
 // whose sources are computed (its ROCm build), which owns only what nothing else claims. C++/CUDA
 // that only tests build is info (reach_weights_by_file_kind); a Python test keeps tooling's minor.
 TEST(ProgramModel, AHeaderGoesWithTheSourcesBesideIt) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     test::TempDir d;
     d.write("setup.py", "import glob\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n\n"
                         "IS_ROCM = False\next = []\nif IS_ROCM:\n"
@@ -3820,7 +3820,7 @@ TEST(ProgramModel, SourcesJoinedToAFolderInAComprehensionAreLinked) {
 // not known, so its kernels are dual-track at most, but nothing shows the run can do without them:
 // they keep minor, not the info of an optional extension's kernels.
 TEST(ProgramModel, KernelsLinkedOnlyByAnOwnCompiledModuleKeepTheirWeight) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     test::TempDir d;
     d.write("CMakeLists.txt", "project(geo LANGUAGES CXX CUDA)\nadd_library(geo_C MODULE csrc/raster.cu)\n");
     d.write("csrc/raster.cu", "__global__ void raster_kernel(float* out) { out[threadIdx.x] = 0.f; }\n");
@@ -3839,7 +3839,7 @@ TEST(ProgramModel, KernelsLinkedOnlyByAnOwnCompiledModuleKeepTheirWeight) {
 // defines (a CapWords name, PEP 8), not a compiled module of its own: CUDA sources that no extension
 // names stay unlinked (unreached), where `_C` would link them.
 TEST(ProgramModel, AnUnderscoredClassNameIsNoCompiledModule) {
-    if (!cuda::ClangEngine::available()) GTEST_FAIL() << "the Clang engine is part of every build";
+    MPSPORT_REQUIRE_CLANG_ENGINE();
     test::TempDir d;
     d.write("CMakeLists.txt", "project(fft LANGUAGES CXX CUDA)\nadd_library(fft_C MODULE csrc/fft.cu)\n");
     d.write("csrc/fft.cu", "__global__ void fft_kernel(float* out) { out[threadIdx.x] = 0.f; }\n");

@@ -12,6 +12,17 @@
 #include "analyzer/scanner.hpp"
 #include "core/rule_catalogue.hpp"
 
+// For a test of the Clang engine: where this build made it (MPSPORT_CLANG_BUILT), an engine that does
+// not load fails the test; a build configured without Clang (MPSPORT_WITH_CLANG=OFF, or no Clang
+// found) skips it, and ctest says so. It never passes without having run.
+#define MPSPORT_REQUIRE_CLANG_ENGINE()                                                            \
+    do {                                                                                          \
+        if (!::mpsport::cuda::ClangEngine::available()) {                                         \
+            if (MPSPORT_CLANG_BUILT) GTEST_FAIL() << "the Clang engine was built but does not load"; \
+            GTEST_SKIP() << "this build has no Clang engine (configured without Clang)";          \
+        }                                                                                         \
+    } while (false)
+
 namespace mpsport::test {
 
 inline std::filesystem::path source_dir() { return MPSPORT_SOURCE_DIR; }
