@@ -583,7 +583,9 @@ TEST(ProgramModel, ADefaultThatEveryCallPassesIsInfo) {
         EXPECT_EQ(found.at(12)->guard, GuardKind::default_unused) << pass << ": " << found.at(12)->guard_note;
         EXPECT_EQ(found.at(16)->guard, GuardKind::none) << "restore('a.pt') keeps the default: " << found.at(16)->guard_note;
         EXPECT_EQ(found.at(16)->severity, Severity::minor);
-        if (pass == 1) EXPECT_GE(r.files_cached + 1, r.files_scanned);
+        if (pass == 1) {
+            EXPECT_GE(r.files_cached + 1, r.files_scanned);
+        }
         d.write("README.md", "edited\n");
     }
     // one call that passes only eps, one that spreads **kwargs, one that passes the method too few
@@ -2472,11 +2474,15 @@ TEST(ProgramModel, ExtensionOpsTakeTheReachOfTheirPythonCalls) {
     d.write("geo/__init__.py", "from .ops import ball\n");
     d.write("setup.cfg", "[metadata]\nname = geo\n");
     for (const auto& f : scan_dir(d).findings)
-        if (f.rule_id == "cuda-only-extension-op" && f.native_op == "ball") EXPECT_EQ(f.reach, Reach::core) << f.note;
+        if (f.rule_id == "cuda-only-extension-op" && f.native_op == "ball") {
+            EXPECT_EQ(f.reach, Reach::core) << f.note;
+        }
     d.write("geo/__init__.py", "");
     d.write("train.py", "import torch\nfrom geo import ops\n\nif __name__ == \"__main__\":\n    ops.knn(torch.ones(3))\n");
     for (const auto& f : scan_dir(d).findings)
-        if (f.rule_id == "cuda-only-extension-op" && f.native_op == "ball") EXPECT_EQ(f.reach, Reach::core) << f.note;
+        if (f.rule_id == "cuda-only-extension-op" && f.native_op == "ball") {
+            EXPECT_EQ(f.reach, Reach::core) << f.note;
+        }
     d.write("train.py", "import torch\nfrom geo.ops import knn\n\nif __name__ == \"__main__\":\n    knn(torch.ones(3))\n");
 
     // sam2's shape: the call through the extension sits in a function of a core file that the file
