@@ -2357,6 +2357,7 @@ TEST(ProgramModel, AutogradFunctionCallsTakeTheGuardOfTheirApplySites) {
     op = op_finding(native_twin);
     ASSERT_NE(op, nullptr);
     EXPECT_EQ(op->impact, VerdictImpact::dual) << op->note;
+    EXPECT_EQ(op->severity, Severity::major) << op->note;  // routing the call to the twin is an edit
     EXPECT_NE(op->note.find("defines attn_native (line 17)"), std::string::npos) << op->note;
 }
 
