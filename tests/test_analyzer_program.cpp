@@ -3843,8 +3843,9 @@ TEST(ProgramModel, KernelsLinkedOnlyByAnOwnCompiledModuleKeepTheirWeight) {
 }
 
 // safari's `from src.dataloaders.datasets.sc import _SpeechCommands` names a class its module file
-// defines (a CapWords name, PEP 8), not a compiled module of its own: CUDA sources that no extension
-// names stay unlinked (unreached), where `_C` would link them.
+// defines (a CapWords name, PEP 8), not a compiled module of its own, and wenet's `_isAllAlpha` a
+// function (camelCase): CUDA sources that no extension names stay unlinked (unreached), where `_C`
+// would link them.
 TEST(ProgramModel, AnUnderscoredClassNameIsNoCompiledModule) {
     MPSPORT_REQUIRE_CLANG_ENGINE();
     test::TempDir d;
@@ -3861,6 +3862,8 @@ TEST(ProgramModel, AnUnderscoredClassNameIsNoCompiledModule) {
     };
     EXPECT_EQ(kernel_reach("_SpeechCommands"), Reach::unreached);
     EXPECT_EQ(kernel_reach("_C"), Reach::optional);
+    // nor is a camelCase name, a function's (wenet's `from wenet.models.paraformer.search import _isAllAlpha`)
+    EXPECT_EQ(kernel_reach("_isAllAlpha"), Reach::unreached);
 }
 
 // A package for scale or speed imported straight in a function that the run calls only in one branch
