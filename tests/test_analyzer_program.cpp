@@ -2463,12 +2463,27 @@ TEST(ProgramModel, ExtensionOpsTakeTheReachOfTheirPythonCalls) {
     // geo/ops.py is core, but the run imports only its knn(): the call of ball sits in ball(), which
     // no file imports or calls, so ball takes the reach of its other call, the test's: tooling.
     EXPECT_EQ(op_finding("ball")->reach, Reach::tooling) << op_finding("ball")->note;
-    EXPECT_EQ(op_finding("fps")->reach, Reach::optional) << op_finding("fps")->note;
-    EXPECT_LE(op_finding("fps")->impact, VerdictImpact::dual);
-    EXPECT_NE(op_finding("fps")->note.find("no Python call of fps"), std::string::npos) << op_finding("fps")->note;
+    // fps: no Python file names it, while other ops of geo._C are called: nothing runs it (GLIP's
+    // deform_psroi_pooling_forward)
+    EXPECT_EQ(op_finding("fps")->guard, GuardKind::never_called) << op_finding("fps")->note;
+    EXPECT_EQ(op_finding("fps")->severity, Severity::info) << op_finding("fps")->note;
+    EXPECT_EQ(op_finding("fps")->impact, VerdictImpact::none);
     const Finding* dist = op_finding("geo::dist");
     EXPECT_EQ(dist->reach, Reach::core) << dist->note;
     EXPECT_EQ(dist->related.size(), 2u);  // geo/ops.py and the test
+    {
+        // named, but in no call the model reads (a name looked up at run time): an op the run may use
+        d.write("geo/registry.py", "from . import _C\n\nOPS = {'fps': 'fps'}\n\n\ndef run(name, x):\n    return getattr(_C, OPS[name])(x)\n");
+        const ScanResult named = scan_dir(d);
+        const Finding* fps = nullptr;
+        for (const auto& f : named.findings)
+            if (f.rule_id == "cuda-only-extension-op" && f.native_op == "fps") fps = &f;
+        ASSERT_NE(fps, nullptr);
+        EXPECT_EQ(fps->reach, Reach::optional) << fps->note;
+        EXPECT_LE(fps->impact, VerdictImpact::dual);
+        EXPECT_NE(fps->note.find("no Python call of fps"), std::string::npos) << fps->note;
+        std::filesystem::remove(d.path() / "geo/registry.py");
+    }
 
     // The package's __init__ exports ball (`from .ops import ball`): its call is as needed as the
     // package, core; a module imported whole (`from geo import ops`) leaves the call its file's reach.

@@ -497,6 +497,17 @@ std::string ProgramModel::module_name_of(const std::string& path) const {
     return rel;
 }
 
+bool ProgramModel::names_in_python(const std::string& name, const std::string& defining) const {
+    const std::uint32_t h = name_hash(name);
+    for (const auto& [path, facts] : m_facts) {
+        if (!same_project(path, defining)) continue;
+        if (std::binary_search(facts->attribute_names.begin(), facts->attribute_names.end(), h)) return true;
+        for (const auto& imp : facts->imports)
+            if (std::find(imp.names.begin(), imp.names.end(), name) != imp.names.end()) return true;
+    }
+    return false;
+}
+
 bool ProgramModel::binds_name(const std::string& init, const std::string& name) const {
     auto it = m_facts.find(init);
     if (it == m_facts.end()) return false;

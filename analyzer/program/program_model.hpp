@@ -266,6 +266,9 @@ public:
     std::optional<std::pair<std::string, int>> only_import_in_function(const std::string& path) const;
     // Whether two paths belong to one checkout (always, unless the scan is of a folder of checkouts).
     bool same_project(const std::string& a, const std::string& b) const { return m_projects.empty() || project_of(a) == project_of(b); }
+    // Whether any Python file or notebook of `defining`'s project writes `name` after a dot or as a
+    // whole string (FileFacts::attribute_names), or imports it by name.
+    bool names_in_python(const std::string& name, const std::string& defining) const;
 
 private:
     std::map<std::pair<std::string, int>, std::string> m_launched;  // (launch file, line) -> the script it runs
