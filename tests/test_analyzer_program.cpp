@@ -1652,6 +1652,14 @@ TEST(ProgramModel, TheKernelsOfARepositoryWhosePythonIsScriptsAndTestsAreItsRun)
     EXPECT_NE(op(r)->note.find("its C++/CUDA is what it delivers"), std::string::npos) << op(r)->note;
     EXPECT_EQ(assess(r.findings, nullptr, test::bundled_catalogue(), r.file_lines, &r).verdict, Verdict::stay_on_cuda);
 
+    // a project copied in (third_party/) is no product of the repository's own
+    d.write("third_party/cutlass/gemm.cu", "__global__ void gemm_kernel(float* c) { c[threadIdx.x] = 0.f; }\n");
+    const ScanResult vendored = scan_dir(d);
+    const Finding* gemm = find(vendored, "cuda-kernel-source", "third_party/cutlass/gemm.cu");
+    ASSERT_NE(gemm, nullptr);
+    EXPECT_NE(gemm->reach, Reach::core) << gemm->note;
+    EXPECT_EQ(gemm->impact, VerdictImpact::none) << gemm->note;
+
     // a Python program of its own: the kernels nothing links stay off its run
     d.write("tiles/__init__.py", "import torch\n\n\ndef scale(x):\n    return 2 * x\n");
     d.write("train.py", "import torch\nfrom tiles import scale\n\nif __name__ == '__main__':\n    scale(torch.ones(4))\n");

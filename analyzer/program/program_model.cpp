@@ -1799,8 +1799,9 @@ std::set<std::string> ProgramModel::find_native_products() const {
     std::set<std::string> out;
     if (!m_summary.complete) return out;
     std::set<std::string> with_native, with_module;
+    // (not a project copied into the repository: a script repository's vendored CUTLASS is no product of its own)
     for (const auto& path : m_native)
-        if (!is_tooling_path(path)) with_native.insert(m_projects.empty() ? std::string() : project_of(path));
+        if (!is_tooling_path(path) && !vendored_root(path)) with_native.insert(m_projects.empty() ? std::string() : project_of(path));
     for (const auto& [path, r] : m_reach) {
         if (!m_python_index.count(path) || r.level <= Level::tooling) continue;
         // a module some entry imports: the checkout has a Python program of its own

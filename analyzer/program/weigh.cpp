@@ -454,7 +454,7 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
                 // (`from geomops import _C`); with none, nothing shows the run needs it.
                 if (model.is_tooling_path(f.location.path)) {
                     r.level = Level::tooling;
-                } else if (model.native_is_the_product(f.location.path)) {
+                } else if (model.native_is_the_product(f.location.path) && !model.vendored_root(f.location.path)) {
                     r.level = Level::core;
                     product = true;
                 } else if (auto own = model.reach_of_unbuilt_own_modules(f.location.path)) {
