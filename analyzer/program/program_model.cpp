@@ -7,6 +7,7 @@
 #include <fnmatch.h>
 #include <strings.h>
 
+#include "analyzer/python/module_names.hpp"
 #include "core/paths.hpp"
 
 namespace mpsport::program {
@@ -1761,9 +1762,7 @@ std::map<std::string, FileReach> ProgramModel::find_unbuilt_own_modules() const 
         const std::string leaf = dotted.substr(dotted.rfind('.') + 1);
         // A CapWords name is a class (PEP 8), whatever its underscore: safari's `from
         // src.dataloaders.datasets.sc import _SpeechCommands`; `_C` is a module.
-        const std::size_t word = leaf.find_first_not_of('_');
-        const bool class_name = word != std::string::npos && word + 1 < leaf.size() && std::isupper(static_cast<unsigned char>(leaf[word])) &&
-                                std::islower(static_cast<unsigned char>(leaf[word + 1]));
+        const bool class_name = python::capwords_name(leaf);
         // A camelCase name is a function's or a variable's: wenet's `from wenet.models.paraformer.search
         // import _isAllAlpha` linked the TensorRT plugin kernels of runtime/gpu/ to its CLI (judged wrong in
         // a sample of the thirty-sixth and thirty-seventh holdouts' reports).

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cctype>
 #include <string>
 #include <string_view>
 
@@ -23,6 +24,14 @@ inline std::string module_of_path(std::string path) {
     strip("/__init__");
     std::replace(path.begin(), path.end(), '/', '.');
     return path;
+}
+
+// Whether a name is a class's by PEP 8's CapWords, whatever its leading underscores: `CudaEnvironment`,
+// `_SpeechCommands`; not `_C` (a compiled module), `MSDA` or `knn`.
+inline bool capwords_name(std::string_view name) {
+    const std::size_t word = name.find_first_not_of('_');
+    return word != std::string_view::npos && word + 1 < name.size() && std::isupper(static_cast<unsigned char>(name[word])) &&
+           std::islower(static_cast<unsigned char>(name[word + 1]));
 }
 
 // "pkg.ops.knn" -> "pkg.ops"; "" for a top-level module

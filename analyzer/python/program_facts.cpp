@@ -4,7 +4,6 @@
 #include "analyzer/python/module_names.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <functional>
 #include <map>
 #include <optional>
@@ -1470,10 +1469,7 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
         const TSNode access = ts_node_parent(n);
         if (!is_type(access, "attribute") || !ts_node_eq(field(access, "object"), n)) return false;
         TSNode call;
-        if (!called_by(access, call) || facts.text(field(access, "attribute")) == "apply") return false;
-        const std::size_t word = name.find_first_not_of('_');
-        return word != std::string::npos && std::isupper(static_cast<unsigned char>(name[word])) &&
-               name.find_first_of("abcdefghijklmnopqrstuvwxyz") != std::string::npos;
+        return called_by(access, call) && facts.text(field(access, "attribute")) != "apply" && capwords_name(name);
     };
     for_each_node(root, [&](TSNode n) {
         TSNode parent;
