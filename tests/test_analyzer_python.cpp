@@ -3,11 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
 
 #include "analyzer/python/python_engine.hpp"
+#include "analyzer/python/query_set.hpp"
 #include "analyzer/python/regions.hpp"
 #include "analyzer/scanner.hpp"
 #include "core/paths.hpp"
@@ -15,6 +18,7 @@
 #include "test_support.hpp"
 
 using namespace mpsport;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -1061,4 +1065,47 @@ TEST(PythonEngineQueries, AFewFilesCompileOnlyTheirRulesQueriesAndChangeNoMatch)
     EXPECT_EQ(rules_of(none.analyze(loader)), loader_matches);
     EXPECT_EQ(std::count_if(model_matches.begin(), model_matches.end(), [](const auto& m) { return m.first == "cuda-method-call"; }), 1);
     EXPECT_EQ(std::count_if(model_matches.begin(), model_matches.end(), [](const auto& m) { return m.first == "torch-cuda-synchronize"; }), 1);
+}
+
+// A query splits into its top-level patterns, each into its shape (what tree-sitter compiles) and
+// its predicates; strings and comments are read whole, whatever brackets or semicolons they hold.
+TEST(QuerySplit, PatternsSplitIntoShapeAndPredicatesWithStringsAndCommentsWhole) {
+    const auto patterns = python::split_query(
+        "; a comment with ( and \"\n"
+        "((call function: (_) @_fn) @finding\n"
+        " (#match? @_fn \"^a\\\\.(b|c)\\\"; )\")  ; trailing ( comment\n"
+        " (#eq? @finding \"x\"))\n"
+        "(call\n   arguments: (argument_list (string) @s)) @finding\n"
+        "[(default_parameter value: (_) @finding) (typed_default_parameter value: (_) @finding)]\n");
+    ASSERT_EQ(patterns.size(), 3u);
+    EXPECT_EQ(patterns[0].shape, "((call function: (_) @_fn) @finding )");
+    EXPECT_EQ(patterns[0].predicates, "(#match? @_fn \"^a\\\\.(b|c)\\\"; )\") (#eq? @finding \"x\")");
+    EXPECT_EQ(patterns[0].captures, (std::vector<std::string>{"_fn", "finding"}));
+    EXPECT_EQ(patterns[1].shape, "(call arguments: (argument_list (string) @s)) @finding") << "a capture after the group is the pattern's";
+    EXPECT_TRUE(patterns[1].predicates.empty());
+    EXPECT_TRUE(patterns[1].captures.empty());
+    EXPECT_EQ(patterns[2].shape, "[(default_parameter value: (_) @finding) (typed_default_parameter value: (_) @finding)]");
+}
+
+// Rules whose patterns share a shape compile it once (sixteen bundled rules are
+// `(call function: (_) @_fn) @finding` with a #qualname-match? of their own), and each still reports
+// only what its own predicates admit.
+TEST(QuerySplit, RulesOfOneShapeCompileItOnceAndKeepTheirOwnPredicates) {
+    std::vector<const Rule*> rules;
+    for (const auto& r : test::bundled_catalogue().rules())
+        if (r.engine == "python" && !r.query.empty()) rules.push_back(&r);
+    const python::QuerySet queries(rules);
+    EXPECT_LE(queries.shape_count() + 15, queries.pattern_count()) << queries.shape_count() << " shapes for " << queries.pattern_count() << " patterns";
+    const auto out = test::bundled_scanner().scan_text("t.py", FileKind::python,
+                                                       "import torch\n"
+                                                       "torch.cuda.synchronize()\n"
+                                                       "torch.cuda.empty_cache()\n"
+                                                       "torch.cuda.manual_seed(0)\n");
+    std::map<std::string, std::vector<int>> lines;
+    for (const auto& f : out.findings)
+        if (f.rule_id == "torch-cuda-synchronize" || f.rule_id == "torch-cuda-memory-stats" || f.rule_id == "torch-cuda-seed")
+            lines[f.rule_id].push_back(f.location.line);
+    EXPECT_EQ(lines["torch-cuda-synchronize"], std::vector<int>{2});
+    EXPECT_EQ(lines["torch-cuda-memory-stats"], std::vector<int>{3});
+    EXPECT_EQ(lines["torch-cuda-seed"], std::vector<int>{4});
 }

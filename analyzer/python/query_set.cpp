@@ -1,6 +1,8 @@
 #include "analyzer/python/query_set.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -45,21 +47,117 @@ bool takes_regex(const std::string& op) { return kRegexPredicates.count(op) > 0;
 
 }  // namespace
 
+std::vector<QueryPattern> split_query(std::string_view q) {
+    std::vector<QueryPattern> out;
+    int depth = 0;
+    bool group_done = false;  // the current pattern's outermost group is closed: a new one starts a pattern
+    std::size_t predicate_depth = 0;  // inside `(#...)`: its depth, else 0
+    auto text_of = [&]() -> std::string& { return predicate_depth ? out.back().predicates : out.back().shape; };
+    auto put_space = [&] {
+        std::string& t = text_of();
+        if (!t.empty() && t.back() != ' ') t += ' ';
+    };
+    for (std::size_t i = 0; i < q.size();) {
+        const char c = q[i];
+        if (c == ';') {  // a comment, to the end of its line
+            const std::size_t eol = q.find('\n', i);
+            i = eol == std::string_view::npos ? q.size() : eol;
+            continue;
+        }
+        if (std::isspace(static_cast<unsigned char>(c))) {
+            if (!out.empty()) put_space();
+            ++i;
+            continue;
+        }
+        if (depth == 0 && (out.empty() || group_done) && c != '@' && c != '*' && c != '+' && c != '?') {
+            out.emplace_back();
+            group_done = false;
+        }
+        if (out.empty()) out.emplace_back();  // a stray capture or quantifier: tree-sitter says what is wrong
+        if (c == '"') {  // a string, escapes and all
+            std::size_t end = i + 1;
+            while (end < q.size() && q[end] != '"') end += q[end] == '\\' ? 2 : 1;
+            end = std::min(end + 1, q.size());
+            text_of().append(q.substr(i, end - i));
+            i = end;
+            continue;
+        }
+        if (c == '(' || c == '[') {
+            std::size_t next = i + 1;
+            while (next < q.size() && std::isspace(static_cast<unsigned char>(q[next]))) ++next;
+            ++depth;
+            if (c == '(' && next < q.size() && q[next] == '#' && !predicate_depth) {
+                predicate_depth = static_cast<std::size_t>(depth);
+                put_space();
+            }
+            text_of() += c;
+            ++i;
+            continue;
+        }
+        if (c == ')' || c == ']') {
+            text_of() += c;
+            if (predicate_depth == static_cast<std::size_t>(depth)) predicate_depth = 0;
+            if (--depth == 0) group_done = true;
+            ++i;
+            continue;
+        }
+        if (c == '@') {  // a capture: read by predicates, written by patterns
+            std::size_t end = i + 1;
+            while (end < q.size() && (std::isalnum(static_cast<unsigned char>(q[end])) || q[end] == '_' || q[end] == '-' || q[end] == '.')) ++end;
+            if (predicate_depth) {
+                const std::string name(q.substr(i + 1, end - i - 1));
+                auto& caps = out.back().captures;
+                if (std::find(caps.begin(), caps.end(), name) == caps.end()) caps.push_back(name);
+            }
+            text_of().append(q.substr(i, end - i));
+            i = end;
+            continue;
+        }
+        text_of() += c;
+        ++i;
+    }
+    for (auto& p : out)
+        while (!p.shape.empty() && p.shape.back() == ' ') p.shape.pop_back();
+    return out;
+}
+
 QuerySet::QuerySet(const std::vector<const Rule*>& rules) : m_rules(rules) {
     const TSLanguage* lang = tree_sitter_python();
-    // One compilation of all queries together (compiling is most of a small scan's start-up);
-    // only when that fails is each rule's query compiled alone, to name the bad file and line.
-    std::string combined;
-    std::vector<std::size_t> rule_start;  // byte offset of each rule's query in `combined`
-    for (const Rule* rule : rules) {
-        rule_start.push_back(combined.size());
-        combined += rule->query;
-        combined += "\n";
+    // Compiling is most of a small check's start-up, and tree-sitter's cost is per pattern: it walks
+    // the grammar's parse states under each node with children, ~1 ms a pattern. Rules share shapes
+    // (sixteen are `(call function: (_) @_fn) @finding` with their own #qualname-match?), so each
+    // distinct shape is compiled once, with no predicates (`shapes`), and every rule pattern's
+    // predicates go into a second query whose patterns have no children and cost nothing to analyse
+    // (`carrier`: `([(_) @_fn (_) @finding] (#qualname-match? @_fn "..."))`); tree-sitter parses both.
+    // Only when that fails is each rule's query compiled alone, to name the bad file and line.
+    std::string shapes, carrier;
+    std::map<std::string, std::size_t> shape_index;  // shape text -> pattern index in `shapes`
+    struct Pending {
+        std::size_t rule;
+        std::size_t shape;
+        bool has_predicates;
+    };
+    std::vector<Pending> pending;
+    for (std::size_t r = 0; r < rules.size(); ++r) {
+        for (const QueryPattern& p : split_query(rules[r]->query)) {
+            auto [it, inserted] = shape_index.emplace(p.shape, shape_index.size());
+            if (inserted) shapes += p.shape + "\n";
+            pending.push_back({r, it->second, !p.predicates.empty()});
+            if (p.predicates.empty()) continue;
+            carrier += "([";
+            for (const std::string& c : p.captures) carrier += "(_) @" + c + " ";
+            carrier += "] " + p.predicates + ")\n";
+        }
     }
     uint32_t err_offset = 0;
     TSQueryError err = TSQueryErrorNone;
-    m_query.reset(ts_query_new(lang, combined.data(), static_cast<uint32_t>(combined.size()), &err_offset, &err));
-    if (!m_query) {
+    m_query.reset(ts_query_new(lang, shapes.data(), static_cast<uint32_t>(shapes.size()), &err_offset, &err));
+    std::unique_ptr<TSQuery, QueryDelete> predicates;
+    if (m_query) predicates.reset(ts_query_new(lang, carrier.data(), static_cast<uint32_t>(carrier.size()), &err_offset, &err));
+    const bool split_as_compiled = m_query && predicates && ts_query_pattern_count(m_query.get()) == shape_index.size() &&
+                                   ts_query_pattern_count(predicates.get()) ==
+                                       static_cast<uint32_t>(std::count_if(pending.begin(), pending.end(), [](const Pending& p) { return p.has_predicates; }));
+    if (!split_as_compiled) {
         for (const Rule* rule : rules) {
             TSQuery* single = ts_query_new(lang, rule->query.data(), static_cast<uint32_t>(rule->query.size()), &err_offset, &err);
             if (!single)
@@ -67,13 +165,11 @@ QuerySet::QuerySet(const std::vector<const Rule*>& rules) : m_rules(rules) {
                                 ": " + query_error_name(err));
             ts_query_delete(single);
         }
-        throw RuleError(std::string("combined python query failed: ") + query_error_name(err));
+        throw RuleError(std::string("combined python query failed: ") + (m_query && predicates ? "a pattern was split wrongly" : query_error_name(err)));
     }
-    for (uint32_t p = 0; p < ts_query_pattern_count(m_query.get()); ++p) {
-        const uint32_t start = ts_query_start_byte_for_pattern(m_query.get(), p);
-        const auto it = std::upper_bound(rule_start.begin(), rule_start.end(), static_cast<std::size_t>(start));
-        m_pattern_rule.push_back(static_cast<std::size_t>(it - rule_start.begin()) - 1);
-    }
+    m_shape_patterns.resize(shape_index.size());
+    for (std::size_t i = 0; i < pending.size(); ++i) m_shape_patterns[pending[i].shape].push_back(i);
+    for (const Pending& p : pending) m_pattern_rule.push_back(p.rule);
     for (uint32_t c = 0; c < ts_query_capture_count(m_query.get()); ++c) {
         uint32_t len = 0;
         const char* name = ts_query_capture_name_for_id(m_query.get(), c, &len);
@@ -83,33 +179,43 @@ QuerySet::QuerySet(const std::vector<const Rule*>& rules) : m_rules(rules) {
 
     // Every rule's patterns must capture @finding: that is what gets reported.
     std::vector<bool> reports(rules.size(), false);
-    for (uint32_t p = 0; p < m_pattern_rule.size(); ++p)
-        if (m_finding_capture != UINT32_MAX && ts_query_capture_quantifier_for_id(m_query.get(), p, m_finding_capture) != TSQuantifierZero)
-            reports[m_pattern_rule[p]] = true;
+    for (const Pending& p : pending)
+        if (m_finding_capture != UINT32_MAX &&
+            ts_query_capture_quantifier_for_id(m_query.get(), static_cast<uint32_t>(p.shape), m_finding_capture) != TSQuantifierZero)
+            reports[p.rule] = true;
     for (std::size_t r = 0; r < rules.size(); ++r)
         if (!reports[r]) throw RuleError(rules[r]->source.generic_string() + ": python.query must capture @finding (what is reported)");
 
+    // A carrier capture is known to the shapes' query by its name.
+    std::map<std::string, uint32_t, std::less<>> shape_capture;
+    for (uint32_t c = 0; c < m_capture_names.size(); ++c) shape_capture.emplace(m_capture_names[c], c);
     m_predicates.resize(m_pattern_rule.size());
+    uint32_t carried = 0;  // the carrier's pattern of the next rule pattern with predicates
     for (uint32_t p = 0; p < m_pattern_rule.size(); ++p) {
+        if (!pending[p].has_predicates) continue;
         const Rule& rule = *m_rules[m_pattern_rule[p]];
         uint32_t steps = 0;
-        const TSQueryPredicateStep* s = ts_query_predicates_for_pattern(m_query.get(), p, &steps);
+        const TSQueryPredicateStep* s = ts_query_predicates_for_pattern(predicates.get(), carried++, &steps);
         for (uint32_t i = 0; i < steps;) {
             Predicate pred;
             uint32_t len = 0;
-            std::string op = ts_query_string_value_for_id(m_query.get(), s[i].value_id, &len);
+            std::string op = ts_query_string_value_for_id(predicates.get(), s[i].value_id, &len);
             ++i;
             if (op.empty() || op.back() != '?' || !known_predicate(op.substr(0, op.size() - 1)))
                 throw RuleError(rule.source.generic_string() + ": python.query uses unknown predicate #" + op);
             pred.op = op.substr(0, op.size() - 1);
             if (i >= steps || s[i].type != TSQueryPredicateStepTypeCapture)
                 throw RuleError(rule.source.generic_string() + ": #" + op + " needs a capture as its first argument");
-            pred.capture = s[i].value_id;
+            const std::string capture = ts_query_capture_name_for_id(predicates.get(), s[i].value_id, &len);
+            const auto known = shape_capture.find(capture);
+            if (known == shape_capture.end())
+                throw RuleError(rule.source.generic_string() + ": #" + op + " names @" + capture + ", which its pattern does not capture");
+            pred.capture = known->second;
             ++i;
             for (; i < steps && s[i].type != TSQueryPredicateStepTypeDone; ++i) {
                 if (s[i].type != TSQueryPredicateStepTypeString)
                     throw RuleError(rule.source.generic_string() + ": #" + op + " takes one capture then strings");
-                pred.values.emplace_back(ts_query_string_value_for_id(m_query.get(), s[i].value_id, &len));
+                pred.values.emplace_back(ts_query_string_value_for_id(predicates.get(), s[i].value_id, &len));
             }
             ++i;  // the Done step
             if (takes_regex(pred.op)) {
@@ -353,20 +459,24 @@ void QuerySet::run(TSNode root, const ModuleFacts& facts, const std::vector<bool
     TSQueryMatch match;
     std::set<std::pair<const Rule*, uint32_t>> seen;  // one finding per rule and node, however many patterns hit it
     while (ts_query_cursor_next_match(cursor, &match)) {
-        const std::size_t rule_index = m_pattern_rule[match.pattern_index];
-        if (!enabled[rule_index]) continue;
-        bool ok = true;
-        for (const auto& pred : m_predicates[match.pattern_index]) {
-            if (!holds(pred, match, facts)) {
-                ok = false;
-                break;
-            }
-        }
-        if (!ok) continue;
+        // a shape: the rule patterns written with it, in the rules' order
+        for (const std::size_t p : m_shape_patterns[match.pattern_index])
+            emit(p, match, facts, enabled, seen, out);
+    }
+    ts_query_cursor_delete(cursor);
+}
+
+void QuerySet::emit(std::size_t pattern, const TSQueryMatch& match, const ModuleFacts& facts, const std::vector<bool>& enabled,
+                    std::set<std::pair<const Rule*, uint32_t>>& seen, std::vector<NodeMatch>& out) const {
+    {
+        const std::size_t rule_index = m_pattern_rule[pattern];
+        if (!enabled[rule_index]) return;
+        for (const auto& pred : m_predicates[pattern])
+            if (!holds(pred, match, facts)) return;
         TSNode finding = capture_node(match, m_finding_capture);
-        if (ts_node_is_null(finding)) continue;
+        if (ts_node_is_null(finding)) return;
         const Rule* rule = m_rules[rule_index];
-        if (!seen.insert({rule, ts_node_start_byte(finding)}).second) continue;
+        if (!seen.insert({rule, ts_node_start_byte(finding)}).second) return;
         Match m;
         m.rule = rule;
         m.begin = ts_node_start_byte(finding);
@@ -386,7 +496,6 @@ void QuerySet::run(TSNode root, const ModuleFacts& facts, const std::vector<bool
         }
         out.push_back({std::move(m), finding});
     }
-    ts_query_cursor_delete(cursor);
 }
 
 }  // namespace mpsport::python

@@ -6,6 +6,8 @@
 #include <tree_sitter/api.h>
 
 #include <memory>
+#include <set>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,15 @@ struct Predicate {
     std::vector<std::string> values;  // the remaining string arguments
     std::shared_ptr<const re2::RE2> regex;  // RE2 syntax (no backreferences or lookaround)
 };
+
+// One top-level pattern of a query: its text without its predicates (`shape`, whitespace folded),
+// the predicates' text, and the capture names they read. Strings and comments are skipped whole.
+struct QueryPattern {
+    std::string shape;
+    std::string predicates;
+    std::vector<std::string> captures;
+};
+std::vector<QueryPattern> split_query(std::string_view query);
 
 struct NodeMatch {
     Match match;
@@ -38,9 +49,15 @@ public:
     // Runs every pattern over the tree; `enabled[i]` says whether rules()[i] applies to this file.
     void run(TSNode root, const ModuleFacts& facts, const std::vector<bool>& enabled, std::vector<NodeMatch>& out) const;
     const std::vector<const Rule*>& rules() const { return m_rules; }
+    // The rules' top-level patterns, and the distinct shapes compiled for them.
+    std::size_t pattern_count() const { return m_pattern_rule.size(); }
+    std::size_t shape_count() const { return m_shape_patterns.size(); }
 
 private:
     bool holds(const Predicate& p, const TSQueryMatch& match, const ModuleFacts& facts) const;
+    // One rule pattern's match: its predicates, then one NodeMatch per rule and node.
+    void emit(std::size_t pattern, const TSQueryMatch& match, const ModuleFacts& facts, const std::vector<bool>& enabled,
+              std::set<std::pair<const Rule*, uint32_t>>& seen, std::vector<NodeMatch>& out) const;
 
     std::vector<const Rule*> m_rules;
     struct QueryDelete {
@@ -48,9 +65,10 @@ private:
     };
     // Owned from its compilation on: a bad predicate found after it (a regex RE2 cannot compile)
     // throws out of the constructor, and the query must not leak then.
-    std::unique_ptr<TSQuery, QueryDelete> m_query;
-    std::vector<std::size_t> m_pattern_rule;                // pattern index -> index into m_rules
-    std::vector<std::vector<Predicate>> m_predicates;       // per pattern
+    std::unique_ptr<TSQuery, QueryDelete> m_query;          // one pattern per distinct shape
+    std::vector<std::vector<std::size_t>> m_shape_patterns; // shape (pattern of m_query) -> rule patterns written with it
+    std::vector<std::size_t> m_pattern_rule;                // rule pattern -> index into m_rules
+    std::vector<std::vector<Predicate>> m_predicates;       // per rule pattern
     std::vector<std::string> m_capture_names;               // per capture id
     uint32_t m_finding_capture = UINT32_MAX;
 };
