@@ -524,6 +524,15 @@ TEST(RuleFiles, ABrokenQueryFailsTheScanThatReadsPython) {
     EXPECT_THROW(Scanner(*rules.catalogue).scan(repo.path(), {repo.path()}, o), RuleError);
 }
 
+// A predicate that reads a capture its pattern never makes is an error naming the rule file (the
+// predicates are compiled apart from the patterns, QuerySet), not a rule that silently never matches.
+TEST(RuleFiles, APredicateOnACaptureNoPatternMakesNamesTheRule) {
+    const RulesWithAnEdit rules("device/cuda-method-call.yaml", "(#eq? @_m \"cuda\")", "(#eq? @_method \"cuda\")");
+    const std::string e = rules.compile_error();
+    EXPECT_NE(e.find("cuda-method-call.yaml"), std::string::npos) << e;
+    EXPECT_NE(e.find("@_method"), std::string::npos) << e;
+}
+
 // A predicate's regular expression is RE2's: one RE2 cannot compile (a lookahead, which ECMAScript
 // would take) is an error naming the rule file and the pattern, not a rule that silently never
 // matches; the query compiled before it is freed (the sanitizer build's leak check).
