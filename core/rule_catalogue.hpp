@@ -50,6 +50,9 @@ public:
     std::uint64_t digest() const { return m_digest; }
     // Whether load_cached served it from its cache file (for --timings and the tests).
     bool from_cache() const { return m_from_cache; }
+    // The folder load_cached keeps it in (empty after load()): what the engines derive from the
+    // rules alone may be kept there too (PythonEngine's op names).
+    const std::filesystem::path& cache_dir() const { return m_cache_dir; }
 
     // Keep only the given rule ids (for tests and `--select`); unknown ids throw RuleError.
     void select(const std::vector<std::string>& ids);
@@ -62,6 +65,7 @@ private:
     std::filesystem::path m_root;
     std::uint64_t m_digest = 0;
     bool m_from_cache = false;
+    std::filesystem::path m_cache_dir;
 };
 
 // Where the rules are: --rules, $MPSPORT_RULES, <exe>/../share/mpsport/rules, the source tree.

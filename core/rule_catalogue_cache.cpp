@@ -202,8 +202,12 @@ RuleCatalogue RuleCatalogue::load_cached(const fs::path& rules_dir, const fs::pa
     const std::string key = hex64(fnv1a64(key_input));
     // One file per rules folder and build: a new version of the rules replaces it.
     const fs::path file = cache_dir / ("rules-" + hex64(fnv1a64(rules_dir.generic_string() + "|" + build_identity())) + ".cbor");
-    if (std::optional<RuleCatalogue> cached = decode(file, key, rules_dir, digest)) return std::move(*cached);
+    if (std::optional<RuleCatalogue> cached = decode(file, key, rules_dir, digest)) {
+        cached->m_cache_dir = cache_dir;
+        return std::move(*cached);
+    }
     RuleCatalogue loaded = load(rules_dir);
+    loaded.m_cache_dir = cache_dir;
     try {
         write_file_atomically(file, encode(loaded, key));
         prune(cache_dir, file);

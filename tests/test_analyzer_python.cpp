@@ -1109,3 +1109,46 @@ TEST(QuerySplit, RulesOfOneShapeCompileItOnceAndKeepTheirOwnPredicates) {
     EXPECT_EQ(lines["torch-cuda-memory-stats"], std::vector<int>{3});
     EXPECT_EQ(lines["torch-cuda-seed"], std::vector<int>{4});
 }
+
+// The op names that make a file worth the op-support analysis come from the op tables; beside the
+// rules cache they are kept, so that a check of files naming no such op never loads the tables
+// (a tenth of its time). What is found is the same either way.
+TEST(OpTables, TheirOpNamesAreKeptBesideTheRulesCacheAndTheTablesLoadOnlyForAFileNamingOne) {
+    test::TempDir d;
+    const fs::path cache = d.path() / "cache";
+    const RuleCatalogue first = RuleCatalogue::load_cached(test::rules_dir(), cache);
+    const std::string takes = "import torch\ndef f(x, i):\n    return torch.take(x, i)\n";
+    const std::string plain = "import torch\ndef f(x):\n    return torch.relu(x).cuda()\n";
+    auto fallbacks = [](const python::PythonEngine::Result& r) {
+        return std::count_if(r.matches.begin(), r.matches.end(), [](const Match& m) { return m.rule->id == "mps-op-fallback"; });
+    };
+    {
+        const python::PythonEngine engine(first, kDefaultTargetTorch);
+        engine.prepare();
+        EXPECT_TRUE(engine.op_tables_loaded()) << "nothing kept yet: the names come from the tables";
+        EXPECT_EQ(fallbacks(engine.analyze(takes)), 1);
+    }
+    std::vector<fs::path> kept;
+    for (const auto& e : fs::directory_iterator(cache))
+        if (e.path().filename().string().rfind("op-names-", 0) == 0) kept.push_back(e.path());
+    ASSERT_EQ(kept.size(), 1u);
+    const RuleCatalogue second = RuleCatalogue::load_cached(test::rules_dir(), cache);
+    {
+        const python::PythonEngine engine(second, kDefaultTargetTorch);
+        engine.prepare();
+        EXPECT_FALSE(engine.op_tables_loaded()) << "the kept names serve";
+        EXPECT_EQ(fallbacks(engine.analyze(plain)), 0);
+        EXPECT_FALSE(engine.op_tables_loaded()) << "a file naming no op without a kernel needs no tables";
+        EXPECT_EQ(fallbacks(engine.analyze(takes)), 1);
+        EXPECT_TRUE(engine.op_tables_loaded());
+    }
+    // A damaged file is read as none, and written again.
+    std::ofstream(kept[0], std::ios::trunc) << "{\"key\": 1";
+    {
+        const python::PythonEngine engine(second, kDefaultTargetTorch);
+        engine.prepare();
+        EXPECT_TRUE(engine.op_tables_loaded());
+        EXPECT_EQ(fallbacks(engine.analyze(takes)), 1);
+    }
+    EXPECT_NE(read_file(kept[0]).find("take("), std::string::npos);
+}

@@ -1,8 +1,11 @@
 #include "analyzer/python/python_engine.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <future>
 #include <map>
+
+#include <nlohmann/json.hpp>
 
 #include "analyzer/configs/config_link.hpp"
 #include "analyzer/python/analyses.hpp"
@@ -14,8 +17,13 @@
 #include "analyzer/python/program_facts.hpp"
 #include "analyzer/python/query_set.hpp"
 #include "analyzer/python/regions.hpp"
+#include "core/hash.hpp"
+#include "core/mps_tables.hpp"
+#include "core/paths.hpp"
 
 namespace mpsport::python {
+namespace fs = std::filesystem;
+
 namespace {
 
 struct ParserDeleter {
@@ -96,7 +104,8 @@ void PythonEngine::build(const std::optional<std::vector<std::string_view>>& tex
     // and share nothing: they run side by side.
     // The analysis of the first files does not wait for the queries either: only running them does.
     m_queries = std::async(std::launch::async, [compiled] { return std::shared_ptr<const QuerySet>(std::make_unique<QuerySet>(compiled)); }).share();
-    if (m_needs_op_tables) m_op_tables = load_op_tables(catalogue.root(), m_target_torch);
+    std::map<std::string, std::vector<std::string>> op_names;
+    if (m_needs_op_tables) op_names = op_literals();
     std::map<std::string, std::size_t> literal_index;
     std::vector<std::string> literals;
     auto add_rule = [&](const Rule* r) {
@@ -109,8 +118,8 @@ void PythonEngine::build(const std::optional<std::vector<std::string_view>>& tex
         for (const auto& t : r->triggers) add_literal(t);
         // The op-support rules run where a file names an op without an MPS kernel: their literals come
         // from the tables, so the pre-filter can never disagree with them.
-        if (r->analysis == "mps-op-support" && m_op_tables)
-            for (const auto& t : fallback_trigger_literals(*m_op_tables, *r)) add_literal(t);
+        if (r->analysis == "mps-op-support")
+            for (const auto& t : op_names[r->id]) add_literal(t);
         m_rule_triggers.push_back(std::move(idx));
     };
     for (const Rule* r : m_query_rules) add_rule(r);
@@ -136,6 +145,48 @@ void PythonEngine::build(const std::optional<std::vector<std::string_view>>& tex
 }
 
 PythonEngine::~PythonEngine() = default;
+
+const OpTables& PythonEngine::op_tables() const {
+    std::call_once(m_op_tables_once, [this] {
+        m_op_tables = load_op_tables(m_catalogue.root(), m_target_torch);
+        m_op_tables_loaded = true;
+    });
+    return *m_op_tables;
+}
+
+std::map<std::string, std::vector<std::string>> PythonEngine::op_literals() const {
+    std::vector<const Rule*> rules;
+    for (const Rule* r : m_analysis_rules)
+        if (r->analysis == "mps-op-support") rules.push_back(r);
+    // Loading the tables was a tenth of a pre-commit check. The names depend on the tables, the target
+    // version, the rules' params and this build only (the key); with them kept, a check loads the
+    // tables only when a file names one of these ops (analyze(), op_tables()).
+    fs::path file;
+    std::string key;
+    if (!m_catalogue.cache_dir().empty()) {
+        nlohmann::json params = nlohmann::json::array();
+        for (const Rule* r : rules) params.push_back({r->id, r->params});
+        key = hex64(content_hash(build_identity() + "|" + m_target_torch + "|" + hex64(op_tables_digest(m_catalogue.root())) + "|" + params.dump()));
+        // one file per rules folder and target, replaced when its key changes: they never pile up
+        file = m_catalogue.cache_dir() / ("op-names-" + hex64(fnv1a64(m_catalogue.root().generic_string() + "|" + m_target_torch)) + ".json");
+        try {
+            const nlohmann::json kept = nlohmann::json::parse(read_file(file));
+            if (kept.at("key").get<std::string>() == key) return kept.at("names").get<std::map<std::string, std::vector<std::string>>>();
+        } catch (const std::exception&) {
+            // missing, damaged or made for other rules: computed again below
+        }
+    }
+    std::map<std::string, std::vector<std::string>> names;
+    for (const Rule* r : rules) names[r->id] = fallback_trigger_literals(op_tables(), *r);
+    if (!file.empty()) {
+        try {
+            write_file_atomically(file, nlohmann::json{{"key", key}, {"names", names}}.dump());
+        } catch (const std::exception&) {
+            // a read-only or full cache folder costs the next run the time, nothing else
+        }
+    }
+    return names;
+}
 
 namespace {
 
@@ -311,7 +362,10 @@ PythonEngine::Result PythonEngine::analyze(std::string_view text, bool full_pars
     for (auto& nm : unguarded) result.matches.push_back(std::move(nm.match));
 
     const FullTree full(facts.source());
-    const AnalysisInput input{root, facts, guards, m_catalogue, m_op_tables.get(), full};
+    bool wants_tables = false;
+    for (std::size_t i = 0; i < m_analysis_rules.size(); ++i)
+        wants_tables = wants_tables || (enabled[m_query_rules.size() + i] && needs_op_tables(m_analysis_rules[i]->analysis));
+    const AnalysisInput input{root, facts, guards, m_catalogue, wants_tables ? &op_tables() : nullptr, full};
     for (std::size_t i = 0; i < m_analysis_rules.size(); ++i) {
         if (!enabled[m_query_rules.size() + i]) continue;
         const Rule& rule = *m_analysis_rules[i];

@@ -2,6 +2,7 @@
 // analyses for the rest, availability guards, trigger-literal pre-filter.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <future>
 #include <map>
@@ -86,6 +87,10 @@ public:
     ImportUse import_use(std::string_view text, int line) const;
     // The names the module holds only as registry values (program_facts.hpp registry_choices).
     std::map<std::string, RegistryChoice> registry_choices(std::string_view text) const;
+    // Whether the op tables were loaded: only where a file named an op they list, or where their
+    // names were not kept beside the rules cache (op_literals()).
+    bool op_tables_loaded() const { return m_op_tables_loaded; }
+
 
 private:
     void build(const std::optional<std::vector<std::string_view>>& texts) const;  // prepare()'s work
@@ -105,7 +110,14 @@ private:
     // The queries to run for the query rules `enabled` says a file names, and their flags in its order.
     const QuerySet& queries_for(const std::vector<bool>& enabled, std::vector<bool>& slots) const;
     mutable std::unique_ptr<TriggerSet> m_triggers;
-    mutable std::unique_ptr<OpTables> m_op_tables;  // null when no rule needs them
+    // Loaded on first use (op_tables()): a file that names no op without an MPS kernel never needs them.
+    mutable std::once_flag m_op_tables_once;
+    mutable std::atomic<bool> m_op_tables_loaded{false};
+    mutable std::unique_ptr<OpTables> m_op_tables;
+    const OpTables& op_tables() const;
+    // Each op-support rule's trigger literals (fallback_trigger_literals), through a file beside the
+    // rules cache when there is one.
+    std::map<std::string, std::vector<std::string>> op_literals() const;
     // For each rule (query rules first, then analysis rules): indexes into m_triggers' literals.
     mutable std::vector<std::vector<std::size_t>> m_rule_triggers;
     mutable std::vector<std::size_t> m_fact_triggers;  // literals that make a file worth reading for its facts
