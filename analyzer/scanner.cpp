@@ -181,6 +181,7 @@ FileOutcome Scanner::scan_text(const std::string& path, FileKind kind, std::stri
     file.kind = kind;
     build_engines();
     if (m_clang->reads(kind)) m_clang->prepare();  // a bad matcher throws here, not as the file's skip reason
+    if (m_lines->reads(kind)) m_lines->prepare();  // and a bad line pattern
     FileOutcome out = analyze_file(file, std::move(text), cuda::CompileFlags(), ScanOptions().clang_timeout_s, false, full_parse);
     if (!out.native.empty()) {
         auto linked = cuda::link_native_ops({{path, out.native}}, m_catalogue);
@@ -424,6 +425,12 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         if (m_python) m_python->wait_for_queries();
     }
     if (any_native_to_read) m_clang->prepare();  // here too: a bad matcher fails the scan, not a worker
+    // and a bad line pattern, where a file of a kind the line rules read is to be read
+    for (std::size_t i = 0; any_to_read && i < n; ++i)
+        if (!from_cache[i] && !entries[i].outcome.skip_reason && m_lines->reads(walked.files[i].kind)) {
+            m_lines->prepare();
+            break;
+        }
 
     phase("engines");
     // Phase 2: read, hash and analyse the rest.

@@ -533,6 +533,24 @@ TEST(RuleFiles, APredicateOnACaptureNoPatternMakesNamesTheRule) {
     EXPECT_NE(e.find("@_method"), std::string::npos) << e;
 }
 
+// A line rule's pattern that does not compile fails the scan that reads a file of its kinds, naming
+// the rule file; a scan of Python files alone never compiles the line patterns (std::regex: 4 ms of a
+// pre-commit check), as the Python queries compile only where there is Python to read.
+TEST(RuleFiles, ABrokenLinePatternFailsTheScanThatReadsItsFiles) {
+    const RulesWithAnEdit rules("environment/slurm-gpu-request.yaml", "#SBATCH\\\\s+--(", "#SBATCH\\\\s+--((");
+    test::TempDir repo;
+    ScanOptions o;
+    repo.write("train.py", "import torch\nx = torch.zeros(1).cuda()\n");
+    EXPECT_NO_THROW(Scanner(*rules.catalogue).scan(repo.path(), {repo.path()}, o)) << "no shell script to read";
+    repo.write("job.sh", "#!/bin/bash\n#SBATCH --gres=gpu:8\npython train.py\n");
+    try {
+        Scanner(*rules.catalogue).scan(repo.path(), {repo.path()}, o);
+        FAIL() << "a pattern std::regex cannot compile must fail the scan that reads a shell script";
+    } catch (const RuleError& e) {
+        EXPECT_NE(std::string(e.what()).find("slurm-gpu-request.yaml: lines.pattern"), std::string::npos) << e.what();
+    }
+}
+
 // A predicate's regular expression is RE2's: one RE2 cannot compile (a lookahead, which ECMAScript
 // would take) is an error naming the rule file and the pattern, not a rule that silently never
 // matches; the query compiled before it is freed (the sanitizer build's leak check).

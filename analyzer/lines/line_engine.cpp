@@ -17,13 +17,20 @@ LineEngine::LineEngine(const RuleCatalogue& catalogue) {
             if (!kind) throw RuleError(r.source.generic_string() + ": lines.files: unknown file kind '" + name + "'");
             l.kinds.push_back(*kind);
         }
-        try {
-            l.pattern = std::regex(r.line_pattern, std::regex::ECMAScript | std::regex::optimize);
-        } catch (const std::regex_error& e) {
-            throw RuleError(r.source.generic_string() + ": lines.pattern: " + e.what());
-        }
         m_rules.push_back(std::move(l));
     }
+}
+
+void LineEngine::prepare() const {
+    std::call_once(m_prepared, [this] {
+        for (LineRule& l : m_rules) {
+            try {
+                l.pattern = std::regex(l.rule->line_pattern, std::regex::ECMAScript | std::regex::optimize);
+            } catch (const std::regex_error& e) {
+                throw RuleError(l.rule->source.generic_string() + ": lines.pattern: " + e.what());
+            }
+        }
+    });
 }
 
 bool LineEngine::reads(FileKind kind) const {
@@ -66,6 +73,7 @@ std::vector<std::string> with_script_variables(FileKind kind, const std::vector<
 }  // namespace
 
 std::vector<Match> LineEngine::analyze(FileKind kind, const SourceText& source) const {
+    prepare();
     std::vector<Match> out;
     std::vector<ShellCommand> lines;
     std::optional<std::vector<std::string>> expanded;
