@@ -775,6 +775,26 @@ def gan_losses(parser, args, real, fake):
     return loss + extra
 
 
+def latency_device(parser, args):
+    # The value a flag off by default picks, as under `if args.gpu:` (doctr's latency scripts, judged
+    # too loud in a sample of 2026-12-07); the value of the other arm is the default run's.
+    parser.add_argument("--gpu", action="store_true")
+    device = torch.device(
+        # guard: off-by-default
+        "cuda:0"
+        if args.gpu
+        else "cpu"
+    )
+    other = torch.device(
+        "cpu"
+        if args.gpu
+        else
+        # guard: none
+        "cuda:0"
+    )
+    return device, other
+
+
 class MPTConfig:
     # A switch __init__ stores as it is (`self.X = X`) has its parameter's default wherever the class
     # reads it (llm-foundry's MPTConfig: `use_pad_tok_in_ffn: bool = True`, then `if not

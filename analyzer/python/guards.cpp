@@ -1428,6 +1428,10 @@ Guard GuardFinder::guard_of(TSNode node) const {
                 return {GuardKind::availability_select, false, one_line(parent)};
             }
             if (t.kind != GuardKind::none && !t.negated) g = {t.kind, false, one_line(condition)};
+            // The value an option off by default picks (doctr's latency scripts: `torch.device("cuda:0"
+            // if args.gpu else "cpu")` with `--gpu` a store_true flag), as under `if args.gpu:`.
+            else if (t.kind == GuardKind::none && !t.mps && contains(ts_node_named_child(parent, 0), node))
+                if (const auto flag = off_by_default(condition)) g = {GuardKind::off_by_default, false, "off by default: " + *flag};
         } else if (type == "boolean_operator") {
             // `torch.cuda.is_available() and torch.cuda.is_bf16_supported()`: the right operand is
             // evaluated only where the left one holds.
