@@ -627,6 +627,10 @@ Guard GuardFinder::from_if(TSNode if_statement, TSNode node) const {
     // so this one is required.
     if (t.kind == GuardKind::distributed_gate || t.kind == GuardKind::device_check) {
         bool has_else = false, others_leave = true;
+        // the first arm too, where this is an elif: fairseq2's `if device.type == "cpu": GLOO elif
+        // device.type == "cuda": NCCL else: raise ValueError(...)` has a way round on a Mac
+        const TSNode first_arm = field(if_statement, "consequence");
+        if (!contains(first_arm, node)) others_leave = always_leaves(first_arm);
         for (uint32_t i = 0; i < n && others_leave; ++i) {
             const TSNode clause = ts_node_named_child(if_statement, i);
             if (contains(clause, node)) continue;
