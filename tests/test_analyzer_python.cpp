@@ -1152,3 +1152,42 @@ TEST(OpTables, TheirOpNamesAreKeptBesideTheRulesCacheAndTheTablesLoadOnlyForAFil
     }
     EXPECT_NE(read_file(kept[0]).find("take("), std::string::npos);
 }
+
+// A sparse tensor read back at once into a dense one (`mask.to_sparse().indices()`, or through a name
+// whose every later use reads it back: alphafold3's `is_molecule_mod = is_molecule_mod.to_sparse()`,
+// then `is_molecule_mod.indices()`) runs on MPS where the target PyTorch has SparseMPS kernels for
+// both ops (2.14.1): info there, the rule's weight under 2.6.0 and for a sparse tensor the code keeps.
+TEST_F(PythonEngineTest, ASparseTensorReadBackAtOnceIsInfoWhereTheTargetHasBothKernels) {
+    const std::string code =
+        "import torch\n"
+        "def positions(mask):\n"
+        "    idx = mask.to_sparse().indices()\n"
+        "    kept = mask.to_sparse()\n"
+        "    return idx, kept\n"
+        "def mods(single, is_molecule_mod):\n"
+        "    if not is_molecule_mod.is_sparse:\n"
+        "        is_molecule_mod = is_molecule_mod.to_sparse()\n"
+        "    seq_indices, mod_id = is_molecule_mod.indices()\n"
+        "    return single[seq_indices], mod_id\n"
+        "def kept_too(x):\n"
+        "    y = x.to_sparse()\n"
+        "    return y.indices(), y\n";
+    auto severities = [](const std::vector<Finding>& fs) {
+        std::map<int, Severity> out;
+        for (const auto& f : fs)
+            if (f.rule_id == "mps-sparse-layout") out[f.location.line] = f.severity;
+        return out;
+    };
+    const auto newest = severities(scan(code));
+    ASSERT_EQ(newest.size(), 4u);
+    EXPECT_EQ(newest.at(3), Severity::info);
+    EXPECT_EQ(newest.at(4), Severity::major);
+    EXPECT_EQ(newest.at(8), Severity::info) << "every later use of the name reads it back";
+    EXPECT_EQ(newest.at(12), Severity::major) << "the function also returns the sparse tensor";
+    const Scanner older(test::bundled_catalogue(), "2.6.0");
+    const auto out = older.scan_text("t.py", FileKind::python, code);
+    const auto old_severities = severities(out.findings);
+    ASSERT_EQ(old_severities.size(), 4u);
+    EXPECT_EQ(old_severities.at(3), Severity::major) << "2.6.0 has no SparseMPS kernel for indices";
+    EXPECT_EQ(old_severities.at(8), Severity::major);
+}

@@ -692,6 +692,50 @@ void mps_sparse_layout(const AnalysisInput& in, const Rule& rule, std::vector<Ma
         Match m = match_at(fn, rule);
         m.captures = {{"call", std::string(in.facts.text(fn))}, {"what", what}, {"support", sparse_support(*in.op_tables, op)}};
         m.ops = {op};
+        // A sparse tensor read back at once into a dense one (alphafold3's `is_molecule_mod.to_sparse().indices()`,
+        // judged too loud at major in a sample of 2026-12-07): where the target PyTorch has SparseMPS kernels
+        // for the op that makes it and for the one that reads it (rule param dense_results), nothing sparse
+        // outlives the expression and it runs on MPS.
+        if (what == "a sparse tensor") {
+            // The dense_results op a sparse value at `expr` is read back by, as `expr.indices()`; nullopt otherwise.
+            auto read_back = [&](TSNode expr) -> std::optional<std::pair<std::string, std::string>> {
+                const TSNode attr = ts_node_parent(expr);
+                const TSNode use = is_type(attr, "attribute") && ts_node_eq(field(attr, "object"), expr) ? ts_node_parent(attr) : TSNode{};
+                if (!is_type(use, "call") || !ts_node_eq(field(use, "function"), attr)) return std::nullopt;
+                const std::string method(in.facts.text(field(attr, "attribute")));  // either tree: the same text
+                if (auto dense = paired_op(rule, "dense_results", method)) return std::make_pair(method, *dense);
+                return std::nullopt;
+            };
+            // At once (`mask.to_sparse().indices()`), or through the name it is bound to, when every later use
+            // of that name in the function reads it back (alphafold3's `is_molecule_mod =
+            // is_molecule_mod.to_sparse()`, then `is_molecule_mod.indices()`).
+            std::vector<std::pair<std::string, std::string>> reads;
+            if (auto once = read_back(call)) {
+                reads.push_back(*once);
+            } else if (const TSNode whole = in.full.node_at(call); !ts_node_is_null(whole) && is_type(ts_node_parent(whole), "assignment") &&
+                                                                    ts_node_eq(field(ts_node_parent(whole), "right"), whole) &&
+                                                                    is_type(field(ts_node_parent(whole), "left"), "identifier")) {
+                // in the whole file's tree: the uses lie outside the statements this scan parsed
+                const TSNode assignment = ts_node_parent(whole);
+                const TSNode function = enclosing(whole, {"function_definition"});
+                bool all = !ts_node_is_null(function);
+                for (TSNode use : in.full.facts().identifiers_named(in.full.facts().text(field(assignment, "left")))) {
+                    if (!all) break;
+                    if (ts_node_start_byte(use) < ts_node_end_byte(assignment) || !contains(function, use)) continue;
+                    if (!ts_node_eq(enclosing(use, {"function_definition", "lambda"}), function)) all = false;
+                    else if (auto r = read_back(use)) reads.push_back(*r);
+                    else all = false;
+                }
+                if (!all) reads.clear();
+            }
+            const auto& ops = in.op_tables->target.sparse_ops;
+            if (!reads.empty() && ops.count(op) &&
+                std::all_of(reads.begin(), reads.end(), [&](const auto& r) { return ops.count(r.second) > 0; })) {
+                m.severity = Severity::info;
+                m.note = "read back at once by ." + reads.front().first + "(): PyTorch " + in.op_tables->target.torch_version +
+                         " has SparseMPS kernels for " + op + " and " + reads.front().second + ", so nothing sparse outlives it on MPS";
+            }
+        }
         // A buffer the target PyTorch can make and move to MPS (whisper's alignment_heads under 2.14.1:
         // _to_sparse and the sparse copy have SparseMPS kernels): model.to("mps") works; what is left
         // is to check the ops the code runs on it. One level below the rule.
