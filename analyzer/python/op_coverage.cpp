@@ -692,10 +692,10 @@ void mps_sparse_layout(const AnalysisInput& in, const Rule& rule, std::vector<Ma
         Match m = match_at(fn, rule);
         m.captures = {{"call", std::string(in.facts.text(fn))}, {"what", what}, {"support", sparse_support(*in.op_tables, op)}};
         m.ops = {op};
-        // A sparse tensor read back at once into a dense one (alphafold3's `is_molecule_mod.to_sparse().indices()`,
-        // judged too loud at major in a sample of 2026-12-07): where the target PyTorch has SparseMPS kernels
-        // for the op that makes it and for the one that reads it (rule param dense_results), nothing sparse
-        // outlives the expression and it runs on MPS.
+        // A sparse tensor read back at once into a dense one (alphafold3's `is_molecule_mod.to_sparse()`, then
+        // `is_molecule_mod.indices()`, judged too loud at major in a sample of 2026-12-07): where the target
+        // PyTorch has SparseMPS kernels for the op that makes it and for the one that reads it (rule param
+        // dense_results), nothing sparse outlives the read and it runs on MPS.
         if (what == "a sparse tensor") {
             // The dense_results op a sparse value at `expr` is read back by, as `expr.indices()`; nullopt otherwise.
             auto read_back = [&](TSNode expr) -> std::optional<std::pair<std::string, std::string>> {

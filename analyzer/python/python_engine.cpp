@@ -100,9 +100,9 @@ void PythonEngine::build(const std::optional<std::vector<std::string_view>>& tex
         for (std::size_t r = 0; r < m_query_rules.size(); ++r)
             if (named[r]) m_query_slot[r] = compiled.size(), compiled.push_back(m_query_rules[r]);
     }
-    // Compiling the queries and reading the op tables are each a third of a small check's start-up
-    // and share nothing: they run side by side.
-    // The analysis of the first files does not wait for the queries either: only running them does.
+    // Compiling the queries is most of a small check's start-up: it runs on a thread of its own, beside
+    // the op names (op_literals) and the trigger set below. The analysis of the first files does not
+    // wait for the queries either: only running them does.
     m_queries = std::async(std::launch::async, [compiled] { return std::shared_ptr<const QuerySet>(std::make_unique<QuerySet>(compiled)); }).share();
     std::map<std::string, std::vector<std::string>> op_names;
     if (m_needs_op_tables) op_names = op_literals();
