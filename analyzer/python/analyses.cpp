@@ -560,13 +560,9 @@ std::string float64_source(TSNode expr, const ModuleFacts& facts, const Rule& ru
     return q + "()";
 }
 
-TSNode scope_of(TSNode node) {
-    TSNode f = enclosing(node, {"function_definition"});
-    return f;  // null node: module level
-}
-
 bool same_scope(TSNode a, TSNode b) {
-    TSNode sa = scope_of(a), sb = scope_of(b);
+    // the enclosing functions; null nodes at module level
+    TSNode sa = enclosing(a, {"function_definition"}), sb = enclosing(b, {"function_definition"});
     if (ts_node_is_null(sa) || ts_node_is_null(sb)) return ts_node_is_null(sa) && ts_node_is_null(sb);
     return ts_node_eq(sa, sb);
 }

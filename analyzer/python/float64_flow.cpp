@@ -111,23 +111,6 @@ Use outer_use(TSNode e, const ModuleFacts& facts, TSNode& assigned) {
     return Use::unknown;
 }
 
-TSNode scope_of(TSNode node) {
-    TSNode f = enclosing(node, {"function_definition"});
-    if (!ts_node_is_null(f)) return f;
-    TSNode root = node;
-    while (!ts_node_is_null(ts_node_parent(root))) root = ts_node_parent(root);
-    return root;
-}
-
-void identifiers_named(TSNode node, std::string_view name, const ModuleFacts& facts, uint32_t after, std::vector<TSNode>& out) {
-    if (ts_node_end_byte(node) <= after) return;
-    if (is_type(node, "identifier")) {
-        if (ts_node_start_byte(node) >= after && facts.text(node) == name) out.push_back(node);
-        return;
-    }
-    for (uint32_t i = 0; i < ts_node_named_child_count(node); ++i) identifiers_named(ts_node_named_child(node, i), name, facts, after, out);
-}
-
 bool reaches_device(TSNode expr, const ModuleFacts& facts, std::set<std::string>& followed, int depth, std::string* via = nullptr);
 
 // A value returned by a module-level function of this file goes where its calls in this file send
@@ -176,9 +159,7 @@ bool reaches_device(TSNode expr, const ModuleFacts& facts, std::set<std::string>
         if (!is_type(n, "identifier")) continue;
         const std::string name(facts.text(n));
         if (!followed.insert(name).second) continue;
-        std::vector<TSNode> uses;
-        identifiers_named(scope_of(n), name, facts, ts_node_end_byte(assigned), uses);
-        for (TSNode u : uses)
+        for (TSNode u : later_uses(n, ts_node_end_byte(assigned), facts))
             if (reaches_device(u, facts, followed, depth + 1, via)) return true;
     }
     return false;
@@ -351,9 +332,7 @@ bool only_compared(TSNode collection, const ModuleFacts& facts) {
 // tensor, CUDA's too, so the code holds a CPU tensor there.
 bool numpy_as_is_later(TSNode assigned, const ModuleFacts& facts) {
     if (!is_type(assigned, "identifier")) return false;
-    std::vector<TSNode> uses;
-    identifiers_named(scope_of(assigned), facts.text(assigned), facts, ts_node_end_byte(assigned), uses);
-    for (TSNode u : uses) {
+    for (TSNode u : later_uses(assigned, ts_node_end_byte(assigned), facts)) {
         for (TSNode cur = u;;) {
             const TSNode attr = ts_node_parent(cur);
             if (!is_type(attr, "attribute") || !ts_node_eq(field(attr, "object"), cur)) break;

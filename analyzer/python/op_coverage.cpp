@@ -719,9 +719,8 @@ void mps_sparse_layout(const AnalysisInput& in, const Rule& rule, std::vector<Ma
                 const TSNode assignment = ts_node_parent(whole);
                 const TSNode function = enclosing(whole, {"function_definition"});
                 bool all = !ts_node_is_null(function);
-                for (TSNode use : in.full.facts().identifiers_named(in.full.facts().text(field(assignment, "left")))) {
+                for (TSNode use : later_uses(field(assignment, "left"), ts_node_end_byte(assignment), in.full.facts())) {
                     if (!all) break;
-                    if (ts_node_start_byte(use) < ts_node_end_byte(assignment) || !contains(function, use)) continue;
                     if (!ts_node_eq(enclosing(use, {"function_definition", "lambda"}), function)) all = false;
                     else if (auto r = read_back(use)) reads.push_back(*r);
                     else all = false;

@@ -91,7 +91,6 @@ public:
     // names were not kept beside the rules cache (op_literals()).
     bool op_tables_loaded() const { return m_op_tables_loaded; }
 
-
 private:
     void build(const std::optional<std::vector<std::string_view>>& texts) const;  // prepare()'s work
 

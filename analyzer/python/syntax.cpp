@@ -166,6 +166,33 @@ std::optional<std::string> off_by_default_flag(TSNode condition, const ModuleFac
     return std::nullopt;
 }
 
+namespace {
+
+void collect_named(TSNode node, std::string_view name, const ModuleFacts& facts, uint32_t after, std::vector<TSNode>& out) {
+    if (ts_node_end_byte(node) <= after) return;
+    if (is_type(node, "identifier")) {
+        if (ts_node_start_byte(node) >= after && facts.text(node) == name) out.push_back(node);
+        return;
+    }
+    for (uint32_t i = 0; i < ts_node_named_child_count(node); ++i) collect_named(ts_node_named_child(node, i), name, facts, after, out);
+}
+
+}  // namespace
+
+TSNode scope_of(TSNode node) {
+    TSNode f = enclosing(node, {"function_definition"});
+    if (!ts_node_is_null(f)) return f;
+    TSNode root = node;
+    while (!ts_node_is_null(ts_node_parent(root))) root = ts_node_parent(root);
+    return root;
+}
+
+std::vector<TSNode> later_uses(TSNode name, uint32_t after, const ModuleFacts& facts) {
+    std::vector<TSNode> out;
+    collect_named(scope_of(name), facts.text(name), facts, after, out);
+    return out;
+}
+
 bool contains(TSNode outer, TSNode inner) {
     return ts_node_start_byte(outer) <= ts_node_start_byte(inner) && ts_node_end_byte(inner) <= ts_node_end_byte(outer);
 }

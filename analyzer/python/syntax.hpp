@@ -65,6 +65,11 @@ std::optional<std::string> string_literal(TSNode node, std::string_view text);
 // Nearest ancestor of one of the given types, or a null node.
 TSNode enclosing(TSNode node, std::initializer_list<std::string_view> types);
 bool contains(TSNode outer, TSNode inner);
+// The scope a name of `node` lives in: its enclosing function, or the module (the tree's root).
+TSNode scope_of(TSNode node);
+// The identifiers spelling `name`'s text that start at or after byte `after`, in `name`'s scope, in
+// document order: the later uses of the name an assignment binds.
+std::vector<TSNode> later_uses(TSNode name, uint32_t after, const ModuleFacts& facts);
 // Whether `value` is one of `list` (vocabulary and rule-parameter look-ups).
 bool listed(const std::vector<std::string>& list, std::string_view value);
 // Source text as one line for a message: whitespace runs become one space; past `max` bytes it
