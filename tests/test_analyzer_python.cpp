@@ -1191,3 +1191,38 @@ TEST_F(PythonEngineTest, ASparseTensorReadBackAtOnceIsInfoWhereTheTargetHasBothK
     EXPECT_EQ(old_severities.at(3), Severity::major) << "2.6.0 has no SparseMPS kernel for indices";
     EXPECT_EQ(old_severities.at(8), Severity::major);
 }
+
+// doctr's references/*/train.py: `add_argument("--backend", default="nccl")`, read only in
+// `if distributed: dist.init_process_group(backend=args.backend)` with `distributed = world_size > 1`
+// (judged info in the sample of 2026-12-07). A default applies where the option is read.
+TEST_F(PythonEngineTest, AnOptionsDefaultIsGuardedWhereEveryReadOfTheOptionIs) {
+    const std::string head =
+        "import argparse, os\n"
+        "import torch.distributed as dist\n"
+        "def main(args):\n"
+        "    world_size = int(os.environ.get('WORLD_SIZE', 1))\n"
+        "    distributed = world_size > 1\n"
+        "    if distributed:\n"
+        "        dist.init_process_group(backend=args.backend)\n";
+    const std::string parser =
+        "def parse():\n"
+        "    p = argparse.ArgumentParser()\n"
+        "    p.add_argument('--backend', default='nccl', type=str)\n"
+        "    return p.parse_args()\n";
+    auto fs = of(scan(head + parser), "nccl-default-argument");
+    ASSERT_EQ(fs.size(), 1u);
+    EXPECT_EQ(fs[0].location.line, 10);
+    EXPECT_EQ(fs[0].severity, Severity::info) << "minor (a flag's default) with a guard";
+    EXPECT_EQ(fs[0].guard, GuardKind::distributed_gate) << fs[0].guard_note;
+    EXPECT_NE(fs[0].guard_note.find("every read of args.backend is guarded; line 7"), std::string::npos) << fs[0].guard_note;
+    // one read outside the gate: the default applies there
+    fs = of(scan(head + "    print(args.backend)\n" + parser), "nccl-default-argument");
+    ASSERT_EQ(fs.size(), 1u);
+    EXPECT_EQ(fs[0].guard, GuardKind::none) << fs[0].guard_note;
+    // a write is no read; a file that reads no option of that name says nothing of where it is read
+    fs = of(scan("import argparse\ndef parse(args):\n    args.backend = 'gloo'\n    p = argparse.ArgumentParser()\n"
+                 "    p.add_argument('--backend', default='nccl')\n"),
+            "nccl-default-argument");
+    ASSERT_EQ(fs.size(), 1u);
+    EXPECT_EQ(fs[0].guard, GuardKind::none) << fs[0].guard_note;
+}

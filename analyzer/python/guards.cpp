@@ -677,39 +677,78 @@ void bound_in(TSNode n, const ModuleFacts& facts, std::set<std::string, std::les
 
 }  // namespace
 
+std::optional<ArgparseOption> argparse_option(TSNode call, const ModuleFacts& facts) {
+    if (!is_type(call, "call")) return std::nullopt;
+    const TSNode fn = field(call, "function");
+    if (!is_type(fn, "attribute") || facts.text(field(fn, "attribute")) != "add_argument") return std::nullopt;
+    ArgparseOption out;  // flag: the first long option ("--use-flash"), else the first option
+    const TSNode args = field(call, "arguments");
+    for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
+        const TSNode a = ts_node_named_child(args, i);
+        if (!is_type(a, "string")) break;
+        const auto v = facts.string_value(a);
+        if (!v || v->empty() || (*v)[0] != '-') return std::nullopt;  // a positional argument: always given
+        if (out.flag.empty() || (v->rfind("--", 0) == 0 && out.flag.rfind("--", 0) != 0)) out.flag = *v;
+    }
+    if (out.flag.empty()) return std::nullopt;
+    if (const TSNode d = keyword_argument(call, "dest", facts); !ts_node_is_null(d)) {
+        if (const auto v = facts.string_value(d)) out.dest = *v;
+    } else if (const std::size_t name = out.flag.find_first_not_of('-'); name != std::string::npos) {
+        out.dest = out.flag.substr(name);
+        std::replace(out.dest.begin(), out.dest.end(), '-', '_');
+    }
+    if (out.dest.empty()) return std::nullopt;
+    return out;
+}
+
+std::optional<Guard> option_default_guard(TSNode value, const ModuleFacts& facts, const FullTree& full, const GuardVocabulary& vocabulary) {
+    const TSNode keyword = ts_node_parent(value);
+    if (!is_type(keyword, "keyword_argument") || !ts_node_eq(field(keyword, "value"), value) || facts.text(field(keyword, "name")) != "default")
+        return std::nullopt;
+    const auto option = argparse_option(ts_node_parent(ts_node_parent(keyword)), facts);
+    if (!option) return std::nullopt;
+    const TSNode root = full.root();
+    if (ts_node_is_null(root)) return std::nullopt;
+    const ModuleFacts& all = full.facts();
+    std::optional<GuardFinder> guards;  // of the whole file, built at the first read
+    std::optional<Guard> weakest;
+    bool unguarded = false;
+    for_each_node(root, [&](TSNode n) {
+        if (unguarded || !is_type(n, "attribute") || all.text(field(n, "attribute")) != option->dest || !is_type(field(n, "object"), "identifier"))
+            return;
+        const TSNode parent = ts_node_parent(n);
+        if (is_type(parent, "assignment") && ts_node_eq(field(parent, "left"), n)) return;  // `args.backend = "gloo"`: a write
+        if (!guards) guards.emplace(vocabulary, all, root);
+        const Guard g = guards->guard_of(n);
+        if (g.kind == GuardKind::none || g.kind == GuardKind::import_fallback) {
+            unguarded = true;
+            return;
+        }
+        if (!weakest || guard_strength(g.kind) > guard_strength(weakest->kind)) {
+            weakest = g;
+            weakest->note = "every read of " + std::string(all.text(n)) + " is guarded; line " + std::to_string(ts_node_start_point(n).row + 1) + ": " + g.note;
+        }
+    });
+    if (unguarded) return std::nullopt;
+    return weakest;
+}
+
 const std::map<std::string, std::string, std::less<>>& GuardFinder::argparse_off_flags() const {
     if (m_off_flags) return *m_off_flags;
     m_off_flags.emplace();
     m_string_defaults.emplace();
     std::set<std::string> on;  // destinations some declaration turns on by default: not off, whatever others say
     for_each_node(m_root, [&](TSNode call) {
-        if (!is_type(call, "call")) return;
-        const TSNode fn = field(call, "function");
-        if (!is_type(fn, "attribute") || m_facts.text(field(fn, "attribute")) != "add_argument") return;
-        std::string flag;  // the first long option ("--use-flash"), else the first option
-        const TSNode args = field(call, "arguments");
-        for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
-            const TSNode a = ts_node_named_child(args, i);
-            if (!is_type(a, "string")) break;
-            const auto v = m_facts.string_value(a);
-            if (!v || v->empty() || (*v)[0] != '-') return;  // a positional argument: always given
-            if (flag.empty() || (v->rfind("--", 0) == 0 && flag.rfind("--", 0) != 0)) flag = *v;
-        }
-        if (flag.empty()) return;
+        const auto option = argparse_option(call, m_facts);
+        if (!option) return;
+        const std::string& flag = option->flag;
+        const std::string& dest = option->dest;
         const TSNode action = keyword_argument(call, "action", m_facts);
         const TSNode dflt = keyword_argument(call, "default", m_facts);
         const auto action_value = ts_node_is_null(action) ? std::optional<std::string>() : m_facts.string_value(action);
         bool off = false;
         if (action_value && *action_value == "store_true") off = ts_node_is_null(dflt) || is_type(dflt, "false") || is_type(dflt, "none");
         else if (ts_node_is_null(action) && !ts_node_is_null(dflt)) off = is_type(dflt, "false") || is_type(dflt, "none");
-        std::string dest;
-        if (const TSNode d = keyword_argument(call, "dest", m_facts); !ts_node_is_null(d)) {
-            if (const auto v = m_facts.string_value(d)) dest = *v;
-        } else if (const std::size_t name = flag.find_first_not_of('-'); name != std::string::npos) {
-            dest = flag.substr(name);
-            std::replace(dest.begin(), dest.end(), '-', '_');
-        }
-        if (dest.empty()) return;
         if (off) m_off_flags->emplace(dest, flag);
         else on.insert(dest);
         if (const auto v = ts_node_is_null(dflt) ? std::nullopt : m_facts.string_value(dflt); v && is_type(dflt, "string")) {

@@ -26,6 +26,21 @@ struct Guard {
     std::vector<ArmSpan> arms = {};  // alternative_branch: every other arm that does the job without CUDA
 };
 
+// An `add_argument` call's option: its flag (the first long option, "--use-flash", else the first
+// option) and its destination (`dest=`, else the flag's name with dashes as underscores); nullopt for
+// a positional argument or another call.
+struct ArgparseOption {
+    std::string flag, dest;
+};
+std::optional<ArgparseOption> argparse_option(TSNode call, const ModuleFacts& facts);
+
+class GuardFinder;
+// The guard of an option's default (`value`, in `add_argument("--backend", default="nccl")`): a
+// default applies where the option is read, so where every read of it in the file (`args.backend`,
+// under `if distributed:`) sits under a guard, the weakest of those; nullopt when `value` is no such
+// default, a read is unguarded, or the file reads none (another module may).
+std::optional<Guard> option_default_guard(TSNode value, const ModuleFacts& facts, const FullTree& full, const GuardVocabulary& vocabulary);
+
 class GuardFinder {
 public:
     GuardFinder(const GuardVocabulary& vocabulary, const ModuleFacts& facts, TSNode root);

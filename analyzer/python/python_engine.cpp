@@ -329,12 +329,17 @@ PythonEngine::Result PythonEngine::analyze(std::string_view text, bool full_pars
         const QuerySet& queries = queries_for(query_enabled, slots);
         queries.run(root, facts, slots, query_matches);
     }
+    const FullTree full(facts.source());
     std::vector<NodeMatch> unguarded;
     for (auto& nm : query_matches) {
         Match& m = nm.match;
         if (m.rule->guard != "none") {
-            const Guard guard = guards.guard_of(nm.node);
+            Guard guard = guards.guard_of(nm.node);
             if (guard.mps_aware) continue;
+            // an option's default (`add_argument("--backend", default="nccl")`) is guarded where
+            // every read of the option is (doctr's `if distributed: init_process_group(backend=args.backend)`)
+            if (guard.kind == GuardKind::none)
+                if (auto read = option_default_guard(nm.node, facts, full, m_catalogue.program().guards)) guard = std::move(*read);
             if (m.rule->guard == "downgrade") {
                 m.guard = guard.kind;
                 m.guard_note = guard.note;
@@ -361,7 +366,6 @@ PythonEngine::Result PythonEngine::analyze(std::string_view text, bool full_pars
     merge_constant_uses(unguarded, facts);
     for (auto& nm : unguarded) result.matches.push_back(std::move(nm.match));
 
-    const FullTree full(facts.source());
     bool wants_tables = false;
     for (std::size_t i = 0; i < m_analysis_rules.size(); ++i)
         wants_tables = wants_tables || (enabled[m_query_rules.size() + i] && needs_op_tables(m_analysis_rules[i]->analysis));

@@ -1,3 +1,4 @@
+import argparse
 import os
 
 import torch
@@ -10,9 +11,15 @@ from lab.model import TinyLM
 from lab.sharded import build_sharded
 
 
-def setup():
+def parse_args():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--dist-backend", default="nccl")
+    return parser.parse_args()
+
+
+def setup(args):
     if "RANK" in os.environ:
-        dist.init_process_group(backend="nccl")
+        dist.init_process_group(backend=args.dist_backend)
         local_rank = int(os.environ["LOCAL_RANK"])
         torch.cuda.set_device(local_rank)
         return torch.device(f"cuda:{local_rank}"), True
@@ -21,7 +28,7 @@ def setup():
 
 
 def main():
-    device, distributed = setup()
+    device, distributed = setup(parse_args())
     if os.environ.get("CONFIG") == "7b":
         model = build_sharded(device)
     else:

@@ -24,6 +24,6 @@ def setup(args):
 
 def parse():
     p = argparse.ArgumentParser()
-    # ruleid: nccl-backend
-    p.add_argument("--dist-backend", default="nccl")
+    # ok: nccl-backend
+    p.add_argument("--dist-backend", default="nccl")  # an option's default: nccl-default-argument
     return p
