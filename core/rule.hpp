@@ -88,6 +88,9 @@ struct GuardVocabulary {
     // Keys of a config dict that hold the multi-process flag, only as a subscript's key (basicsr's
     // `if self.opt['dist']:`), where a plain `dist` is as often a distance: dist
     std::vector<std::string> distributed_keys;
+    // Names that hold a count of devices, a multi-device switch only where compared with one: `devices
+    // > 1`, `len(devices) > 1` (a plain `devices` is as often a list of them): devices
+    std::vector<std::string> device_count_names;
     // Functions, by their own name wherever they are defined (a repository's comm.get_world_size()),
     // whose result says the run is multi-process: get_world_size() > 1, is_dist_avail_and_initialized()
     std::vector<std::string> distributed_functions;

@@ -242,7 +242,7 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
         {"skip_decorators", &vocab.skip_decorators},     {"skip_calls", &vocab.skip_calls},
         {"import_errors", &vocab.import_errors},         {"no_grad_contexts", &vocab.no_grad_contexts},
         {"inference_words", &vocab.inference_words},     {"training_words", &vocab.training_words},
-        {"training_methods", &vocab.training_methods},   {"distributed_functions", &vocab.distributed_functions}, {"distributed_keys", &vocab.distributed_keys}, {"collective_calls", &vocab.collective_calls},
+        {"training_methods", &vocab.training_methods},   {"distributed_functions", &vocab.distributed_functions}, {"distributed_keys", &vocab.distributed_keys}, {"device_count_names", &vocab.device_count_names}, {"collective_calls", &vocab.collective_calls},
         {"skip_decorator_names", &vocab.skip_decorator_names}, {"fixture_decorators", &vocab.fixture_decorators},
         {"collect_ignore_names", &vocab.collect_ignore_names}, {"package_checks", &vocab.package_checks}, {"mac_absent_package_words", &vocab.mac_absent_package_words}, {"availability_words", &vocab.availability_words},
         {"device_functions", &vocab.device_functions},   {"exit_calls", &vocab.exit_calls}, {"install_flags", &vocab.install_flags},

@@ -176,6 +176,24 @@ def platforms():
     return device
 
 
+def strategy(devices=8, gpus=None):
+    # TinyLlama's setup(devices=8): the count of devices decides, whatever its default (device_count_names);
+    # a list of devices on its own is no switch.
+    if devices > 1:
+        # guard: distributed-gate
+        strategy = FSDPStrategy(auto_wrap_policy=None)
+    if len(gpus) == 1:
+        # guard: none
+        model.cuda()
+    else:
+        # guard: distributed-gate
+        model = torch.nn.DataParallel(model)
+    if not devices:
+        # guard: none
+        model.cuda()
+    return strategy
+
+
 class Runner:
     # LAVIS-style runners (BLIP, MiniGPT-4): a property named for the distributed run.
     def model(self):

@@ -213,6 +213,24 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
                 }
             }
         }
+        // `devices > 1`, `len(self.devices) > 1`, `gpus >= 2` (device_count_names): the multi-device
+        // branch; `== 1`, `<= 1`, `< 2` the single device's
+        {
+            TSNode counted = ts_node_named_child(n, 0);
+            if (is_type(counted, "call") && m_facts.text(field(counted, "function")) == "len") counted = positional_argument(counted, 0);
+            const std::string_view name = is_type(counted, "identifier")  ? m_facts.text(counted)
+                                          : is_type(counted, "attribute") ? m_facts.text(field(counted, "attribute"))
+                                                                          : std::string_view();
+            if (!name.empty() && listed(m_vocab.device_count_names, name)) {
+                const bool many = (op == ">" && bound == "1") || (op == ">=" && bound == "2") || (op == "!=" && bound == "1");
+                const bool one = (op == "==" && bound == "1") || (op == "<=" && bound == "1") || (op == "<" && bound == "2");
+                if (many || one) {
+                    take(GuardKind::distributed_gate);
+                    if (one) t.negated = !t.negated;
+                    return;
+                }
+            }
+        }
         const bool single = (op == "==" && (bound == "1" || bound == "-1")) || (op == "<=" && bound == "1") ||
                             (op == "<" && (bound == "2" || bound == "0")) || (op == "in" && holds_minus_one());
         if (inner.kind == GuardKind::distributed_gate && single) t.negated = !t.negated;
