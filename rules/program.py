@@ -194,6 +194,25 @@ def strategy(devices=8, gpus=None):
     return strategy
 
 
+def backends(w, device, engine, onnx):
+    # yolov5's DetectMultiBackend: the TensorRT arm imports tensorrt before its CUDA device, so a Mac
+    # never gets that far (mac_absent_package_words); an arm that imports something else goes on.
+    if engine:
+        import tensorrt as trt
+        # guard: none
+        import pycuda.driver as cuda
+
+        if device.type == "cpu":
+            # guard: device-check
+            device = torch.device("cuda:0")
+    elif onnx:
+        import onnxruntime
+
+        # guard: none
+        device = torch.device("cuda:0")
+    return device
+
+
 class Runner:
     # LAVIS-style runners (BLIP, MiniGPT-4): a property named for the distributed run.
     def model(self):

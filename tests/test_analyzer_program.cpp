@@ -4083,23 +4083,26 @@ TEST(ProgramModel, AnArmOfKindsUnpackedFromOneCallIsAnAlternative) {
                              "        return p.endswith('.pt'), p.endswith('.torchscript'), p.endswith('.engine')\n";
     d.write("pkg/backend.py", head + "        pt, jit, engine = self._model_type(weights)\n" + arms);
     const ScanResult r = scan_dir(d);
-    const Finding* dev = find(r, "hardcoded-cuda-device", "pkg/backend.py");
-    ASSERT_NE(dev, nullptr);
-    EXPECT_EQ(dev->guard, GuardKind::alternative_branch) << dev->guard_note;
-    EXPECT_EQ(dev->severity, Severity::minor) << dev->note;
-    EXPECT_NE(dev->guard_note.find("the arm `pt` binds model without CUDA"), std::string::npos) << dev->guard_note;
     const Finding* trt = find(r, "cuda-only-package-import", "pkg/backend.py");
     ASSERT_NE(trt, nullptr);
     EXPECT_EQ(trt->guard, GuardKind::alternative_branch) << trt->guard_note;
+    EXPECT_NE(trt->guard_note.find("the arm `pt` binds model without CUDA"), std::string::npos) << trt->guard_note;
     EXPECT_NE(trt->impact, VerdictImpact::stay) << trt->note;
+    // The arm's CUDA device comes after its `import tensorrt`, which a Mac never gets past: info
+    // (yolov3's, judged so in the sample of 2026-12-07), whatever the arm's own guard.
+    const Finding* dev = find(r, "hardcoded-cuda-device", "pkg/backend.py");
+    ASSERT_NE(dev, nullptr);
+    EXPECT_EQ(dev->guard, GuardKind::device_check) << dev->guard_note;
+    EXPECT_EQ(dev->severity, Severity::info) << dev->note;
+    EXPECT_NE(dev->guard_note.find("after `import tensorrt as trt`"), std::string::npos) << dev->guard_note;
     // the same flags, each bound from a call of its own: flags of the run, no kinds of one choice
     d.write("pkg/backend.py", head + "        pt = weights.endswith('.pt')\n        jit = weights.endswith('.torchscript')\n"
                                      "        engine = weights.endswith('.engine')\n" + arms);
     const ScanResult flags = scan_dir(d);
     dev = find(flags, "hardcoded-cuda-device", "pkg/backend.py");
     ASSERT_NE(dev, nullptr);
-    EXPECT_NE(dev->guard, GuardKind::alternative_branch) << dev->guard_note;
-    EXPECT_EQ(dev->severity, Severity::major) << dev->note;
+    EXPECT_EQ(dev->guard, GuardKind::device_check) << "past the import, under flags of the run too: " << dev->guard_note;
+    EXPECT_EQ(dev->guard_note.find("the arm `pt`"), std::string::npos) << "flags of the run are no kinds of one choice: " << dev->guard_note;
 }
 
 // PixArt-alpha's MPT attention: flash_attn_fn() imports flash_attn (its handler raises: required

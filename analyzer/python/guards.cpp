@@ -1192,6 +1192,28 @@ Guard GuardFinder::from_exiting_else(TSNode if_statement) const {
     return {weakest, false, "past the else that returns: " + one_line(conditions[0]) + (conditions.size() > 1 ? " / elif ..." : "")};
 }
 
+Guard GuardFinder::after_absent_import(TSNode block, TSNode node) const {
+    const TSNode arm = ts_node_parent(block);
+    if (!is_type(arm, "if_statement") && !is_type(arm, "elif_clause") && !is_type(arm, "else_clause")) return {};
+    // a later import is weighed as an import (`import triton` then `import triton.language as tl` is
+    // one dependency, whose guard is the arm's)
+    if (is_type(node, "import_statement") || is_type(node, "import_from_statement")) return {};
+    for (uint32_t i = 0; i < ts_node_named_child_count(block); ++i) {
+        const TSNode stmt = ts_node_named_child(block, i);
+        if (ts_node_start_byte(stmt) >= ts_node_start_byte(node)) break;
+        if (!is_type(stmt, "import_statement") && !is_type(stmt, "import_from_statement")) continue;
+        const TSNode name = is_type(stmt, "import_from_statement") ? field(stmt, "module_name") : ts_node_named_child(stmt, 0);
+        const TSNode dotted = is_type(name, "aliased_import") ? field(name, "name") : name;
+        if (!is_type(dotted, "dotted_name") || ts_node_named_child_count(dotted) == 0) continue;
+        const std::string top(m_facts.text(ts_node_named_child(dotted, 0)));
+        for (const std::string& word : identifier_words(top))
+            if (listed(m_vocab.mac_absent_package_words, word))
+                return {GuardKind::device_check, false,
+                        "after `" + one_line(stmt) + "` (line " + std::to_string(ts_node_start_point(stmt).row + 1) + "): a package a Mac never has, so the arm stops there"};
+    }
+    return {};
+}
+
 Guard GuardFinder::from_early_exit(TSNode block, TSNode node) const {
     // `if not x.is_cuda: return cpu_path(x)` guards the rest of the block; so does a test's
     // `if not torch.cuda.is_available(): self.skipTest(...)`. A `raise` is a requirement, not a guard.
@@ -1507,6 +1529,7 @@ Guard GuardFinder::guard_of(TSNode node) const {
         } else if (type == "block" || type == "module") {
             if (rebound_under_mps_test(child, node)) return {GuardKind::none, true, ""};
             if (type == "block") g = from_early_exit(parent, child);
+            if (type == "block" && g.kind == GuardKind::none && !g.mps_aware) g = after_absent_import(parent, child);
         } else if (type == "for_statement") {
             // `for i in range(torch.cuda.device_count()):` runs its body once per CUDA device: never
             // on a Mac (accelerate's get_max_memory), as under `if torch.cuda.device_count():`.

@@ -80,6 +80,10 @@ private:
     void classify_node(TSNode n, Test& t) const;
     Guard from_if(TSNode if_statement, TSNode node) const;
     Guard from_early_exit(TSNode block, TSNode node) const;
+    // Past an import, in the same arm of an if, of a package a Mac never has (mac_absent_package_words:
+    // yolov5's and yolov3's `elif engine: import tensorrt as trt` before `device = torch.device("cuda:0")`):
+    // the import fails there, so a Mac never gets further in the arm.
+    Guard after_absent_import(TSNode block, TSNode node) const;
     Guard from_exiting_else(TSNode if_statement) const;
     Guard from_alternative(TSNode if_statement, TSNode node) const;
     bool is_option_test(TSNode condition) const;
