@@ -195,42 +195,34 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
                 if (m_facts.text(ts_node_named_child(right, i)) == "-1") return true;
             return false;
         };
+        // The name one side reads (`x`, `obj.x`), and the guard of a comparison of a listed name: `kind`
+        // on its `arm` forms, negated on its `other` ones.
+        const auto read_name = [&](TSNode side) {
+            return is_type(side, "identifier")  ? m_facts.text(side)
+                   : is_type(side, "attribute") ? m_facts.text(field(side, "attribute"))
+                                                : std::string_view();
+        };
+        const auto listed_comparison = [&](std::string_view name, const std::vector<std::string>& names, bool arm, bool other, GuardKind kind) {
+            if (name.empty() || !listed(names, name) || !(arm || other)) return false;
+            take(kind);
+            if (other) t.negated = !t.negated;
+            return true;
+        };
         // A CUDA device index where -1 is the CPU (device_index_names): `if device > -1:` (allennlp's
         // util.py), `gpu >= 0`, `!= -1` are the CUDA branch, `== -1`, `< 0` the CPU's, whose else is CUDA's
         // alone (an index of -1 is what such code keeps for any device but CUDA, MPS too).
-        if (bound == "-1" || bound == "0") {
-            const TSNode left = ts_node_named_child(n, 0);
-            const std::string_view name = is_type(left, "identifier")  ? m_facts.text(left)
-                                          : is_type(left, "attribute") ? m_facts.text(field(left, "attribute"))
-                                                                       : std::string_view();
-            if (!name.empty() && listed(m_vocab.device_index_names, name)) {
-                const bool cuda_arm = (op == ">" && bound == "-1") || (op == ">=" && bound == "0") || (op == "!=" && bound == "-1");
-                const bool cpu_arm = (op == "==" && bound == "-1") || (op == "<" && bound == "0") || (op == "<=" && bound == "-1");
-                if (cuda_arm || cpu_arm) {
-                    take(GuardKind::device_check);
-                    if (cpu_arm) t.negated = !t.negated;
-                    return;
-                }
-            }
-        }
+        if (listed_comparison(read_name(ts_node_named_child(n, 0)), m_vocab.device_index_names,
+                              (op == ">" && bound == "-1") || (op == ">=" && bound == "0") || (op == "!=" && bound == "-1"),
+                              (op == "==" && bound == "-1") || (op == "<" && bound == "0") || (op == "<=" && bound == "-1"), GuardKind::device_check))
+            return;
         // `devices > 1`, `len(self.devices) > 1`, `gpus >= 2` (device_count_names): the multi-device
         // branch; `== 1`, `<= 1`, `< 2` the single device's
-        {
-            TSNode counted = ts_node_named_child(n, 0);
-            if (is_type(counted, "call") && m_facts.text(field(counted, "function")) == "len") counted = positional_argument(counted, 0);
-            const std::string_view name = is_type(counted, "identifier")  ? m_facts.text(counted)
-                                          : is_type(counted, "attribute") ? m_facts.text(field(counted, "attribute"))
-                                                                          : std::string_view();
-            if (!name.empty() && listed(m_vocab.device_count_names, name)) {
-                const bool many = (op == ">" && bound == "1") || (op == ">=" && bound == "2") || (op == "!=" && bound == "1");
-                const bool one = (op == "==" && bound == "1") || (op == "<=" && bound == "1") || (op == "<" && bound == "2");
-                if (many || one) {
-                    take(GuardKind::distributed_gate);
-                    if (one) t.negated = !t.negated;
-                    return;
-                }
-            }
-        }
+        TSNode counted = ts_node_named_child(n, 0);
+        if (is_type(counted, "call") && m_facts.text(field(counted, "function")) == "len") counted = positional_argument(counted, 0);
+        if (listed_comparison(read_name(counted), m_vocab.device_count_names,
+                              (op == ">" && bound == "1") || (op == ">=" && bound == "2") || (op == "!=" && bound == "1"),
+                              (op == "==" && bound == "1") || (op == "<=" && bound == "1") || (op == "<" && bound == "2"), GuardKind::distributed_gate))
+            return;
         const bool single = (op == "==" && (bound == "1" || bound == "-1")) || (op == "<=" && bound == "1") ||
                             (op == "<" && (bound == "2" || bound == "0")) || (op == "in" && holds_minus_one());
         if (inner.kind == GuardKind::distributed_gate && single) t.negated = !t.negated;
