@@ -1219,8 +1219,11 @@ TEST_F(PythonEngineTest, AnOptionsDefaultIsGuardedWhereEveryReadOfTheOptionIs) {
     fs = of(scan(head + "    print(args.backend)\n" + parser), "nccl-default-argument");
     ASSERT_EQ(fs.size(), 1u);
     EXPECT_EQ(fs[0].guard, GuardKind::none) << fs[0].guard_note;
-    // a write is no read; a file that reads no option of that name says nothing of where it is read
-    fs = of(scan("import argparse\ndef parse(args):\n    args.backend = 'gloo'\n    p = argparse.ArgumentParser()\n"
+    // a write is no read, nor an object's own attribute of that name; a file that reads no option of
+    // that name says nothing of where it is read
+    fs = of(scan("import argparse, os\nclass Group:\n    def start(self):\n        if int(os.environ.get('WORLD_SIZE', 1)) > 1:\n"
+                 "            print(self.backend)\n"
+                 "def parse(args):\n    args.backend = 'gloo'\n    p = argparse.ArgumentParser()\n"
                  "    p.add_argument('--backend', default='nccl')\n"),
             "nccl-default-argument");
     ASSERT_EQ(fs.size(), 1u);

@@ -726,6 +726,8 @@ std::optional<Guard> option_default_guard(TSNode value, const ModuleFacts& facts
     for_each_node(root, [&](TSNode n) {
         if (unguarded || !is_type(n, "attribute") || all.text(field(n, "attribute")) != option->dest || !is_type(field(n, "object"), "identifier"))
             return;
+        // an object's own attribute of that name (`self.device`) is no read of the option
+        if (all.text(field(n, "object")) == "self" || all.text(field(n, "object")) == "cls") return;
         const TSNode parent = ts_node_parent(n);
         if (is_type(parent, "assignment") && ts_node_eq(field(parent, "left"), n)) return;  // `args.backend = "gloo"`: a write
         if (!guards) guards.emplace(vocabulary, all, root);
