@@ -1009,19 +1009,9 @@ std::optional<std::string> GuardFinder::tested_package(TSNode condition, TSNode 
                               ? node : enclosing(node, {"import_statement", "import_from_statement"});
     if (ts_node_is_null(import)) return std::nullopt;
     std::vector<std::string> packages;
-    auto add = [&](TSNode dotted) {
-        if (!is_type(dotted, "dotted_name")) return;
-        std::string top(m_facts.text(dotted).substr(0, m_facts.text(dotted).find('.')));
+    for (std::string top : imported_packages(import, m_facts)) {
         std::transform(top.begin(), top.end(), top.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
         if (top.size() >= 4) packages.push_back(std::move(top));
-    };
-    if (is_type(import, "import_from_statement")) {
-        add(field(import, "module_name"));  // a relative import's module is no dotted_name
-    } else {
-        for (uint32_t i = 0; i < ts_node_named_child_count(import); ++i) {
-            const TSNode c = ts_node_named_child(import, i);
-            add(is_type(c, "aliased_import") ? field(c, "name") : c);
-        }
     }
     std::optional<std::string> found;
     for_each_node(condition, [&](TSNode n) {
@@ -1195,15 +1185,11 @@ Guard GuardFinder::after_absent_import(TSNode block, TSNode node) const {
     for (uint32_t i = 0; i < ts_node_named_child_count(block); ++i) {
         const TSNode stmt = ts_node_named_child(block, i);
         if (ts_node_start_byte(stmt) >= ts_node_start_byte(node)) break;
-        if (!is_type(stmt, "import_statement") && !is_type(stmt, "import_from_statement")) continue;
-        const TSNode name = is_type(stmt, "import_from_statement") ? field(stmt, "module_name") : ts_node_named_child(stmt, 0);
-        const TSNode dotted = is_type(name, "aliased_import") ? field(name, "name") : name;
-        if (!is_type(dotted, "dotted_name") || ts_node_named_child_count(dotted) == 0) continue;
-        const std::string top(m_facts.text(ts_node_named_child(dotted, 0)));
-        for (const std::string& word : identifier_words(top))
-            if (listed(m_vocab.mac_absent_package_words, word))
-                return {GuardKind::device_check, false,
-                        "after `" + one_line(stmt) + "` (line " + std::to_string(ts_node_start_point(stmt).row + 1) + "): a package a Mac never has, so the arm stops there"};
+        for (const std::string& top : imported_packages(stmt, m_facts))
+            for (const std::string& word : identifier_words(top))
+                if (listed(m_vocab.mac_absent_package_words, word))
+                    return {GuardKind::device_check, false,
+                            "after `" + one_line(stmt) + "` (line " + std::to_string(ts_node_start_point(stmt).row + 1) + "): a package a Mac never has, so the arm stops there"};
     }
     return {};
 }

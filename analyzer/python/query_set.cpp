@@ -471,34 +471,32 @@ void QuerySet::run(TSNode root, const ModuleFacts& facts, const std::vector<bool
 
 void QuerySet::emit(std::size_t pattern, const TSQueryMatch& match, const ModuleFacts& facts, const std::vector<bool>& enabled,
                     std::set<std::pair<const Rule*, uint32_t>>& seen, std::vector<NodeMatch>& out) const {
-    {
-        const std::size_t rule_index = m_pattern_rule[pattern];
-        if (!enabled[rule_index]) return;
-        for (const auto& pred : m_predicates[pattern])
-            if (!holds(pred, match, facts)) return;
-        TSNode finding = capture_node(match, m_finding_capture);
-        if (ts_node_is_null(finding)) return;
-        const Rule* rule = m_rules[rule_index];
-        if (!seen.insert({rule, ts_node_start_byte(finding)}).second) return;
-        Match m;
-        m.rule = rule;
-        m.begin = ts_node_start_byte(finding);
-        m.end = ts_node_end_byte(finding);
-        for (uint16_t i = 0; i < match.capture_count; ++i) {
-            const std::string& name = m_capture_names[match.captures[i].index];
-            if (name.empty() || name[0] == '_') continue;
-            m.captures.emplace(name, describe(match.captures[i].node, facts));
-            if (name != "finding") continue;
-            if (is_type(match.captures[i].node, "call")) {
-                const std::string n = call_name(match.captures[i].node, facts);
-                m.captures.emplace("call_name", n.empty() ? "(unnamed)" : n);
-            }
-            const std::string q = facts.qualname(match.captures[i].node);
-            if (!q.empty()) m.captures.emplace("qualname", q);
-            if (auto v = facts.string_value(match.captures[i].node)) m.captures.emplace("value", *v);
+    const std::size_t rule_index = m_pattern_rule[pattern];
+    if (!enabled[rule_index]) return;
+    for (const auto& pred : m_predicates[pattern])
+        if (!holds(pred, match, facts)) return;
+    TSNode finding = capture_node(match, m_finding_capture);
+    if (ts_node_is_null(finding)) return;
+    const Rule* rule = m_rules[rule_index];
+    if (!seen.insert({rule, ts_node_start_byte(finding)}).second) return;
+    Match m;
+    m.rule = rule;
+    m.begin = ts_node_start_byte(finding);
+    m.end = ts_node_end_byte(finding);
+    for (uint16_t i = 0; i < match.capture_count; ++i) {
+        const std::string& name = m_capture_names[match.captures[i].index];
+        if (name.empty() || name[0] == '_') continue;
+        m.captures.emplace(name, describe(match.captures[i].node, facts));
+        if (name != "finding") continue;
+        if (is_type(match.captures[i].node, "call")) {
+            const std::string n = call_name(match.captures[i].node, facts);
+            m.captures.emplace("call_name", n.empty() ? "(unnamed)" : n);
         }
-        out.push_back({std::move(m), finding});
+        const std::string q = facts.qualname(match.captures[i].node);
+        if (!q.empty()) m.captures.emplace("qualname", q);
+        if (auto v = facts.string_value(match.captures[i].node)) m.captures.emplace("value", *v);
     }
+    out.push_back({std::move(m), finding});
 }
 
 }  // namespace mpsport::python

@@ -179,6 +179,22 @@ void collect_named(TSNode node, std::string_view name, const ModuleFacts& facts,
 
 }  // namespace
 
+std::vector<std::string> imported_packages(TSNode import, const ModuleFacts& facts) {
+    std::vector<std::string> out;
+    auto add = [&](TSNode dotted) {
+        if (is_type(dotted, "dotted_name")) out.emplace_back(facts.text(dotted).substr(0, facts.text(dotted).find('.')));
+    };
+    if (is_type(import, "import_from_statement")) {
+        add(field(import, "module_name"));  // a relative import's module is no dotted_name
+    } else if (is_type(import, "import_statement")) {
+        for (uint32_t i = 0; i < ts_node_named_child_count(import); ++i) {
+            const TSNode c = ts_node_named_child(import, i);
+            add(is_type(c, "aliased_import") ? field(c, "name") : c);
+        }
+    }
+    return out;
+}
+
 TSNode scope_of(TSNode node) {
     TSNode f = enclosing(node, {"function_definition"});
     if (!ts_node_is_null(f)) return f;

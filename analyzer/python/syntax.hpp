@@ -62,6 +62,9 @@ void for_each_node(TSNode root, const std::function<void(TSNode)>& fn);
 TSNode field(TSNode node, std::string_view name);
 // The literal content of a `string` node (interpolations kept as written: f"cuda:{rank}" -> "cuda:{rank}").
 std::optional<std::string> string_literal(TSNode node, std::string_view text);
+// The top-level names of the modules an import statement imports, as written: `import a.b, c as d`
+// gives a and c, `from e.f import g` gives e; a relative import's module gives none.
+std::vector<std::string> imported_packages(TSNode import, const ModuleFacts& facts);
 // Nearest ancestor of one of the given types, or a null node.
 TSNode enclosing(TSNode node, std::initializer_list<std::string_view> types);
 bool contains(TSNode outer, TSNode inner);
