@@ -455,7 +455,16 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
             for (const auto& [path, c] : calls) f.related.push_back(related_line(path, c.line, "calls " + c.name + "() in a self-test"));
             continue;
         }
-        for (auto& [path, c] : calls) weigh_arms(path, c, f.category);
+        for (auto& [path, c] : calls) {
+            weigh_arms(path, c, f.category);
+            // in a test that its skip decorator keeps off a Mac through a helper of the repository
+            // (nanotron's `@pytest.mark.skipif(available_gpus() < 4)` around `init_distributed(...)(_test_x)`)
+            if (guard_strength(c.guard) > guard_strength(GuardKind::test_skip))
+                if (auto why = model.test_skip_at(path, c.line)) {
+                    c.guard = GuardKind::test_skip;
+                    c.note = *why;
+                }
+        }
         // A parameter's default (`def get_pc_sampler(..., device='cuda')`) that every call passes never
         // applies: by keyword, or by position (a method's calls skip self).
         if (const auto defaults = defaults_of.find(f.location.path); !in->through_import && defaults != defaults_of.end()) {

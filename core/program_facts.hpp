@@ -180,6 +180,19 @@ struct ReturnWithoutCuda {
     int line = 0;
     std::string note;
     std::vector<std::string> strings;
+    // It returns nothing there, or None, False or 0: a test of the device, a count of devices (nanotron's
+    // tests/helpers/utils.py `def available_gpus(): if not torch.cuda.is_available(): return 0`).
+    bool falsy = false;
+};
+
+// A test (a function, a method or a class) whose skip decorator compares what a function returns and
+// names no device itself (`@pytest.mark.skipif(available_gpus() < 4)`): the file alone cannot say
+// whether it runs on a Mac. The program model looks the function up in the files this one imports.
+struct HelperSkip {
+    int line = 0;      // the decorator
+    int end_line = 0;  // the decorated definition's last line
+    std::string note;  // the decorator, one line
+    std::string via;   // the function called, as written ("available_gpus", "utils.available_gpus")
 };
 
 // A module-level function with a device parameter that defaults to the CPU (timm's
@@ -231,6 +244,7 @@ struct FileFacts {
     GuardKind file_guard = GuardKind::none;
     std::vector<CollectSkip> collect_skips;
     std::vector<ReturnWithoutCuda> returns_without_cuda;
+    std::vector<HelperSkip> helper_skips;
     // A notebook that is a tooling entry, and why: one made for a hosted GPU service ("notebook made for a
     // hosted GPU service (its metadata has 'colab'): a demo"), or an nbdev notebook; empty otherwise.
     std::string hosted_demo;
@@ -248,7 +262,7 @@ struct FileFacts {
 
     bool empty() const {
         return !script && imports.empty() && extensions.empty() && ops_calls.empty() && entry_refs.empty() && project_names.empty() &&
-               file_guard == GuardKind::none && collect_skips.empty() && returns_without_cuda.empty() && hosted_demo.empty() &&
+               file_guard == GuardKind::none && collect_skips.empty() && returns_without_cuda.empty() && helper_skips.empty() && hosted_demo.empty() &&
                attribute_names.empty() && module_call_line == 0 && cpu_default_functions.empty() && sys_path_folders.empty() && remote_code_line == 0;
     }
 };

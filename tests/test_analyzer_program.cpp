@@ -3336,6 +3336,57 @@ TEST(ProgramModel, ConftestThatSkipsWithoutCudaMakesItsTestsSkipped) {
     EXPECT_EQ(find(local, "cuda-method-call", "tests/geometry/helpers.py")->guard, GuardKind::none);
 }
 
+TEST(ProgramModel, ASkipOnAHelpersAnswerIsATestSkipWhereTheHelperAnswersNoWithoutCuda) {
+    // nanotron's shape: tests/helpers/utils.py's available_gpus() returns 0 without CUDA, and a test
+    // skips under `available_gpus() < 4`, running its body through a function it passes on.
+    test::TempDir d;
+    d.write("tests/helpers/__init__.py", "");
+    d.write("tests/helpers/utils.py",
+            "import torch\n\n\ndef available_gpus():\n    if not torch.cuda.is_available():\n        return 0\n"
+            "    return torch.cuda.device_count()\n\n\ndef gpu_name():\n    if not torch.cuda.is_available():\n        return \"none\"\n"
+            "    return torch.cuda.get_device_name()\n");
+    d.write("tests/test_pp.py",
+            "import pytest\nimport torch\n\nfrom helpers.utils import available_gpus, gpu_name\n\n\n"
+            "@pytest.mark.skipif(available_gpus() < 4, reason=\"needs 4 gpus\")\n@pytest.mark.parametrize(\"n\", [1, 2])\n"
+            "def test_diamond(n):\n    run(n)(_test_diamond)()\n\n\n"
+            "def _test_diamond():\n    x = torch.zeros(2, device=\"cuda\")\n\n\n"
+            "class TestTp:\n    @pytest.mark.skipif(available_gpus() < 2, reason=\"needs 2 gpus\")\n    def test_tp(self):\n"
+            "        y = torch.ones(2).cuda()\n\n\n"
+            "@pytest.mark.skipif(gpu_name() == \"A100\", reason=\"not on A100\")\ndef test_name():\n    z = torch.ones(2).cuda()\n");
+    const ScanResult r = scan_dir(d);
+    // a function the skipped test passes on runs no more than the test
+    const Finding* diamond = find(r, "hardcoded-cuda-device", "tests/test_pp.py");
+    ASSERT_NE(diamond, nullptr);
+    EXPECT_EQ(diamond->guard, GuardKind::test_skip) << diamond->guard_note;
+    EXPECT_EQ(diamond->severity, Severity::info) << diamond->note;
+    EXPECT_NE(diamond->guard_note.find("tests/helpers/utils.py:6"), std::string::npos) << diamond->guard_note;
+    int skipped = 0, running = 0;
+    for (const auto& f : r.findings) {
+        if (f.rule_id != "cuda-method-call" || f.location.path != "tests/test_pp.py") continue;
+        // a method of a class, in the test itself
+        if (f.location.line == 20) {
+            EXPECT_EQ(f.guard, GuardKind::test_skip) << f.guard_note;
+            EXPECT_NE(f.guard_note.find("tests/test_pp.py:18: @pytest.mark.skipif(available_gpus() < 2"), std::string::npos) << f.guard_note;
+            ++skipped;
+        }
+        // gpu_name() answers a string without CUDA: the test runs on a Mac
+        if (f.location.line == 25) {
+            EXPECT_EQ(f.guard, GuardKind::none) << f.guard_note;
+            EXPECT_NE(f.severity, Severity::info);
+            ++running;
+        }
+    }
+    EXPECT_EQ(skipped, 1);
+    EXPECT_EQ(running, 1);
+
+    // A helper that answers the same with CUDA or without says nothing of a Mac.
+    d.write("tests/helpers/utils.py", "import torch\n\n\ndef available_gpus():\n    return 8\n");
+    const ScanResult again = scan_dir(d);
+    const Finding* always = find(again, "hardcoded-cuda-device", "tests/test_pp.py");
+    ASSERT_NE(always, nullptr);
+    EXPECT_EQ(always->guard, GuardKind::none) << always->guard_note;
+}
+
 TEST(ProgramModel, NamespacePackagesAreFollowed) {
     // RWKV-v2-RNN/train.py: `from src.model import GPT` with no src/__init__.py (a namespace package)
     test::TempDir d;

@@ -215,6 +215,17 @@ ProgramModel::ProgramModel(const std::vector<FileRecord>& files, const ProgramVo
 
 void ProgramModel::find_skip_scopes(const std::vector<FileRecord>& files) {
     for (const auto& f : files) {
+        if (!f.facts) continue;
+        for (const auto& skip : f.facts->helper_skips) {
+            std::string defined_in;
+            if (const ReturnWithoutCuda* r = falsy_without_cuda(f.path, skip.via, defined_in))
+                m_line_skips[f.path].push_back({skip.line, skip.end_line,
+                                                f.path + ":" + std::to_string(skip.line) + ": " + skip.note + ", and " + skip.via +
+                                                    "() answers no without CUDA (" + defined_in + ":" + std::to_string(r->line) + ", under `" +
+                                                    r->note + "`)"});
+        }
+    }
+    for (const auto& f : files) {
         if (!f.facts || f.facts->collect_skips.empty()) continue;
         const bool conftest = f.path == "conftest.py" || ends_with(f.path, "/conftest.py");
         for (const auto& skip : f.facts->collect_skips) {
@@ -256,6 +267,39 @@ void ProgramModel::find_skip_scopes(const std::vector<FileRecord>& files) {
             m_skip_scopes.push_back(std::move(scope));
         }
     }
+}
+
+const ReturnWithoutCuda* ProgramModel::falsy_without_cuda(const std::string& path, const std::string& via, std::string& defined_in) const {
+    const auto dot = via.rfind('.');
+    const std::string function = dot == std::string::npos ? via : via.substr(dot + 1);
+    // Where it may be defined: the file itself for a bare name; the modules the file imports it from
+    // by name (`from tests.helpers.utils import available_gpus`), or whole (`from helpers import utils`)
+    // for `utils.available_gpus()`.
+    std::vector<std::string> files;
+    if (dot == std::string::npos) files.push_back(path);
+    if (const auto edges = m_edges.find(path); edges != m_edges.end())
+        for (const auto& e : edges->second) {
+            const bool by_name = e.names && std::find(e.names->begin(), e.names->end(), function) != e.names->end();
+            if (dot == std::string::npos ? by_name : !e.names.has_value()) files.push_back(e.to);
+        }
+    for (const auto& file : files) {
+        const auto facts = m_facts.find(file);
+        if (facts == m_facts.end()) continue;
+        for (const auto& r : facts->second->returns_without_cuda)
+            if (r.function == function && r.falsy) {
+                defined_in = file;
+                return &r;
+            }
+    }
+    return nullptr;
+}
+
+std::optional<std::string> ProgramModel::test_skip_at(const std::string& path, int line) const {
+    const auto it = m_line_skips.find(path);
+    if (it == m_line_skips.end()) return std::nullopt;
+    for (const auto& s : it->second)
+        if (line >= s.first && line <= s.last) return s.note;
+    return std::nullopt;
 }
 
 std::optional<std::string> ProgramModel::test_skip_of(const std::string& path) const {

@@ -192,6 +192,10 @@ public:
     // Why the tests in `path` do not run without CUDA, when a conftest.py says so (an autouse fixture
     // that skips, collect_ignore_glob set without CUDA): "tests/conftest.py:12: ..."; nullopt otherwise.
     std::optional<std::string> test_skip_of(const std::string& path) const;
+    // Why the test around `line` of `path` does not run without CUDA, when its skip decorator compares what
+    // a function of the repository returns there (FileFacts::helper_skips): nanotron's
+    // `@pytest.mark.skipif(available_gpus() < 4)`, available_gpus() returning 0 without CUDA; nullopt otherwise.
+    std::optional<std::string> test_skip_at(const std::string& path, int line) const;
     // The folder of the third-party project that `path` sits in, copied into the repository: the
     // nearest folder above it named in the vocabulary's vendored dirs, or one that holds a licence
     // other than the project's around it and is no Python package. nullopt for the repository's own
@@ -279,6 +283,14 @@ private:
         std::string note;
     };
     void find_skip_scopes(const std::vector<FileRecord>& files);
+    struct LineSkip {
+        int first = 0, last = 0;
+        std::string note;
+    };
+    std::map<std::string, std::vector<LineSkip>> m_line_skips;  // path -> tests skipped without CUDA through a helper
+    // The function `via` (as `path` calls it: "available_gpus", "utils.available_gpus") when `path` defines
+    // it or imports it from a file of the repository, and it returns None, False or 0 without CUDA.
+    const ReturnWithoutCuda* falsy_without_cuda(const std::string& path, const std::string& via, std::string& defined_in) const;
     struct Edge {
         std::string to;
         int line = 0;

@@ -505,8 +505,9 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
                     r.chain.clear();
                 }
             // Tests that a conftest.py keeps from running without CUDA: skipped on a Mac.
+            // So are those whose skip decorator tests a helper of the repository that answers no without CUDA.
             if (is_python_source(f.location.path) && guard_strength(f.guard) > guard_strength(GuardKind::test_skip))
-                if (auto why = model.test_skip_of(f.location.path)) {
+                if (auto why = model.test_skip_of(f.location.path); why || (why = model.test_skip_at(f.location.path, f.location.line))) {
                     f.guard = GuardKind::test_skip;
                     f.guard_note = *why;
                 }

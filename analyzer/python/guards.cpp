@@ -1437,29 +1437,48 @@ std::optional<std::string> GuardFinder::required_by_handler(TSNode node) const {
     return std::nullopt;
 }
 
+bool GuardFinder::is_skip_decorator(TSNode e) const {
+    const std::string q = m_facts.qualname(is_type(e, "call") ? field(e, "function") : e);
+    return listed(m_vocab.skip_decorators, q) || listed(m_vocab.skip_decorator_names, last_segment(q)) ||
+           (is_type(e, "identifier") && m_skip_aliases.count(m_facts.text(e)));
+}
+
+TSNode GuardFinder::unread_condition(TSNode e) const {
+    // A skip on a comparison that names no device, platform, process count or package
+    // (`@pytest.mark.skipif(device_platform == "intel")`, `skipIf(sys.version_info < (3, 9))`)
+    // says nothing of a Mac: the test runs there. A bare flag (apex's `skipIf(SKIP_TEST)`,
+    // `not HAS_CONV_BIAS_RELU`, set where its CUDA extension fails to import) is taken as the
+    // availability test it usually is.
+    if (!is_type(e, "call")) return TSNode{};
+    const std::string q = m_facts.qualname(field(e, "function"));
+    const std::string_view tail = last_segment(q);
+    if (tail != "skipif" && tail != "skipIf" && tail != "skipUnless") return TSNode{};
+    const TSNode condition = positional_argument(e, 0);
+    if (ts_node_is_null(condition) || classify(condition).kind != GuardKind::none) return TSNode{};
+    bool compares = false;
+    for_each_node(condition, [&](TSNode c) { compares = compares || is_type(c, "comparison_operator"); });
+    return compares ? condition : TSNode{};
+}
+
+std::vector<TSNode> GuardFinder::unread_skip_conditions(TSNode decorated) const {
+    std::vector<TSNode> out;
+    for (uint32_t i = 0; i < ts_node_named_child_count(decorated); ++i) {
+        const TSNode d = ts_node_named_child(decorated, i);
+        if (!is_type(d, "decorator")) continue;
+        const TSNode e = ts_node_named_child(d, 0);
+        if (!is_skip_decorator(e)) continue;
+        if (const TSNode condition = unread_condition(e); !ts_node_is_null(condition)) out.push_back(condition);
+    }
+    return out;
+}
+
 Guard GuardFinder::from_decorators(TSNode decorated) const {
     const uint32_t n = ts_node_named_child_count(decorated);
     for (uint32_t i = 0; i < n; ++i) {
         TSNode d = ts_node_named_child(decorated, i);
         if (!is_type(d, "decorator")) continue;
         TSNode e = ts_node_named_child(d, 0);
-        const std::string q = m_facts.qualname(is_type(e, "call") ? field(e, "function") : e);
-        if (listed(m_vocab.skip_decorators, q) || listed(m_vocab.skip_decorator_names, last_segment(q)) ||
-            (is_type(e, "identifier") && m_skip_aliases.count(m_facts.text(e)))) {
-            // A skip on a comparison that names no device, platform, process count or package
-            // (`@pytest.mark.skipif(device_platform == "intel")`, `skipIf(sys.version_info < (3, 9))`)
-            // says nothing of a Mac: the test runs there. A bare flag (apex's `skipIf(SKIP_TEST)`,
-            // `not HAS_CONV_BIAS_RELU`, set where its CUDA extension fails to import) is taken as the
-            // availability test it usually is.
-            const std::string_view tail = last_segment(q);
-            if (is_type(e, "call") && (tail == "skipif" || tail == "skipIf" || tail == "skipUnless"))
-                if (const TSNode condition = positional_argument(e, 0); !ts_node_is_null(condition) && classify(condition).kind == GuardKind::none) {
-                    bool compares = false;
-                    for_each_node(condition, [&](TSNode c) { compares = compares || is_type(c, "comparison_operator"); });
-                    if (compares) continue;
-                }
-            return {GuardKind::test_skip, false, one_line(d)};
-        }
+        if (is_skip_decorator(e) && ts_node_is_null(unread_condition(e))) return {GuardKind::test_skip, false, one_line(d)};
     }
     return {};
 }

@@ -55,6 +55,10 @@ public:
     // `if sys.platform == "darwin":`. Looks no further out than the function `node` is in.
     std::optional<std::string> without_cuda(TSNode node) const;
     bool is_skip_call(TSNode call) const;  // pytest.skip(...), self.skipTest(...)
+    // The conditions of the skip decorators of `decorated` that this file cannot read: a comparison
+    // that names no device, platform, process count or package of its own (`@pytest.mark.skipif(
+    // available_gpus() < 4)`), whose called functions the program model may find in other files.
+    std::vector<TSNode> unread_skip_conditions(TSNode decorated) const;
     // The handler's first line, when `node` is in the body of a try whose ImportError handler always
     // leaves (raises, exits): the repository declares what the body imports required. Not for an
     // import whose function (or module) uses none of the names it binds: a probe of the package.
@@ -111,6 +115,10 @@ private:
     Guard from_try(TSNode try_statement, TSNode node) const;
     bool rebuilds_import(TSNode try_statement, TSNode handler) const;
     Guard from_decorators(TSNode decorated) const;
+    // Whether decorator expression `e` (the call or name after `@`) is a skip decorator, and, for one,
+    // its condition when that says nothing of a Mac by itself (null otherwise).
+    bool is_skip_decorator(TSNode e) const;
+    TSNode unread_condition(TSNode e) const;
     bool sibling_checks_mps(TSNode if_statement) const;
     bool earlier_return_checks_mps(TSNode statement) const;
     bool rebound_under_mps_test(TSNode statement, TSNode node) const;

@@ -749,11 +749,36 @@ void add_returns_without_cuda(TSNode root, const ModuleFacts& facts, const Guard
             const auto condition = guards.without_cuda(node);
             if (!condition) return;
             ReturnWithoutCuda r{name, line_of(node), *condition, {}};
-            if (ts_node_named_child_count(node) == 1)
-                r.strings = literal_strings(ts_node_named_child(node, 0), facts).value_or(std::vector<std::string>());
+            const TSNode value = ts_node_named_child_count(node) == 1 ? ts_node_named_child(node, 0) : TSNode{};
+            if (!ts_node_is_null(value)) r.strings = literal_strings(value, facts).value_or(std::vector<std::string>());
+            r.falsy = ts_node_is_null(value) || is_type(value, "none") || is_type(value, "false") || (is_type(value, "integer") && facts.text(value) == "0");
             out.returns_without_cuda.push_back(std::move(r));
         });
     }
+}
+
+// Tests whose skip decorator compares what a function returns (`@pytest.mark.skipif(available_gpus()
+// < 4)`) and names no device itself: module-level functions and classes, and the methods of classes.
+void add_helper_skips(TSNode root, const ModuleFacts& facts, const GuardFinder& guards, FileFacts& out) {
+    std::function<void(TSNode, int)> walk = [&](TSNode block, int depth) {
+        for (uint32_t i = 0; i < ts_node_named_child_count(block); ++i) {
+            const TSNode stmt = ts_node_named_child(block, i);
+            const TSNode def = is_type(stmt, "decorated_definition") ? field(stmt, "definition") : stmt;
+            if (is_type(stmt, "decorated_definition"))
+                for (TSNode condition : guards.unread_skip_conditions(stmt)) {
+                    const TSNode decorator = enclosing(condition, {"decorator"});
+                    for_each_node(condition, [&](TSNode call) {
+                        if (!is_type(call, "call")) return;
+                        const TSNode fn = field(call, "function");
+                        if (!is_type(fn, "identifier") && !is_type(fn, "attribute")) return;
+                        out.helper_skips.push_back({line_of(decorator), static_cast<int>(ts_node_end_point(stmt).row) + 1,
+                                                    one_line(facts.text(decorator), 121), std::string(facts.text(fn))});
+                    });
+                }
+            if (depth == 0 && is_type(def, "class_definition")) walk(field(def, "body"), 1);
+        }
+    };
+    walk(root, 0);
 }
 
 // Module-level functions with a `device` or `map_location` parameter whose default is "cpu".
@@ -1040,6 +1065,7 @@ FileFacts extract_program_facts(TSNode root, const ModuleFacts& facts, const Gua
     add_returns_without_cuda(root, facts, guards, out);
     add_cpu_default_functions(root, facts, out);
     add_collect_skips(root, facts, guards, out);
+    add_helper_skips(root, facts, guards, out);
     add_sys_path_folders(root, facts, out);
     if (text.find("trust_remote_code") != std::string_view::npos)
         for_each_node(root, [&](TSNode node) {
