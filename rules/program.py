@@ -363,6 +363,38 @@ def test_skipped_on_old_python():
     torch.ones(2).cuda()
 
 
+def _require_cuda():
+    # a test helper that skips the test without CUDA (FastVideo's kernel tests)
+    if not torch.cuda.is_available():
+        pytest.skip("CUDA not available")
+
+
+def _cpu_note():
+    if not torch.cuda.is_available():
+        print("no CUDA")
+
+
+def _dtype_skip(dtype):
+    # skips one dtype only: the others run on a Mac
+    if dtype == torch.bfloat16 and not torch.cuda.is_bf16_supported():
+        pytest.skip("no bfloat16 on this GPU")
+
+
+def test_after_the_skip_helper():
+    # guard: none
+    torch.cuda.synchronize()
+    _require_cuda()
+    # guard: test-skip
+    torch.ones(2).cuda()
+
+
+def test_after_a_helper_that_does_not_skip(dtype):
+    _cpu_note()
+    _dtype_skip(dtype)
+    # guard: none
+    torch.ones(2).cuda()
+
+
 HAS_FUSED = False  # apex's tests: set where the CUDA extension fails to import
 
 

@@ -402,6 +402,17 @@ void GuardFinder::bind_names(TSNode root) {
             const TSNode st = ts_node_named_child(body, k);
             if (!is_type(st, "if_statement") || ts_node_named_child_count(field(st, "consequence")) != 1) continue;
             const TSNode ret = ts_node_named_child(field(st, "consequence"), 0);
+            // A test helper that skips the test off CUDA (FastVideo's `def _require_cuda(): if not
+            // torch.cuda.is_available(): pytest.skip(...)`): a test that calls it first stops there on a Mac.
+            // Not `if dtype == torch.bfloat16 and not torch.cuda.is_bf16_supported():`, which skips one case.
+            const TSNode condition = field(st, "condition");
+            if (is_skip_statement(ret) && !(is_type(condition, "boolean_operator") && m_facts.text(field(condition, "operator")) == "and")) {
+                const Test t = classify(condition);
+                if (t.kind == GuardKind::device_check && t.negated && !t.mps) {
+                    m_skip_helpers.emplace(std::string(m_facts.text(field(def, "name"))));
+                    break;
+                }
+            }
             const TSNode value = is_type(ret, "return_statement") && ts_node_named_child_count(ret) == 1 ? ts_node_named_child(ret, 0) : TSNode{};
             if (!is_type(ret, "return_statement") || (!ts_node_is_null(value) && !is_type(value, "false") && !is_type(value, "none"))) continue;
             const Test t = classify(field(st, "condition"));
@@ -411,6 +422,11 @@ void GuardFinder::bind_names(TSNode root) {
             }
         }
     }
+}
+
+bool GuardFinder::is_skip_statement(TSNode statement) const {
+    const TSNode call = is_type(statement, "expression_statement") ? ts_node_named_child(statement, 0) : TSNode{};
+    return is_skip_call(call) || (is_type(statement, "raise_statement") && m_facts.text(statement).find("SkipTest") != std::string_view::npos);
 }
 
 bool GuardFinder::is_skip_call(TSNode call) const {
@@ -445,10 +461,7 @@ void GuardFinder::find_file_guard(TSNode root) {
             // if not torch.cuda.is_available(): pytest.skip(..., allow_module_level=True)
             TSNode body = field(stmt, "consequence");
             for (uint32_t k = 0; k < ts_node_named_child_count(body); ++k) {
-                TSNode s = ts_node_named_child(body, k);
-                TSNode call = is_type(s, "expression_statement") ? ts_node_named_child(s, 0) : TSNode{};
-                const bool raises_skip = is_type(s, "raise_statement") && m_facts.text(s).find("SkipTest") != std::string_view::npos;
-                if (is_skip_call(call) || raises_skip) {
+                if (is_skip_statement(ts_node_named_child(body, k))) {
                     m_file_guard = {GuardKind::test_skip, false, one_line(field(stmt, "condition"))};
                     return;
                 }
@@ -1201,15 +1214,17 @@ Guard GuardFinder::from_early_exit(TSNode block, TSNode node) const {
     for (uint32_t i = 0; i < n; ++i) {
         TSNode stmt = ts_node_named_child(block, i);
         if (ts_node_start_byte(stmt) >= ts_node_start_byte(node)) break;
+        if (const TSNode call = is_type(stmt, "expression_statement") ? ts_node_named_child(stmt, 0) : TSNode{};
+            is_type(call, "call") && is_type(field(call, "function"), "identifier") && m_skip_helpers.count(m_facts.text(field(call, "function"))))
+            return {GuardKind::test_skip, false, "after " + one_line(stmt) + ", which skips the test without CUDA"};
         if (!is_type(stmt, "if_statement")) continue;
         if (Guard g = from_exiting_else(stmt); g.kind != GuardKind::none || g.mps_aware) return g;
         TSNode body = field(stmt, "consequence");
         bool exits = false, skips = false;
         for (uint32_t k = 0; k < ts_node_named_child_count(body); ++k) {
             TSNode s = ts_node_named_child(body, k);
-            TSNode call = is_type(s, "expression_statement") ? ts_node_named_child(s, 0) : TSNode{};
             if (is_exit(s)) exits = true;
-            if (is_skip_call(call) || (is_type(s, "raise_statement") && m_facts.text(s).find("SkipTest") != std::string_view::npos)) skips = true;
+            if (is_skip_statement(s)) skips = true;
         }
         if (!exits && !skips) continue;
         const Test t = classify(field(stmt, "condition"));

@@ -55,6 +55,7 @@ public:
     // `if sys.platform == "darwin":`. Looks no further out than the function `node` is in.
     std::optional<std::string> without_cuda(TSNode node) const;
     bool is_skip_call(TSNode call) const;  // pytest.skip(...), self.skipTest(...)
+    bool is_skip_statement(TSNode statement) const;  // a skip call's statement, or `raise unittest.SkipTest(...)`
     // The conditions of the skip decorators of `decorated` that this file cannot read: a comparison
     // that names no device, platform, process count or package of its own (`@pytest.mark.skipif(
     // available_gpus() < 4)`), whose called functions the program model may find in other files.
@@ -132,6 +133,7 @@ private:
     std::map<std::string, GuardKind, std::less<>> m_bound;  // use_cuda = torch.cuda.is_available()
     std::set<std::string, std::less<>> m_skip_aliases;      // requires_cuda = pytest.mark.skipif(...)
     std::map<std::string, std::string, std::less<>> m_cuda_only_classes;  // test class -> the instantiating call
+    std::set<std::string, std::less<>> m_skip_helpers;  // module-level functions that skip the test without CUDA
     void find_cuda_only_classes(TSNode root);
     Guard m_file_guard;
     TSNode m_root;
