@@ -395,6 +395,19 @@ def test_after_a_helper_that_does_not_skip(dtype):
     torch.ones(2).cuda()
 
 
+def run_twice(step):
+    def unused_helper(x):
+        # a nested function that nothing in its function names (DeepSDF's empirical_stat): dead code
+        # guard: never-called
+        return x.cuda()
+
+    def used_helper(x):
+        # guard: none
+        return x.cuda()
+
+    return used_helper(step)
+
+
 HAS_FUSED = False  # apex's tests: set where the CUDA extension fails to import
 
 
@@ -1186,3 +1199,16 @@ def to_device_index(x, device=-1, gpu_count=0):
         # guard: none
         torch.cuda.synchronize()
     return x
+
+
+if __name__ == "__main__":
+    # the `__main__` block's own functions: one nothing names, one it calls
+    def never_run(x):
+        # guard: never-called
+        return x.cuda()
+
+    def run(x):
+        # guard: none
+        return x.cuda()
+
+    run(torch.ones(2))

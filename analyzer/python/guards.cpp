@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "core/paths.hpp"
+#include "core/source_text.hpp"
 
 namespace mpsport::python {
 namespace {
@@ -1575,6 +1576,29 @@ Guard GuardFinder::guard_of(TSNode node) const {
             const std::string_view name = m_facts.text(field(parent, "name"));
             if (is_type(owner, "class_definition") && listed(m_vocab.device_move_methods, name))
                 g = {GuardKind::device_check, false, "def " + std::string(name) + "(): the class's own device move, run only where its caller asks for CUDA"};
+            // A function defined in another function, or in the `__main__` block, whose name nothing else
+            // writes (DeepSDF's reconstruct.py `def empirical_stat(...)` under `if __name__ ==
+            // "__main__":`, never called): dead code. Read in the text, outside the definition: of the
+            // enclosing function, or of the whole file for the block (whose names are the script's
+            // globals, which a function above it may call).
+            if (!is_type(ts_node_parent(parent), "decorated_definition")) {
+                TSNode scope = ts_node_parent(parent);
+                while (!ts_node_is_null(scope) && !is_type(scope, "function_definition") && !is_type(scope, "class_definition") &&
+                       !(is_type(scope, "if_statement") && is_main_guard(scope, m_facts)))
+                    scope = ts_node_parent(scope);
+                if (!ts_node_is_null(scope) && !is_type(scope, "class_definition")) {
+                    const std::string_view source = m_facts.source();
+                    const std::size_t from = is_type(scope, "function_definition") ? ts_node_start_byte(scope) : 0;
+                    const std::size_t to = is_type(scope, "function_definition") ? ts_node_end_byte(scope) : source.size();
+                    const bool used = contains_word(source.substr(from, ts_node_start_byte(parent) - from), name) ||
+                                      contains_word(source.substr(ts_node_end_byte(parent), to - ts_node_end_byte(parent)), name);
+                    if (!used)
+                        g = {GuardKind::never_called, false,
+                             "def " + std::string(name) + "() is never called: " +
+                                 (is_type(scope, "function_definition") ? "nothing else in its function " + std::string(m_facts.text(field(scope, "name"))) + "() names it"
+                                                                        : std::string("defined in the `__main__` block, and nothing else in the file names it"))};
+                }
+            }
         }
         if (g.mps_aware) return found.kind == GuardKind::none ? g : found;
         if (g.kind == GuardKind::none) continue;

@@ -177,18 +177,6 @@ std::optional<std::string> path_of(TSNode node, const ModuleFacts& facts, int de
     return out;
 }
 
-bool is_main_guard(TSNode if_statement, const ModuleFacts& facts) {
-    const TSNode c = field(if_statement, "condition");
-    if (!is_type(c, "comparison_operator")) return false;
-    bool name = false, main = false;
-    for (uint32_t i = 0; i < ts_node_named_child_count(c); ++i) {
-        TSNode side = ts_node_named_child(c, i);
-        if (facts.text(side) == "__name__") name = true;
-        if (auto v = string_literal(side, facts.source()); v && *v == "__main__") main = true;
-    }
-    return name && main;
-}
-
 // The module a from-import names, without a relative import's dots, and the number of dots:
 // `from ..ops import knn` -> ("ops", 2); nullopt when the statement has no module name.
 std::optional<std::pair<std::string, int>> from_module(TSNode imp, const ModuleFacts& facts) {

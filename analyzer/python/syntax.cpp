@@ -486,6 +486,18 @@ const std::vector<TSNode>& ModuleFacts::identifiers_named(std::string_view name)
     return it == m_identifiers->end() ? none : it->second;
 }
 
+bool is_main_guard(TSNode if_statement, const ModuleFacts& facts) {
+    const TSNode c = field(if_statement, "condition");
+    if (!is_type(c, "comparison_operator")) return false;
+    bool name = false, main = false;
+    for (uint32_t i = 0; i < ts_node_named_child_count(c); ++i) {
+        TSNode side = ts_node_named_child(c, i);
+        if (facts.text(side) == "__name__") name = true;
+        if (auto v = string_literal(side, facts.source()); v && *v == "__main__") main = true;
+    }
+    return name && main;
+}
+
 void for_each_node(TSNode root, const std::function<void(TSNode)>& fn) {
     TSTreeCursor cursor = ts_tree_cursor_new(root);
     for (bool more = true; more;) {

@@ -67,6 +67,8 @@ std::optional<std::string> string_literal(TSNode node, std::string_view text);
 std::vector<std::string> imported_packages(TSNode import, const ModuleFacts& facts);
 // Nearest ancestor of one of the given types, or a null node.
 TSNode enclosing(TSNode node, std::initializer_list<std::string_view> types);
+// `if __name__ == "__main__":` (either side of the comparison).
+bool is_main_guard(TSNode if_statement, const ModuleFacts& facts);
 bool contains(TSNode outer, TSNode inner);
 // The scope a name of `node` lives in: its enclosing function, or the module (the tree's root).
 TSNode scope_of(TSNode node);
