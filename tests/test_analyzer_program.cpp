@@ -3539,6 +3539,19 @@ TEST(ProgramModel, ASideFolderNamedForCudaIsInfo) {
     ASSERT_NE(reached, nullptr);
     EXPECT_EQ(reached->reach, Reach::core) << reached->note;
     EXPECT_EQ(reached->severity, Severity::major) << reached->note;
+
+    // A program of its own there, beside the main one (CosyVoice's token2wav_dit.py, the Triton
+    // server's model script, judged info in the sample of seed 20261209): info as well.
+    d.write("pyproject.toml", "[project]\nname = \"tts\"\n\n[project.scripts]\ntts = \"tts.cli:main\"\n");
+    d.write("runtime/triton_trtllm/README.md", "# Triton server\n\n    python runtime/triton_trtllm/serve.py\n");
+    d.write("runtime/triton_trtllm/serve.py", "import torch\n\nif __name__ == '__main__':\n    torch.ones(2).cuda()\n");
+    const ScanResult with_server = scan_dir(d);
+    const Finding* server = find(with_server, "cuda-method-call", "runtime/triton_trtllm/serve.py");
+    ASSERT_NE(server, nullptr);
+    EXPECT_EQ(server->reach, Reach::optional) << server->note;
+    EXPECT_NE(server->note.find("a program of its own in runtime/triton_trtllm/"), std::string::npos) << server->note;
+    EXPECT_EQ(server->severity, Severity::info) << server->note;
+    EXPECT_EQ(server->impact, VerdictImpact::none) << server->note;
 }
 
 // An example of multi-GPU training itself (lightly's examples/pytorch_lightning_distributed/, the DDP

@@ -548,7 +548,8 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
             f.guard == GuardKind::none && is_python_source(f.location.path) && no_mac_import.count(f.subject) &&
             model.imports_on_load(f.location.path, f.location.line))
             context.emplace_back(&*vocabulary.cuda_bound_tooling, f.subject + " does not install on macOS: a Mac leaves this file out");
-        if (vocabulary.cuda_named_tooling && (r.level == Level::tooling || r.level == Level::unreached)) {
+        // (and a program of its own there, beside the main one: token2wav_dit.py, the Triton server's model)
+        if (vocabulary.cuda_named_tooling && beside_the_run) {
             const auto cuda_word = [&](const std::string& name) -> std::optional<std::string> {
                 for (const auto& word : name_words(name))
                     if (std::find(vocabulary.cuda_named_words.begin(), vocabulary.cuda_named_words.end(), word) != vocabulary.cuda_named_words.end()) return word;
@@ -558,7 +559,8 @@ void apply_program_model(const ProgramModel& model, const ProgramVocabulary& voc
             if (r.level == Level::tooling)
                 if (const auto word = cuda_word(f.location.path)) said = "its file name says `" + *word + "`";
             // a folder beside the run named so (CosyVoice's runtime/triton_trtllm/, a Triton Inference
-            // Server deployment on TensorRT engines): the whole folder is CUDA's
+            // Server deployment on TensorRT engines, whose side program token2wav_dit.py was judged info in
+            // the sample of seed 20261209): the whole folder is CUDA's
             std::optional<std::string> folder_word;
             if (!said)
                 if (const auto dir = folder_where(f.location.path, [&](const std::string& name) { return (folder_word = cuda_word(name)).has_value(); }))
