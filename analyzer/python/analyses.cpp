@@ -355,11 +355,14 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
         const std::string what = use.empty() ? "imported" : "loaded through " + use;
         // diffusers' `unet.enable_xformers_memory_efficient_attention()` only switches the package on for
         // speed: without the call the library runs its own attention (PyTorch's SDPA). Dropping the call
-        // is the port, as turning off optional AMP is (rules/packages toggles): minor, no verdict impact.
+        // is the port (rules/packages toggles): no verdict impact. But the call raises where the package
+        // is missing (diffusers: "Refer to https://github.com/facebookresearch/xformers for more
+        // information on how to install xformers"), so an unguarded one stops the run until it is
+        // dropped: major (Marigold's three trainers, judged too quiet at minor in the sample of seed 20261209).
         if (!optional && !use.empty() && is_type(at, "call") && listed(pkg->toggles, last_segment(in.facts.text(field(at, "function"))))) {
             m.impact = VerdictImpact::none;
-            m.severity = Severity::minor;
-            m.note = "only switches " + pkg->import_name + " on for speed: without the call the library runs its own path; drop it on the Mac";
+            m.severity = Severity::major;
+            m.note = "only switches " + pkg->import_name + " on for speed, and raises where it is missing: drop the call on the Mac, and the library runs its own path";
         }
         // `elif engine: import tensorrt` (yolov5's DetectMultiBackend), `if args.deepspeed: import
         // deepspeed`, MiniGPT-4's `if low_resource: ...from_pretrained(..., load_in_8bit=True)`: a

@@ -61,6 +61,6 @@ def load(path, quantise):
 
 
 def train_setup(pipe):
-    # Marigold's trainers: a switch diffusers offers for speed still loads xformers (reported, at minor)
+    # Marigold's trainers: a switch diffusers offers for speed still loads xformers, and raises without it (major, no verdict impact)
     # ruleid: cuda-only-package-import
     pipe.unet.enable_xformers_memory_efficient_attention()
