@@ -78,6 +78,10 @@ struct RelatedLocation {
 // How a dependency finding's note starts when the import takes only pure-Python parts of a package
 // (python/analyses.cpp); the declarations of that package read it (program/weigh.cpp).
 inline constexpr std::string_view kPurePartsNote = "imports only pure-Python parts of ";
+// What the note of a use that only switches a package on for speed says (rules/packages toggles,
+// python/analyses.cpp, after what loads the package); the declarations of that package read it
+// (program/weigh.cpp).
+inline constexpr std::string_view kToggleNote = "only switches ";
 // How the guard note of a function's import in one arm of an if starts (python/program_facts.cpp):
 // an option the run can leave off, not a choice between implementations (program/weigh.cpp).
 inline constexpr std::string_view kOnDemandBranchNote = "imported on demand in one branch";

@@ -211,6 +211,19 @@ TEST(ProgramModel, ADeclaredPackageIsAsNeededAsItsUsesInTheCode) {
     EXPECT_EQ(use->guard, GuardKind::import_fallback) << use->guard_note;
     EXPECT_EQ(use->severity, Severity::info) << use->note;
 
+    // Marigold's trainers switch xformers on for speed, unguarded: the call raises on a Mac until it is
+    // dropped (major, no verdict), while the declaration is one line to keep out of the Mac install: minor.
+    d.write("model.py", "def init_llm(pipe):\n    pipe.unet.enable_xformers_memory_efficient_attention()\n    return pipe\n");
+    const ScanResult toggled = scan_dir(d);
+    const Finding* toggle = find(toggled, "cuda-only-package-import", "model.py");
+    ASSERT_NE(toggle, nullptr);
+    EXPECT_EQ(toggle->severity, Severity::major) << toggle->note;
+    EXPECT_EQ(toggle->impact, VerdictImpact::none) << toggle->note;
+    xformers = find(toggled, "cuda-only-package-dependency", "requirements.txt");
+    ASSERT_NE(xformers, nullptr);
+    EXPECT_EQ(xformers->severity, Severity::minor) << xformers->note;
+    EXPECT_EQ(xformers->impact, VerdictImpact::none) << xformers->note;
+
     // alphafold2 declares pytorch3d and imports only its pure part (quaternion helpers): the package
     // as declared installs on macOS and that part runs there, so the declaration weighs what the use
     // does. mmcv-full declared beside mmcv's pure parts stays a build choice (above).

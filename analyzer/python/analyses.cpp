@@ -362,7 +362,7 @@ void package_import(const AnalysisInput& in, const Rule& rule, std::vector<Match
         if (!optional && !use.empty() && is_type(at, "call") && listed(pkg->toggles, last_segment(in.facts.text(field(at, "function"))))) {
             m.impact = VerdictImpact::none;
             m.severity = Severity::major;
-            m.note = "only switches " + pkg->import_name + " on for speed, and raises where it is missing: drop the call on the Mac, and the library runs its own path";
+            m.note = std::string(kToggleNote) + pkg->import_name + " on for speed, and raises where it is missing: drop the call on the Mac, and the library runs its own path";
         }
         // `elif engine: import tensorrt` (yolov5's DetectMultiBackend), `if args.deepspeed: import
         // deepspeed`, MiniGPT-4's `if low_resource: ...from_pretrained(..., load_in_8bit=True)`: a
