@@ -403,24 +403,21 @@ void GuardFinder::bind_names(TSNode root) {
             const TSNode st = ts_node_named_child(body, k);
             if (!is_type(st, "if_statement") || ts_node_named_child_count(field(st, "consequence")) != 1) continue;
             const TSNode ret = ts_node_named_child(field(st, "consequence"), 0);
+            const TSNode condition = field(st, "condition");
+            const Test t = classify(condition);
+            if (t.kind != GuardKind::device_check || !t.negated || t.mps) continue;
             // A test helper that skips the test off CUDA (FastVideo's `def _require_cuda(): if not
             // torch.cuda.is_available(): pytest.skip(...)`): a test that calls it first stops there on a Mac.
             // Not `if dtype == torch.bfloat16 and not torch.cuda.is_bf16_supported():`, which skips one case.
-            const TSNode condition = field(st, "condition");
-            if (is_skip_statement(ret) && !(is_type(condition, "boolean_operator") && m_facts.text(field(condition, "operator")) == "and")) {
-                const Test t = classify(condition);
-                if (t.kind == GuardKind::device_check && t.negated && !t.mps) {
-                    m_skip_helpers.emplace(std::string(m_facts.text(field(def, "name"))));
-                    break;
-                }
+            if (is_skip_statement(ret)) {
+                if (is_type(condition, "boolean_operator") && m_facts.text(field(condition, "operator")) == "and") continue;
+                m_skip_helpers.emplace(std::string(m_facts.text(field(def, "name"))));
+                break;
             }
             const TSNode value = is_type(ret, "return_statement") && ts_node_named_child_count(ret) == 1 ? ts_node_named_child(ret, 0) : TSNode{};
             if (!is_type(ret, "return_statement") || (!ts_node_is_null(value) && !is_type(value, "false") && !is_type(value, "none"))) continue;
-            const Test t = classify(field(st, "condition"));
-            if (t.kind == GuardKind::device_check && t.negated && !t.mps) {
-                m_bound.emplace(std::string(m_facts.text(field(def, "name"))), GuardKind::device_check);
-                break;
-            }
+            m_bound.emplace(std::string(m_facts.text(field(def, "name"))), GuardKind::device_check);
+            break;
         }
     }
 }
