@@ -167,8 +167,9 @@ struct CollectSkip {
     int line = 0;
     std::string note;                // the statement or condition, one line
     std::vector<std::string> globs;  // collect_ignore(_glob) entries, relative to the file's folder; empty: all of it
-    // `collect_ignore_glob = helper()`: the helper as the file imports it ("tests._collect.helper"),
-    // resolved by the program model against the functions each file returns from without CUDA.
+    // `collect_ignore_glob = helper()`: the helper as written ("helper", "collect.helper"), resolved
+    // by the program model through the file's imports against the functions each file returns from
+    // without CUDA (as HelperSkip::via).
     std::string via;
     bool fixture = false;  // an autouse fixture (in a test module it covers that module only)
 };

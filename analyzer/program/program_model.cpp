@@ -218,7 +218,7 @@ void ProgramModel::find_skip_scopes(const std::vector<FileRecord>& files) {
         if (!f.facts) continue;
         for (const auto& skip : f.facts->helper_skips) {
             std::string defined_in;
-            if (const ReturnWithoutCuda* r = falsy_without_cuda(f.path, skip.via, defined_in))
+            if (const ReturnWithoutCuda* r = returns_without_cuda_of(f.path, skip.via, defined_in); r && r->falsy)
                 m_line_skips[f.path].push_back({skip.line, skip.end_line,
                                                 f.path + ":" + std::to_string(skip.line) + ": " + skip.note + ", and " + skip.via +
                                                     "() answers no without CUDA (" + defined_in + ":" + std::to_string(r->line) + ", under `" +
@@ -237,31 +237,10 @@ void ProgramModel::find_skip_scopes(const std::vector<FileRecord>& files) {
                 // `collect_ignore_glob = helper()`, the helper defined in this file or imported
                 // (`from tests._collect import helper`): it must return without CUDA for the list to be
                 // a CUDA skip.
-                const auto dot = skip.via.rfind('.');
-                const std::string function = dot == std::string::npos ? skip.via : skip.via.substr(dot + 1);
-                std::vector<std::string> defined_in;
-                if (dot == std::string::npos) {
-                    defined_in.push_back(f.path);
-                } else {
-                    const std::string module = skip.via.substr(0, dot);
-                    std::vector<std::string> bases{scope.dir};
-                    const auto holding = roots_holding(module, f.path);
-                    bases.insert(bases.end(), holding.begin(), holding.end());
-                    for (const auto& base : bases)
-                        if (auto m = find_module(base, module)) defined_in.push_back(*m);
-                }
-                const ReturnWithoutCuda* found = nullptr;
-                for (const auto& path : defined_in) {
-                    auto facts = m_facts.find(path);
-                    if (facts == m_facts.end()) continue;
-                    for (const auto& r : facts->second->returns_without_cuda)
-                        if (r.function == function) found = &r;
-                    if (found) {
-                        scope.note += ", which returns them under `" + found->note + "` (" + path + ":" + std::to_string(found->line) + ")";
-                        break;
-                    }
-                }
+                std::string defined_in;
+                const ReturnWithoutCuda* found = returns_without_cuda_of(f.path, skip.via, defined_in);
                 if (!found) continue;
+                scope.note += ", which returns them under `" + found->note + "` (" + defined_in + ":" + std::to_string(found->line) + ")";
                 if (conftest) scope.globs = found->strings;
             }
             m_skip_scopes.push_back(std::move(scope));
@@ -269,7 +248,7 @@ void ProgramModel::find_skip_scopes(const std::vector<FileRecord>& files) {
     }
 }
 
-const ReturnWithoutCuda* ProgramModel::falsy_without_cuda(const std::string& path, const std::string& via, std::string& defined_in) const {
+const ReturnWithoutCuda* ProgramModel::returns_without_cuda_of(const std::string& path, const std::string& via, std::string& defined_in) const {
     const auto dot = via.rfind('.');
     const std::string function = dot == std::string::npos ? via : via.substr(dot + 1);
     // Where it may be defined: the file itself for a bare name; the modules the file imports it from
@@ -286,7 +265,7 @@ const ReturnWithoutCuda* ProgramModel::falsy_without_cuda(const std::string& pat
         const auto facts = m_facts.find(file);
         if (facts == m_facts.end()) continue;
         for (const auto& r : facts->second->returns_without_cuda)
-            if (r.function == function && r.falsy) {
+            if (r.function == function) {
                 defined_in = file;
                 return &r;
             }

@@ -288,9 +288,10 @@ private:
         std::string note;
     };
     std::map<std::string, std::vector<LineSkip>> m_line_skips;  // path -> tests skipped without CUDA through a helper
-    // The function `via` (as `path` calls it: "available_gpus", "utils.available_gpus") when `path` defines
-    // it or imports it from a file of the repository, and it returns None, False or 0 without CUDA.
-    const ReturnWithoutCuda* falsy_without_cuda(const std::string& path, const std::string& via, std::string& defined_in) const;
+    // What the function `via` (as `path` calls it: "available_gpus", "utils.available_gpus") returns
+    // without CUDA, when `path` defines it or imports it from a file of the repository (`defined_in`)
+    // and it returns there; nullptr otherwise. Through the import graph's edges, as the file imports it.
+    const ReturnWithoutCuda* returns_without_cuda_of(const std::string& path, const std::string& via, std::string& defined_in) const;
     struct Edge {
         std::string to;
         int line = 0;

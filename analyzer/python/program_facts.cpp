@@ -909,7 +909,7 @@ void add_collect_skips(TSNode root, const ModuleFacts& facts, const GuardFinder&
         }
         if (auto strings = literal_strings(value, facts)) return strings;
         if (is_type(value, "call")) {
-            via = facts.qualname(field(value, "function"));
+            via = std::string(facts.text(field(value, "function")));
             if (!via.empty()) return std::vector<std::string>();
         }
         return std::nullopt;
