@@ -261,7 +261,11 @@ bool receiver_made_on_cpu(TSNode receiver, const ModuleFacts& facts, int depth =
         TSNode n = stack.back();
         stack.pop_back();
         if (ts_node_start_byte(n) >= ts_node_start_byte(receiver)) continue;
-        if (is_type(n, "assignment") && is_type(field(n, "left"), "identifier") && facts.text(field(n, "left")) == name) last = n;
+        // the last in the text that is done before the receiver (not `x = x.double()` around it): the
+        // walk pops later siblings first, so compare where each starts
+        if (is_type(n, "assignment") && ts_node_end_byte(n) <= ts_node_start_byte(receiver) && is_type(field(n, "left"), "identifier") &&
+            facts.text(field(n, "left")) == name && (ts_node_is_null(last) || ts_node_start_byte(n) > ts_node_start_byte(last)))
+            last = n;
         for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) stack.push_back(ts_node_named_child(n, i));
     }
     if (ts_node_is_null(last)) return false;

@@ -98,6 +98,28 @@ def on_the_device(x, center):
     return (distances == distances.min()).to(torch.float64)
 
 
+def reoriented(pcd, normals, view, reorient=True):
+    # normals are the caller's: on the device
+    # ruleid: float64-dtype
+    pcd.normals = normals.double().cpu().numpy()
+    if reorient:
+        # the last assignment before the use decides (nerfstudio's exporter): NumPy's, on the CPU
+        normals = torch.from_numpy(np.array(pcd.normals)).float()
+        normals[(view * normals).sum(dim=-1) > 0] *= -1
+        # ok: float64-dtype
+        pcd.normals = normals.double().cpu().numpy()
+    normals = normals.cuda()
+    # ruleid: float64-dtype
+    return normals.double()
+
+
+def sampler_weights(counts):
+    weights = torch.from_numpy(1.0 / np.array(counts))
+    # ok: float64-dtype
+    weights = weights.double()  # bound after its right side is read: the line above made it
+    return weights
+
+
 def to_numpy(x):
     # ruleid: float64-dtype
     return x.double().cpu().numpy()  # float64 on the device first: swap to .cpu().double()
