@@ -2147,6 +2147,13 @@ TEST(ProgramModel, CookbookNotebooksAreExamples) {
     const Finding* lesson = find(tutorial, "cuda-method-call", "configs/disco/tutorials.ipynb");
     ASSERT_NE(lesson, nullptr);
     EXPECT_EQ(lesson->reach, Reach::tooling) << lesson->note;
+    // a notebook named for a test is a scratch notebook, as a test module is a test (ngp_pl's test.ipynb)
+    d.write("test.ipynb", notebook);
+    const ScanResult scratch = scan_dir(d);
+    const Finding* test = find(scratch, "cuda-method-call", "test.ipynb");
+    ASSERT_NE(test, nullptr);
+    EXPECT_EQ(test->reach, Reach::tooling) << test->note;
+    EXPECT_EQ(test->severity, Severity::minor);
 }
 
 // A folder of checkouts (no licence at its base, licensed repositories right below it) is scanned
