@@ -160,6 +160,22 @@ def flags(model):
     return model
 
 
+def init_distributed(world_size, rank):
+    # I-JEPA's init_distributed: where the multi-process start fails, the run goes on as one process
+    try:
+        # guard: distributed-gate
+        dist.init_process_group(backend="nccl", world_size=world_size, rank=rank)
+    except Exception as e:
+        world_size, rank = 1, 0
+        print(e)
+    try:
+        # guard: import-fallback
+        model.cuda()
+    except Exception:
+        model = model.cpu()
+    return world_size, rank
+
+
 def platforms():
     if sys.platform == "linux":
         # guard: platform

@@ -1403,10 +1403,36 @@ Guard GuardFinder::from_try(TSNode try_statement, TSNode node) const {
         }
         return false;
     };
+    // `world_size, rank = 1, 0` in the handler (I-JEPA's and V-JEPA's init_distributed around
+    // init_process_group(backend='nccl')): where the multi-process start fails, as on a Mac, the run
+    // goes on as one process, the path a Mac takes anyway.
+    auto one_process = [&](TSNode block) -> std::optional<std::string> {
+        for (uint32_t k = 0; k < ts_node_named_child_count(block); ++k) {
+            const TSNode stmt = ts_node_named_child(block, k);
+            const TSNode a = is_type(stmt, "expression_statement") ? ts_node_named_child(stmt, 0) : TSNode{};
+            if (!is_type(a, "assignment")) continue;
+            const TSNode left = field(a, "left"), right = field(a, "right");
+            const bool many = is_type(left, "pattern_list") || is_type(left, "tuple_pattern");
+            if (many != (is_type(right, "expression_list") || is_type(right, "tuple"))) continue;
+            const uint32_t n = many ? ts_node_named_child_count(left) : 1;
+            if (many && n != ts_node_named_child_count(right)) continue;
+            for (uint32_t i = 0; i < n; ++i) {
+                const TSNode target = many ? ts_node_named_child(left, i) : left;
+                const TSNode value = many ? ts_node_named_child(right, i) : right;
+                const TSNode name = is_type(target, "attribute") ? field(target, "attribute") : target;
+                if (is_type(name, "identifier") && distributed_name(m_facts.text(name)) && is_type(value, "integer") && m_facts.text(value) == "1")
+                    return one_line(stmt);
+            }
+        }
+        return std::nullopt;
+    };
     for (TSNode body : import_error_handlers(try_statement)) {
         if (rebuilds_import(try_statement, body)) continue;
         if (!import_site && skips_the_rest(body)) continue;
-        if (!always_leaves(body)) return {GuardKind::import_fallback, false, "try/except with a fallback"};
+        if (always_leaves(body)) continue;
+        if (!import_site)
+            if (const auto single = one_process(body)) return {GuardKind::distributed_gate, false, "try/except going on as one process: " + *single};
+        return {GuardKind::import_fallback, false, "try/except with a fallback"};
     }
     return {};
 }
