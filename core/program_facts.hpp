@@ -194,6 +194,19 @@ struct HelperSkip {
     int end_line = 0;  // the decorated definition's last line
     std::string note;  // the decorator, one line
     std::string via;   // the function called, as written ("available_gpus", "utils.available_gpus")
+    // The decorator itself is a name this file imports (fairscale's `@skip_if_single_gpu`, from
+    // fair_dev/testing/testing.py): `via` is that name, which the defining file must bind to a skip
+    // decorator (FileFacts::skip_aliases).
+    bool alias = false;
+};
+
+// A skip decorator kept under a module-level name (`skip_if_single_gpu = pytest.mark.skipif(not
+// torch.cuda.is_available() or torch.cuda.device_count() < 2, ...)`) whose condition this file reads
+// as a guard: a test elsewhere that imports the name and decorates with it is skipped on a Mac.
+struct SkipAlias {
+    std::string name;
+    int line = 0;
+    std::string note;  // the decorator's call, one line
 };
 
 // A module-level function with a device parameter that defaults to the CPU (timm's
@@ -246,6 +259,7 @@ struct FileFacts {
     std::vector<CollectSkip> collect_skips;
     std::vector<ReturnWithoutCuda> returns_without_cuda;
     std::vector<HelperSkip> helper_skips;
+    std::vector<SkipAlias> skip_aliases;
     // A notebook that is a tooling entry, and why: one made for a hosted GPU service ("notebook made for a
     // hosted GPU service (its metadata has 'colab'): a demo"), or an nbdev notebook; empty otherwise.
     std::string hosted_demo;
@@ -263,7 +277,7 @@ struct FileFacts {
 
     bool empty() const {
         return !script && imports.empty() && extensions.empty() && ops_calls.empty() && entry_refs.empty() && project_names.empty() &&
-               file_guard == GuardKind::none && collect_skips.empty() && returns_without_cuda.empty() && helper_skips.empty() && hosted_demo.empty() &&
+               file_guard == GuardKind::none && collect_skips.empty() && returns_without_cuda.empty() && helper_skips.empty() && skip_aliases.empty() && hosted_demo.empty() &&
                attribute_names.empty() && module_call_line == 0 && cpu_default_functions.empty() && sys_path_folders.empty() && remote_code_line == 0;
     }
 };

@@ -3407,6 +3407,42 @@ TEST(ProgramModel, ASkipOnAHelpersAnswerIsATestSkipWhereTheHelperAnswersNoWithou
     EXPECT_EQ(always->guard, GuardKind::none) << always->guard_note;
 }
 
+TEST(ProgramModel, ASkipDecoratorImportedUnderANameOfItsOwnIsATestSkip) {
+    // fairscale's shape: fair_dev/testing/testing.py binds skip_if_single_gpu to a pytest.mark.skipif
+    // on the CUDA device count; the tests import it by name, or the module, and decorate with it.
+    test::TempDir d;
+    d.write("lab/__init__.py", "");
+    d.write("lab/testing.py",
+            "import pytest\nimport torch\n\nskip_if_single_gpu = pytest.mark.skipif(\n"
+            "    not torch.cuda.is_available() or torch.cuda.device_count() < 2, reason=\"multiple GPUs required\"\n)\n"
+            "skip_old_python = pytest.mark.skipif(sys.version_info < (3, 9), reason=\"3.9\")\n"
+            "slow = pytest.mark.slow\n");
+    d.write("tests/test_fsdp.py",
+            "import torch\n\nfrom lab.testing import skip_if_single_gpu, skip_old_python, slow\nfrom lab import testing\n\n\n"
+            "@skip_if_single_gpu\nclass TestConsolidated:\n    def test_a(self):\n        a = torch.ones(2).cuda()\n\n\n"
+            "@testing.skip_if_single_gpu\ndef test_b():\n    b = torch.ones(2).cuda()\n\n\n"
+            "@skip_old_python\n@slow\ndef test_c():\n    c = torch.ones(2).cuda()\n");
+    const ScanResult r = scan_dir(d);
+    int skipped = 0, running = 0;
+    for (const auto& f : r.findings) {
+        if (f.rule_id != "cuda-method-call" || f.location.path != "tests/test_fsdp.py") continue;
+        if (f.location.line == 10 || f.location.line == 15) {
+            EXPECT_EQ(f.guard, GuardKind::test_skip) << f.location.line << ": " << f.guard_note;
+            EXPECT_EQ(f.severity, Severity::info) << f.location.line;
+            EXPECT_NE(f.guard_note.find("(lab/testing.py:4)"), std::string::npos) << f.guard_note;
+            ++skipped;
+        }
+        // a skip on the Python version, and a mark that skips nothing, say nothing of a Mac
+        if (f.location.line == 21) {
+            EXPECT_EQ(f.guard, GuardKind::none) << f.guard_note;
+            EXPECT_EQ(f.severity, Severity::minor);
+            ++running;
+        }
+    }
+    EXPECT_EQ(skipped, 2);
+    EXPECT_EQ(running, 1);
+}
+
 TEST(ProgramModel, NamespacePackagesAreFollowed) {
     // RWKV-v2-RNN/train.py: `from src.model import GPT` with no src/__init__.py (a namespace package)
     test::TempDir d;

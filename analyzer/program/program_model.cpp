@@ -218,6 +218,13 @@ void ProgramModel::find_skip_scopes(const std::vector<FileRecord>& files) {
         if (!f.facts) continue;
         for (const auto& skip : f.facts->helper_skips) {
             std::string defined_in;
+            if (skip.alias) {
+                if (const SkipAlias* a = skip_alias_of(f.path, skip.via, defined_in))
+                    m_line_skips[f.path].push_back({skip.line, skip.end_line,
+                                                    f.path + ":" + std::to_string(skip.line) + ": " + skip.note + ", bound to `" + a->note + "` (" +
+                                                        defined_in + ":" + std::to_string(a->line) + ")"});
+                continue;
+            }
             if (const ReturnWithoutCuda* r = returns_without_cuda_of(f.path, skip.via, defined_in); r && r->falsy)
                 m_line_skips[f.path].push_back({skip.line, skip.end_line,
                                                 f.path + ":" + std::to_string(skip.line) + ": " + skip.note + ", and " + skip.via +
@@ -248,26 +255,43 @@ void ProgramModel::find_skip_scopes(const std::vector<FileRecord>& files) {
     }
 }
 
-const ReturnWithoutCuda* ProgramModel::returns_without_cuda_of(const std::string& path, const std::string& via, std::string& defined_in) const {
+std::vector<std::string> ProgramModel::files_defining(const std::string& path, const std::string& via, std::string& name) const {
     const auto dot = via.rfind('.');
-    const std::string function = dot == std::string::npos ? via : via.substr(dot + 1);
-    // Where it may be defined: the file itself for a bare name; the modules the file imports it from
-    // by name (`from tests.helpers.utils import available_gpus`), or whole (`from helpers import utils`)
-    // for `utils.available_gpus()`.
+    name = dot == std::string::npos ? via : via.substr(dot + 1);
     std::vector<std::string> files;
     if (dot == std::string::npos) files.push_back(path);
     if (const auto edges = m_edges.find(path); edges != m_edges.end())
         for (const auto& e : edges->second) {
-            const bool by_name = e.names && std::find(e.names->begin(), e.names->end(), function) != e.names->end();
+            const bool by_name = e.names && std::find(e.names->begin(), e.names->end(), name) != e.names->end();
             if (dot == std::string::npos ? by_name : !e.names.has_value()) files.push_back(e.to);
         }
-    for (const auto& file : files) {
+    return files;
+}
+
+const ReturnWithoutCuda* ProgramModel::returns_without_cuda_of(const std::string& path, const std::string& via, std::string& defined_in) const {
+    std::string function;
+    for (const auto& file : files_defining(path, via, function)) {
         const auto facts = m_facts.find(file);
         if (facts == m_facts.end()) continue;
         for (const auto& r : facts->second->returns_without_cuda)
             if (r.function == function) {
                 defined_in = file;
                 return &r;
+            }
+    }
+    return nullptr;
+}
+
+const SkipAlias* ProgramModel::skip_alias_of(const std::string& path, const std::string& via, std::string& defined_in) const {
+    std::string name;
+    for (const auto& file : files_defining(path, via, name)) {
+        if (file == path) continue;  // the file's own aliases are its guards' (GuardFinder)
+        const auto facts = m_facts.find(file);
+        if (facts == m_facts.end()) continue;
+        for (const auto& a : facts->second->skip_aliases)
+            if (a.name == name) {
+                defined_in = file;
+                return &a;
             }
     }
     return nullptr;

@@ -292,6 +292,13 @@ private:
     // without CUDA, when `path` defines it or imports it from a file of the repository (`defined_in`)
     // and it returns there; nullptr otherwise. Through the import graph's edges, as the file imports it.
     const ReturnWithoutCuda* returns_without_cuda_of(const std::string& path, const std::string& via, std::string& defined_in) const;
+    // The skip decorator that the name `via` (as `path` writes it after `@`) is bound to, where `path`
+    // imports it from a file of the repository (`defined_in`) that binds it; nullptr otherwise.
+    const SkipAlias* skip_alias_of(const std::string& path, const std::string& via, std::string& defined_in) const;
+    // The files where `path` may find the name `via` as it writes it: itself for a bare name, and the
+    // files it imports it from by name (`from tests.helpers.utils import available_gpus`), or whole
+    // (`from helpers import utils`) for `utils.available_gpus`. The name's last segment in `name`.
+    std::vector<std::string> files_defining(const std::string& path, const std::string& via, std::string& name) const;
     struct Edge {
         std::string to;
         int line = 0;

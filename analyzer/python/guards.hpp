@@ -60,6 +60,12 @@ public:
     // that names no device, platform, process count or package of its own (`@pytest.mark.skipif(
     // available_gpus() < 4)`), whose called functions the program model may find in other files.
     std::vector<TSNode> unread_skip_conditions(TSNode decorated) const;
+    // Whether a decorator's expression is a skip this file reads as a test skip on a Mac
+    // (`pytest.mark.skipif(not torch.cuda.is_available())`, `@requires_cuda`), as a decorator or bound
+    // to a name for one.
+    bool reads_as_skip(TSNode e) const { return is_skip_decorator(e) && ts_node_is_null(unread_condition(e)); }
+    // Whether `e` is a skip decorator of the vocabulary or a name this file binds to one.
+    bool is_skip_decorator(TSNode e) const;
     // The handler's first line, when `node` is in the body of a try whose ImportError handler always
     // leaves (raises, exits): the repository declares what the body imports required. Not for an
     // import whose function (or module) uses none of the names it binds: a probe of the package.
@@ -116,9 +122,8 @@ private:
     Guard from_try(TSNode try_statement, TSNode node) const;
     bool rebuilds_import(TSNode try_statement, TSNode handler) const;
     Guard from_decorators(TSNode decorated) const;
-    // Whether decorator expression `e` (the call or name after `@`) is a skip decorator, and, for one,
-    // its condition when that says nothing of a Mac by itself (null otherwise).
-    bool is_skip_decorator(TSNode e) const;
+    // For a skip decorator's expression `e` (the call or name after `@`), its condition when that says
+    // nothing of a Mac by itself (null otherwise).
     TSNode unread_condition(TSNode e) const;
     bool sibling_checks_mps(TSNode if_statement) const;
     bool earlier_return_checks_mps(TSNode statement) const;

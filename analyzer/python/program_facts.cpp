@@ -753,6 +753,27 @@ void add_helper_skips(TSNode root, const ModuleFacts& facts, const GuardFinder& 
             const TSNode stmt = ts_node_named_child(block, i);
             const TSNode def = is_type(stmt, "decorated_definition") ? field(stmt, "definition") : stmt;
             if (is_type(stmt, "decorated_definition"))
+                for (uint32_t k = 0; k < ts_node_named_child_count(stmt); ++k) {
+                    // `@skip_if_single_gpu`, imported: the file that binds it may make it a skip
+                    const TSNode decorator = ts_node_named_child(stmt, k);
+                    if (!is_type(decorator, "decorator")) continue;
+                    const TSNode e = ts_node_named_child(decorator, 0);
+                    TSNode head = e;
+                    while (is_type(head, "attribute")) head = field(head, "object");
+                    if ((!is_type(e, "identifier") && !is_type(e, "attribute")) || !is_type(head, "identifier") || guards.is_skip_decorator(e) ||
+                        !facts.is_imported(facts.text(head)))
+                        continue;
+                    // the standard library's and torch's own decorators (`@torch.no_grad()` is a call;
+                    // `@functools.wraps`, `@torch.jit.script` are names) bind no skip
+                    const std::string q = facts.qualname(e);
+                    const std::string_view top = std::string_view(q).substr(0, q.find('.'));
+                    if (top == "torch" || top == "functools" || top == "typing" || top == "abc" || top == "dataclasses" || top == "contextlib" ||
+                        top == "pytest" || top == "unittest")
+                        continue;
+                    out.helper_skips.push_back({line_of(decorator), static_cast<int>(ts_node_end_point(stmt).row) + 1,
+                                                one_line(facts.text(decorator), 121), std::string(facts.text(e)), true});
+                }
+            if (is_type(stmt, "decorated_definition"))
                 for (TSNode condition : guards.unread_skip_conditions(stmt)) {
                     const TSNode decorator = enclosing(condition, {"decorator"});
                     for_each_node(condition, [&](TSNode call) {
@@ -767,6 +788,20 @@ void add_helper_skips(TSNode root, const ModuleFacts& facts, const GuardFinder& 
         }
     };
     walk(root, 0);
+}
+
+// Module-level names bound to a skip decorator that reads as a test skip on a Mac.
+void add_skip_aliases(TSNode root, const ModuleFacts& facts, const GuardFinder& guards, FileFacts& out) {
+    for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
+        const TSNode stmt = ts_node_named_child(root, i);
+        if (!is_type(stmt, "expression_statement")) continue;
+        const TSNode a = ts_node_named_child(stmt, 0);
+        if (!is_type(a, "assignment")) continue;
+        const TSNode left = field(a, "left");
+        const TSNode right = field(a, "right");
+        if (!is_type(left, "identifier") || !is_type(right, "call") || !guards.reads_as_skip(right)) continue;
+        out.skip_aliases.push_back({std::string(facts.text(left)), line_of(stmt), one_line(facts.text(right), 121)});
+    }
 }
 
 // Module-level functions with a `device` or `map_location` parameter whose default is "cpu".
@@ -1054,6 +1089,7 @@ FileFacts extract_program_facts(TSNode root, const ModuleFacts& facts, const Gua
     add_cpu_default_functions(root, facts, out);
     add_collect_skips(root, facts, guards, out);
     add_helper_skips(root, facts, guards, out);
+    add_skip_aliases(root, facts, guards, out);
     add_sys_path_folders(root, facts, out);
     if (text.find("trust_remote_code") != std::string_view::npos)
         for_each_node(root, [&](TSNode node) {
