@@ -1217,6 +1217,20 @@ def to_device_index(x, device=-1, gpu_count=0):
     return x
 
 
+# A name the file binds once, at module level, to an option off by default is that option
+# (PyTorch-GAN's cluster_gan: `wass_metric = args.wass_flag`, then `if wass_metric:`); one bound
+# again is not.
+wass_metric = args.gpu
+if wass_metric:
+    # guard: off-by-default
+    penalty = torch.ones(1).cuda()
+rebound = args.gpu
+rebound = True
+if rebound:
+    # guard: none
+    penalty = torch.ones(1).cuda()
+
+
 if __name__ == "__main__":
     # the `__main__` block's own functions: one nothing names, one it calls
     def never_run(x):

@@ -896,6 +896,27 @@ std::optional<std::string> GuardFinder::off_by_default(TSNode condition) const {
                 return "getattr(..., \"" + *name + "\", " + std::string(fallback) + "): false where no code set " + *name;
         }
     }
+    // `wass_metric = args.wass_flag` at module level, then `if wass_metric:` (PyTorch-GAN's cluster_gan):
+    // a name the file binds once, to an option off by default, is that option.
+    if (is_type(condition, "identifier")) {
+        TSNode bound{};
+        int bindings = 0;
+        for (TSNode use : m_facts.identifiers_named(m_facts.text(condition))) {
+            const TSNode parent = ts_node_parent(use);
+            const std::string_view type = node_type(parent);
+            const bool stores = (type == "assignment" || type == "augmented_assignment" || type == "for_statement") && ts_node_eq(field(parent, "left"), use);
+            const bool names = ((type == "default_parameter" || type == "typed_default_parameter") && ts_node_eq(field(parent, "name"), use)) ||
+                               type == "parameters" || type == "typed_parameter" || type == "pattern_list" || type == "tuple_pattern" ||
+                               type == "global_statement" || type == "nonlocal_statement" || type == "as_pattern_target";
+            if (!stores && !names) continue;
+            ++bindings;
+            if (type == "assignment" && is_type(ts_node_parent(ts_node_parent(parent)), "module")) bound = parent;
+        }
+        if (bindings != 1 || ts_node_is_null(bound)) return std::nullopt;
+        const TSNode value = field(bound, "right");
+        if (!is_type(value, "attribute")) return std::nullopt;
+        return off_by_default(value);  // the option's own note: a command that passes it turns the branch on
+    }
     if (!is_type(condition, "attribute") || !is_type(field(condition, "object"), "identifier") || m_facts.text(field(condition, "object")) == "self")
         return std::nullopt;
     const auto& flags = argparse_off_flags();
