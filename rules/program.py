@@ -226,6 +226,24 @@ def backends(w, device, engine, onnx):
 
         # guard: none
         device = torch.device("cuda:0")
+    elif w.endswith(".trt"):
+        # ultralytics' AutoBackend: imported in a try whose handler installs it and imports it again
+        try:
+            import tensorrt as trt
+        except ImportError:
+            check_requirements("nvidia-tensorrt")
+            import tensorrt as trt
+        if device.type == "cpu":
+            # guard: device-check
+            device = torch.device("cuda:0")
+    elif w.endswith(".xml"):
+        # a handler that goes on without it: the arm runs on
+        try:
+            import tensorrt as trt
+        except ImportError:
+            trt = None
+        # guard: none
+        device = torch.device("cuda:0")
     return device
 
 

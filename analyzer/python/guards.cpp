@@ -1214,14 +1214,47 @@ Guard GuardFinder::after_absent_import(TSNode block, TSNode node) const {
     // a later import is weighed as an import (`import triton` then `import triton.language as tl` is
     // one dependency, whose guard is the arm's)
     if (is_type(node, "import_statement") || is_type(node, "import_from_statement")) return {};
+    // The packages a statement imports for certain: an import, or a try that imports them in its body
+    // and again in every handler that goes on (MobileSAMv2's ultralytics: `try: import tensorrt as trt
+    // except ImportError: check_requirements(...); import tensorrt as trt`).
+    auto certain_imports = [&](TSNode stmt) {
+        if (!is_type(stmt, "try_statement")) return imported_packages(stmt, m_facts);
+        auto direct = [&](TSNode b) {
+            std::vector<std::string> out;
+            for (uint32_t k = 0; !ts_node_is_null(b) && k < ts_node_named_child_count(b); ++k) {
+                const auto more = imported_packages(ts_node_named_child(b, k), m_facts);
+                out.insert(out.end(), more.begin(), more.end());
+            }
+            return out;
+        };
+        std::vector<std::string> out = direct(field(stmt, "body"));
+        for (uint32_t k = 0; k < ts_node_named_child_count(stmt); ++k) {
+            const TSNode clause = ts_node_named_child(stmt, k);
+            if (!is_type(clause, "except_clause")) continue;
+            const TSNode handler = ts_node_named_child(clause, ts_node_named_child_count(clause) - 1);
+            if (!is_type(handler, "block") || always_leaves(handler)) continue;
+            const std::vector<std::string> again = direct(handler);
+            out.erase(std::remove_if(out.begin(), out.end(), [&](const std::string& p) { return std::find(again.begin(), again.end(), p) == again.end(); }),
+                      out.end());
+        }
+        return out;
+    };
     for (uint32_t i = 0; i < ts_node_named_child_count(block); ++i) {
         const TSNode stmt = ts_node_named_child(block, i);
         if (ts_node_start_byte(stmt) >= ts_node_start_byte(node)) break;
-        for (const std::string& top : imported_packages(stmt, m_facts))
+        for (const std::string& top : certain_imports(stmt))
             for (const std::string& word : identifier_words(top))
-                if (listed(m_vocab.mac_absent_package_words, word))
+                if (listed(m_vocab.mac_absent_package_words, word)) {
+                    // a try is named by the import in its body (the handler imports it again)
+                    TSNode shown = stmt;
+                    for (uint32_t k = 0; is_type(stmt, "try_statement") && k < ts_node_named_child_count(field(stmt, "body")); ++k)
+                        if (const TSNode b = ts_node_named_child(field(stmt, "body"), k); !imported_packages(b, m_facts).empty()) {
+                            shown = b;
+                            break;
+                        }
                     return {GuardKind::device_check, false,
-                            "after `" + one_line(stmt) + "` (line " + std::to_string(ts_node_start_point(stmt).row + 1) + "): a package a Mac never has, so the arm stops there"};
+                            "after `" + one_line(shown) + "` (line " + std::to_string(ts_node_start_point(shown).row + 1) + "): a package a Mac never has, so the arm stops there"};
+                }
     }
     return {};
 }
