@@ -4793,6 +4793,12 @@ TEST(ProgramModel, ASamplingScriptBesideATrainingOneIsTooling) {
     const Finding* knn = find(with_knn, "cuda-method-call", "scripts/knn2img.py");
     ASSERT_NE(knn, nullptr);
     EXPECT_EQ(knn->reach, Reach::tooling) << knn->note;
+    // an interactive viewer beside the training run (LGM's gui.py)
+    d.write("gui.py", "import torch\n\nif __name__ == \"__main__\":\n    starter = torch.cuda.Event(enable_timing=True)\n");
+    const ScanResult with_gui = scan_dir(d);
+    const Finding* gui = find(with_gui, "torch-cuda-stream-event", "gui.py");
+    ASSERT_NE(gui, nullptr);
+    EXPECT_EQ(gui->reach, Reach::tooling) << gui->note;
     // the GAN family's tools and a demo UI's folder: stylegan's calc_metrics.py, stable diffusion's
     // scripts/gradio/depth2img.py
     d.write("calc_metrics.py", "import torch\n\nif __name__ == \"__main__\":\n    model = torch.nn.Linear(2, 2).cuda()\n");
