@@ -1237,7 +1237,12 @@ def to_device_index(x, device=-1, gpu_count=0):
 
 # A name the file binds once, at module level, to an option off by default is that option
 # (PyTorch-GAN's cluster_gan: `wass_metric = args.wass_flag`, then `if wass_metric:`); one bound
-# again is not.
+# again is not. A parameter of the same name is its function's own.
+class Critic:
+    def __init__(self, wass_metric=False):
+        self.wass = wass_metric
+
+
 wass_metric = args.gpu
 if wass_metric:
     # guard: off-by-default

@@ -897,8 +897,11 @@ std::optional<std::string> GuardFinder::off_by_default(TSNode condition) const {
         }
     }
     // `wass_metric = args.wass_flag` at module level, then `if wass_metric:` (PyTorch-GAN's cluster_gan):
-    // a name the file binds once, to an option off by default, is that option.
+    // a name the module binds once, to an option off by default, is that option. Bindings in functions
+    // and classes are theirs (cluster_gan's `def __init__(self, wass_metric=False)`), unless they are
+    // the tested name's own scope's.
     if (is_type(condition, "identifier")) {
+        const TSNode own = enclosing(condition, {"function_definition", "class_definition"});
         TSNode bound{};
         int bindings = 0;
         for (TSNode use : m_facts.identifiers_named(m_facts.text(condition))) {
@@ -909,6 +912,9 @@ std::optional<std::string> GuardFinder::off_by_default(TSNode condition) const {
                                type == "parameters" || type == "typed_parameter" || type == "pattern_list" || type == "tuple_pattern" ||
                                type == "global_statement" || type == "nonlocal_statement" || type == "as_pattern_target";
             if (!stores && !names) continue;
+            const TSNode scope = enclosing(use, {"function_definition", "class_definition"});
+            if (!ts_node_is_null(own) && ts_node_eq(scope, own)) return std::nullopt;  // a local of the tested name's function
+            if (!ts_node_is_null(scope)) continue;  // another function's or class's own
             ++bindings;
             if (type == "assignment" && is_type(ts_node_parent(ts_node_parent(parent)), "module")) bound = parent;
         }
