@@ -3443,6 +3443,36 @@ TEST(ProgramModel, ASkipDecoratorImportedUnderANameOfItsOwnIsATestSkip) {
     EXPECT_EQ(running, 1);
 }
 
+TEST(ProgramModel, ACallUnderAnOptionOffByDefaultGuardsItsFunctionInALargeScript) {
+    // PyTorch-GAN's cluster_gan: module-level options, `wass_metric = args.wass_flag`, and the one call
+    // of calc_gradient_penalty() under `if wass_metric:` in a script past the size from which the
+    // callers' pass parses only the statements that can answer (8 KiB).
+    std::string pad;
+    for (int i = 0; pad.size() < 12000; ++i) pad += "def _pad_" + std::to_string(i) + "(a, b):\n    return a + b * " + std::to_string(i) + "\n\n\n";
+    const std::string script =
+        "import argparse\nimport torch\n\nparser = argparse.ArgumentParser()\n"
+        "parser.add_argument(\"-n\", \"--n_epochs\", dest=\"n_epochs\", default=200, type=int)\n"
+        "parser.add_argument(\"-w\", \"--wass_flag\", dest=\"wass_flag\", action=\"store_true\")\n"
+        "args = parser.parse_args()\n\n\n" + pad +
+        "def calc_gradient_penalty(real):\n    alpha = torch.rand(real.size(0), 1).cuda()\n    return alpha\n\n\n"
+        "wass_metric = args.wass_flag\n"
+        "for epoch in range(args.n_epochs):\n    if wass_metric:\n        penalty = calc_gradient_penalty(torch.ones(2))\n";
+    test::TempDir d;
+    d.write("clustergan.py", script);
+    const ScanResult r = scan_dir(d);
+    const Finding* penalty = find(r, "cuda-method-call", "clustergan.py");
+    ASSERT_NE(penalty, nullptr);
+    EXPECT_EQ(penalty->guard, GuardKind::off_by_default) << penalty->guard_note;
+    EXPECT_EQ(penalty->severity, Severity::minor);
+    // a command of the repository that passes the option turns the branch on
+    d.write("run.sh", "python clustergan.py --wass_flag\n");
+    const ScanResult on = scan_dir(d);
+    const Finding* turned = find(on, "cuda-method-call", "clustergan.py");
+    ASSERT_NE(turned, nullptr);
+    EXPECT_EQ(turned->guard, GuardKind::none) << turned->guard_note;
+    EXPECT_EQ(turned->severity, Severity::major);
+}
+
 TEST(ProgramModel, NamespacePackagesAreFollowed) {
     // RWKV-v2-RNN/train.py: `from src.model import GPT` with no src/__init__.py (a namespace package)
     test::TempDir d;

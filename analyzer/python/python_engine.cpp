@@ -407,8 +407,8 @@ std::map<std::string, RegistryChoice> PythonEngine::registry_choices(std::string
 std::vector<FunctionUses> PythonEngine::uses_of_functions(std::string_view text, const std::vector<FunctionQuery>& queries, bool full_parse) const {
     // Only the statements that can answer: those naming a function asked about or holding a line
     // asked about, the statements naming what those define (callers, up to the depth that guards are
-    // looked for through callers), the imports, the module-level names they use, and whatever mentions
-    // a skip (a test file's own guard).
+    // looked for through callers), the imports, the module-level names they use, whatever mentions
+    // a skip (a test file's own guard), and the command-line options it declares.
     std::vector<std::string> words;
     for (const auto& q : queries)
         for (const auto& n : q.names)
@@ -423,7 +423,10 @@ std::vector<FunctionUses> PythonEngine::uses_of_functions(std::string_view text,
     if (!full_parse) {
         std::set<int> lines;
         for (const auto& q : queries) lines.insert(q.lines.begin(), q.lines.end());
-        for (std::string_view skip : {"skip", "Skip"})
+        // and the options a script declares at module level, which say what is off by default
+        // (PyTorch-GAN's `parser.add_argument("--wass_flag", action='store_true')` for a call under
+        // `if wass_metric:`)
+        for (std::string_view skip : {"skip", "Skip", "add_argument("})
             for (std::size_t at = text.find(skip); at != std::string_view::npos; at = text.find(skip, at + skip.size())) hits.emplace_back(at, 0);
         int row = 1;
         for (std::size_t at = 0; at < text.size() && !lines.empty() && row <= *lines.rbegin(); ++row) {
