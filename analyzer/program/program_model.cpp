@@ -268,33 +268,30 @@ std::vector<std::string> ProgramModel::files_defining(const std::string& path, c
     return files;
 }
 
-const ReturnWithoutCuda* ProgramModel::returns_without_cuda_of(const std::string& path, const std::string& via, std::string& defined_in) const {
-    std::string function;
-    for (const auto& file : files_defining(path, via, function)) {
+template <typename Fact>
+const Fact* ProgramModel::defined_for(const std::string& path, const std::string& via, std::string& defined_in, std::vector<Fact> FileFacts::*facts_of,
+                                      std::string Fact::*name_of, bool elsewhere) const {
+    std::string name;
+    for (const auto& file : files_defining(path, via, name)) {
+        if (elsewhere && file == path) continue;
         const auto facts = m_facts.find(file);
         if (facts == m_facts.end()) continue;
-        for (const auto& r : facts->second->returns_without_cuda)
-            if (r.function == function) {
+        for (const Fact& fact : (*facts->second).*facts_of)
+            if (fact.*name_of == name) {
                 defined_in = file;
-                return &r;
+                return &fact;
             }
     }
     return nullptr;
 }
 
+const ReturnWithoutCuda* ProgramModel::returns_without_cuda_of(const std::string& path, const std::string& via, std::string& defined_in) const {
+    return defined_for(path, via, defined_in, &FileFacts::returns_without_cuda, &ReturnWithoutCuda::function, false);
+}
+
 const SkipAlias* ProgramModel::skip_alias_of(const std::string& path, const std::string& via, std::string& defined_in) const {
-    std::string name;
-    for (const auto& file : files_defining(path, via, name)) {
-        if (file == path) continue;  // the file's own aliases are its guards' (GuardFinder)
-        const auto facts = m_facts.find(file);
-        if (facts == m_facts.end()) continue;
-        for (const auto& a : facts->second->skip_aliases)
-            if (a.name == name) {
-                defined_in = file;
-                return &a;
-            }
-    }
-    return nullptr;
+    // the file's own aliases are its guards' (GuardFinder)
+    return defined_for(path, via, defined_in, &FileFacts::skip_aliases, &SkipAlias::name, true);
 }
 
 std::optional<std::string> ProgramModel::test_skip_at(const std::string& path, int line) const {

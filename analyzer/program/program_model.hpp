@@ -299,6 +299,11 @@ private:
     // files it imports it from by name (`from tests.helpers.utils import available_gpus`), or whole
     // (`from helpers import utils`) for `utils.available_gpus`. The name's last segment in `name`.
     std::vector<std::string> files_defining(const std::string& path, const std::string& via, std::string& name) const;
+    // The fact of `files_defining` whose name (`name_of`) is the name `via` writes, and its file; with
+    // `elsewhere`, not one of `path` itself.
+    template <typename Fact>
+    const Fact* defined_for(const std::string& path, const std::string& via, std::string& defined_in, std::vector<Fact> FileFacts::*facts_of,
+                            std::string Fact::*name_of, bool elsewhere) const;
     struct Edge {
         std::string to;
         int line = 0;
