@@ -337,6 +337,12 @@ bool only_compared(TSNode collection, const ModuleFacts& facts) {
 bool numpy_as_is_later(TSNode assigned, const ModuleFacts& facts) {
     if (!is_type(assigned, "identifier")) return false;
     for (TSNode u : later_uses(assigned, ts_node_end_byte(assigned), facts)) {
+        // only a use that runs wherever the conversion did: in its block or one around it, not in a
+        // branch of its own (detectron2's BoxMode.convert turns the result into NumPy only `if
+        // is_numpy:`, and hands a tensor back otherwise)
+        TSNode block = ts_node_parent(u);
+        while (!ts_node_is_null(block) && !is_type(block, "block") && !is_type(block, "module")) block = ts_node_parent(block);
+        if (ts_node_is_null(block) || !contains(block, assigned)) continue;
         for (TSNode cur = u;;) {
             const TSNode attr = ts_node_parent(cur);
             if (!is_type(attr, "attribute") || !ts_node_eq(field(attr, "object"), cur)) break;

@@ -189,6 +189,17 @@ def eval_track(references, estimates, compute_sdr=True):
     return references.numpy(), estimates.cpu().numpy()
 
 
+def convert(box, rotated, is_numpy):
+    # detectron2's BoxMode.convert: NumPy only in a branch of its own; a tensor handed back otherwise
+    arr = box.clone()
+    if rotated:
+        # ruleid: float64-dtype
+        arr = arr.double()
+    if is_numpy:
+        return arr.numpy()
+    return arr
+
+
 def every_dtype(device):
     # ruleid: float64-dtype
     return [torch.zeros(2, dtype=d, device=device) for d in (torch.float32, torch.float64)]
