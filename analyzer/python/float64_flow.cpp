@@ -337,11 +337,30 @@ bool only_compared(TSNode collection, const ModuleFacts& facts) {
 bool numpy_as_is_later(TSNode assigned, const ModuleFacts& facts) {
     if (!is_type(assigned, "identifier")) return false;
     for (TSNode u : later_uses(assigned, ts_node_end_byte(assigned), facts)) {
-        // only a use that runs wherever the conversion did: in its block or one around it, not in a
-        // branch of its own (detectron2's BoxMode.convert turns the result into NumPy only `if
-        // is_numpy:`, and hands a tensor back otherwise)
-        TSNode block = ts_node_parent(u);
-        while (!ts_node_is_null(block) && !is_type(block, "block") && !is_type(block, "module")) block = ts_node_parent(block);
+        // only a use that runs wherever the conversion did and the function goes on: in its block or
+        // one around it, or in the one arm of an if whose other arms return or raise (demucs'
+        // `if not compute_sdr: return None, scores` then `else: references.numpy()`); not in a branch
+        // of its own (detectron2's BoxMode.convert turns the result into NumPy only `if is_numpy:`, and
+        // hands a tensor back otherwise)
+        auto block_of = [](TSNode n) {
+            TSNode b = ts_node_parent(n);
+            while (!ts_node_is_null(b) && !is_type(b, "block") && !is_type(b, "module")) b = ts_node_parent(b);
+            return b;
+        };
+        auto leaves = [](TSNode b) {
+            for (uint32_t k = 0; k < ts_node_named_child_count(b); ++k)
+                if (is_type(ts_node_named_child(b, k), "return_statement") || is_type(ts_node_named_child(b, k), "raise_statement")) return true;
+            return false;
+        };
+        TSNode block = block_of(u);
+        while (!ts_node_is_null(block) && !contains(block, assigned)) {
+            const TSNode arm = ts_node_parent(block);
+            const TSNode choice = is_type(arm, "if_statement") ? arm : ts_node_parent(arm);
+            if (!is_type(choice, "if_statement") || contains(choice, assigned)) break;
+            const IfArms arms = if_arms(choice);
+            if (!arms.has_else || !std::all_of(arms.blocks.begin(), arms.blocks.end(), [&](TSNode b) { return ts_node_eq(b, block) || leaves(b); })) break;
+            block = block_of(choice);
+        }
         if (ts_node_is_null(block) || !contains(block, assigned)) continue;
         for (TSNode cur = u;;) {
             const TSNode attr = ts_node_parent(cur);
