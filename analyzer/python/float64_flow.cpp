@@ -338,7 +338,7 @@ bool numpy_as_is_later(TSNode assigned, const ModuleFacts& facts) {
     if (!is_type(assigned, "identifier")) return false;
     for (TSNode u : later_uses(assigned, ts_node_end_byte(assigned), facts)) {
         // only a use that runs wherever the conversion did and the function goes on: in its block or
-        // one around it, or in the one arm of an if whose other arms return or raise (demucs'
+        // one around it, or in the one arm of an if whose other arms return or raise without it (demucs'
         // `if not compute_sdr: return None, scores` then `else: references.numpy()`); not in a branch
         // of its own (detectron2's BoxMode.convert turns the result into NumPy only `if is_numpy:`, and
         // hands a tensor back otherwise)
@@ -347,8 +347,11 @@ bool numpy_as_is_later(TSNode assigned, const ModuleFacts& facts) {
             while (!ts_node_is_null(b) && !is_type(b, "block") && !is_type(b, "module")) b = ts_node_parent(b);
             return b;
         };
-        auto leaves = [](TSNode b) {
-            for (uint32_t k = 0; k < ts_node_named_child_count(b); ++k)
+        // an arm that returns or raises without the tensor (detectron2's `else: return arr` hands it back)
+        auto leaves = [&](TSNode b) {
+            bool names = false;
+            for_each_node(b, [&](TSNode n) { names = names || (is_type(n, "identifier") && facts.text(n) == facts.text(assigned)); });
+            for (uint32_t k = 0; k < ts_node_named_child_count(b) && !names; ++k)
                 if (is_type(ts_node_named_child(b, k), "return_statement") || is_type(ts_node_named_child(b, k), "raise_statement")) return true;
             return false;
         };

@@ -209,7 +209,8 @@ def convert(box, rotated, is_numpy):
         arr = arr.double()
     if is_numpy:
         return arr.numpy()
-    return arr
+    else:
+        return arr
 
 
 def every_dtype(device):
