@@ -121,17 +121,108 @@ std::vector<QueryPattern> split_query(std::string_view q) {
     return out;
 }
 
+std::string untyped_parents(std::string_view shape, std::vector<std::pair<std::string, std::string>>& typed) {
+    typed.clear();
+    struct Open {
+        std::size_t close;  // where its `)` or `]` is
+        bool named;         // a node of a named type, not a group or an alternation
+        std::string capture;  // written `(_ ...) @capture` here, its type checked through that capture
+    };
+    // Where each bracket closes, strings skipped whole.
+    std::vector<std::size_t> close(shape.size(), std::string_view::npos);
+    std::vector<std::size_t> opened;
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+        const char c = shape[i];
+        if (c == '"') {
+            ++i;
+            while (i < shape.size() && shape[i] != '"') i += shape[i] == '\\' ? 2 : 1;
+        } else if (c == '(' || c == '[') {
+            opened.push_back(i);
+        } else if (c == ')' || c == ']') {
+            if (opened.empty()) return std::string(shape);  // tree-sitter says what is wrong
+            close[opened.back()] = i;
+            opened.pop_back();
+        } else if (c == '*' || c == '+' || c == '?') {
+            // A quantified step may be left out: tree-sitter keeps the state that took a wrongly typed
+            // node over the one that skipped it (the latter's captures are a subset), so it stays typed.
+            return std::string(shape);
+        }
+    }
+    if (!opened.empty()) return std::string(shape);
+    const auto is_name_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    std::string out;
+    out.reserve(shape.size() + 32);
+    std::vector<Open> stack;
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+        const char c = shape[i];
+        if (c == '"') {
+            std::size_t end = i + 1;
+            while (end < shape.size() && shape[end] != '"') end += shape[end] == '\\' ? 2 : 1;
+            out.append(shape.substr(i, end + 1 - i));
+            i = end;
+            continue;
+        }
+        if (c == '[') {
+            // An alternation of nodes inside a node: its branches are states of one pattern that
+            // tree-sitter may merge, so that whole pattern stays typed (one of strings is harmless).
+            const std::string_view inside = shape.substr(i + 1, close[i] - i - 1);
+            const bool in_node = std::any_of(stack.begin(), stack.end(), [](const Open& o) { return o.named; });
+            if (in_node && inside.find('(') != std::string_view::npos) {
+                typed.clear();
+                return std::string(shape);
+            }
+            stack.push_back({close[i], false, {}});
+            out += c;
+            continue;
+        }
+        if (c == '(') {
+            std::size_t n = i + 1;
+            while (n < shape.size() && std::isspace(static_cast<unsigned char>(shape[n]))) ++n;
+            std::size_t end = n;
+            while (end < shape.size() && is_name_char(shape[end])) ++end;
+            const std::string_view name = shape.substr(n, end - n);
+            const bool named = !name.empty() && name != "_" && name != "ERROR" && name != "MISSING";
+            // children: another node, an alternation, a string or a wildcard between its name and its `)`
+            const std::string_view rest = shape.substr(end, close[i] - end);
+            bool children = rest.find_first_of("([\"") != std::string_view::npos;
+            for (std::size_t k = 0; !children && k < rest.size(); ++k)
+                children = rest[k] == '_' && (k == 0 || !is_name_char(rest[k - 1])) && (k + 1 == rest.size() || !is_name_char(rest[k + 1]));
+            const bool nested = std::any_of(stack.begin(), stack.end(), [](const Open& o) { return o.named; });
+            if (named && nested && children) {
+                typed.emplace_back("__t" + std::to_string(typed.size()), std::string(name));
+                stack.push_back({close[i], true, typed.back().first});
+                out += "(_";
+                i = end - 1;
+                continue;
+            }
+            stack.push_back({close[i], named, {}});
+            out += c;
+            continue;
+        }
+        if ((c == ')' || c == ']') && !stack.empty() && stack.back().close == i) {
+            const std::string capture = std::move(stack.back().capture);
+            stack.pop_back();
+            out += c;
+            if (!capture.empty()) out += " @" + capture;
+            continue;
+        }
+        out += c;
+    }
+    return out;
+}
+
 QuerySet::QuerySet(const std::vector<const Rule*>& rules) : m_rules(rules) {
     // No rule, no query: tree-sitter's analysis of the grammar costs a millisecond even for an empty
     // one (a check of files that name no rule's trigger).
     if (rules.empty()) return;
     const TSLanguage* lang = tree_sitter_python();
-    // Compiling is most of a small check's start-up, and tree-sitter's cost is per pattern: it walks
-    // the grammar's parse states under each node with children, ~1 ms a pattern. Rules share shapes
+    // Compiling is most of a small check's start-up, and tree-sitter's cost is per typed node with
+    // children: it walks the grammar's parse states under each, ~0.8 ms a node. Rules share shapes
     // (sixteen are `(call function: (_) @_fn) @finding` with their own #qualname-match?), so each
-    // distinct shape is compiled once, with no predicates (`shapes`), and every rule pattern's
-    // predicates go into a second query whose patterns have no children and cost nothing to analyse
-    // (`carrier`: `([(_) @_fn (_) @finding] (#qualname-match? @_fn "..."))`); tree-sitter parses both.
+    // distinct shape is compiled once, with no predicates and its inner nodes with children written as
+    // wildcards (`shapes`, untyped_parents), and every rule pattern's predicates go into a second query
+    // whose patterns have no children and cost nothing to analyse (`carrier`:
+    // `([(_) @_fn (_) @finding] (#qualname-match? @_fn "..."))`); tree-sitter parses both.
     // Only when that fails is each rule's query compiled alone, to name the bad file and line.
     std::string shapes, carrier;
     std::map<std::string, std::size_t> shape_index;  // shape text -> pattern index in `shapes`
@@ -141,10 +232,14 @@ QuerySet::QuerySet(const std::vector<const Rule*>& rules) : m_rules(rules) {
         bool has_predicates;
     };
     std::vector<Pending> pending;
+    std::vector<std::vector<std::pair<std::string, std::string>>> shape_types;  // per shape: capture -> the node type it stands for
     for (std::size_t r = 0; r < rules.size(); ++r) {
         for (const QueryPattern& p : split_query(rules[r]->query)) {
             auto [it, inserted] = shape_index.emplace(p.shape, shape_index.size());
-            if (inserted) shapes += p.shape + "\n";
+            if (inserted) {
+                shape_types.emplace_back();
+                shapes += untyped_parents(p.shape, shape_types.back()) + "\n";
+            }
             pending.push_back({r, it->second, !p.predicates.empty()});
             if (p.predicates.empty()) continue;
             carrier += "([";
@@ -152,12 +247,22 @@ QuerySet::QuerySet(const std::vector<const Rule*>& rules) : m_rules(rules) {
             carrier += "] " + p.predicates + ")\n";
         }
     }
+    // The types written in the shapes, each as its symbol; 0 for a name the grammar lacks (which the
+    // wildcard would hide from tree-sitter: the rule's own query names it below)
+    bool unknown_type = false;
+    std::vector<std::vector<std::pair<std::string, TSSymbol>>> shape_symbols(shape_types.size());
+    for (std::size_t shape = 0; shape < shape_types.size(); ++shape)
+        for (const auto& [capture, type] : shape_types[shape]) {
+            const TSSymbol symbol = ts_language_symbol_for_name(lang, type.data(), static_cast<uint32_t>(type.size()), true);
+            unknown_type = unknown_type || symbol == 0;
+            shape_symbols[shape].emplace_back(capture, symbol);
+        }
     uint32_t err_offset = 0;
     TSQueryError err = TSQueryErrorNone;
     m_query.reset(ts_query_new(lang, shapes.data(), static_cast<uint32_t>(shapes.size()), &err_offset, &err));
     std::unique_ptr<TSQuery, QueryDelete> predicates;
     if (m_query) predicates.reset(ts_query_new(lang, carrier.data(), static_cast<uint32_t>(carrier.size()), &err_offset, &err));
-    const bool split_as_compiled = m_query && predicates && ts_query_pattern_count(m_query.get()) == shape_index.size() &&
+    const bool split_as_compiled = !unknown_type && m_query && predicates && ts_query_pattern_count(m_query.get()) == shape_index.size() &&
                                    ts_query_pattern_count(predicates.get()) ==
                                        static_cast<uint32_t>(std::count_if(pending.begin(), pending.end(), [](const Pending& p) { return p.has_predicates; }));
     if (!split_as_compiled) {
@@ -178,6 +283,13 @@ QuerySet::QuerySet(const std::vector<const Rule*>& rules) : m_rules(rules) {
         const char* name = ts_query_capture_name_for_id(m_query.get(), c, &len);
         m_capture_names.emplace_back(name, len);
         if (m_capture_names.back() == "finding") m_finding_capture = c;
+    }
+    {
+        std::map<std::string, uint32_t, std::less<>> capture_id;
+        for (uint32_t c = 0; c < m_capture_names.size(); ++c) capture_id.emplace(m_capture_names[c], c);
+        m_shape_types.resize(shape_symbols.size());
+        for (std::size_t shape = 0; shape < shape_symbols.size(); ++shape)
+            for (const auto& [capture, symbol] : shape_symbols[shape]) m_shape_types[shape].emplace_back(capture_id.at(capture), symbol);
     }
 
     // Every rule's patterns must capture @finding: that is what gets reported.
@@ -462,11 +574,19 @@ void QuerySet::run(TSNode root, const ModuleFacts& facts, const std::vector<bool
     TSQueryMatch match;
     std::set<std::pair<const Rule*, uint32_t>> seen;  // one finding per rule and node, however many patterns hit it
     while (ts_query_cursor_next_match(cursor, &match)) {
+        if (!typed_as_written(match)) continue;
         // a shape: the rule patterns written with it, in the rules' order
         for (const std::size_t p : m_shape_patterns[match.pattern_index])
             emit(p, match, facts, enabled, seen, out);
     }
     ts_query_cursor_delete(cursor);
+}
+
+bool QuerySet::typed_as_written(const TSQueryMatch& match) const {
+    for (const auto& [capture, symbol] : m_shape_types[match.pattern_index])
+        for (uint16_t i = 0; i < match.capture_count; ++i)
+            if (match.captures[i].index == capture && ts_node_symbol(match.captures[i].node) != symbol) return false;
+    return true;
 }
 
 void QuerySet::emit(std::size_t pattern, const TSQueryMatch& match, const ModuleFacts& facts, const std::vector<bool>& enabled,

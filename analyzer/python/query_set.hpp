@@ -33,6 +33,15 @@ struct QueryPattern {
 };
 std::vector<QueryPattern> split_query(std::string_view query);
 
+// A shape with every node that sits inside another node and has children of its own written as a
+// wildcard, `(argument_list (identifier))` as `(_ (identifier)) @__t0`, and `typed` the capture and
+// type of each: when it compiles a query, tree-sitter 0.20.7 analyses each typed node with children
+// against the grammar's parse table (~0.8 ms each), and a wildcard not at all. A match is kept only
+// where each such capture's node has the type written (QuerySet::run). A shape with a quantifier, or
+// with an alternation of nodes inside a node, is returned as written: tree-sitter drops a state whose
+// captures are a subset of another's, and could keep the one that took a wrongly typed node.
+std::string untyped_parents(std::string_view shape, std::vector<std::pair<std::string, std::string>>& typed);
+
 struct NodeMatch {
     Match match;
     TSNode node;  // the @finding node, for context checks
@@ -54,6 +63,8 @@ public:
     std::size_t shape_count() const { return m_shape_patterns.size(); }
 
 private:
+    // Every node the shape wrote with a type, compiled as a wildcard (untyped_parents), has that type.
+    bool typed_as_written(const TSQueryMatch& match) const;
     bool holds(const Predicate& p, const TSQueryMatch& match, const ModuleFacts& facts) const;
     // One rule pattern's match: its predicates, then one NodeMatch per rule and node.
     void emit(std::size_t pattern, const TSQueryMatch& match, const ModuleFacts& facts, const std::vector<bool>& enabled,
@@ -67,6 +78,7 @@ private:
     // throws out of the constructor, and the query must not leak then.
     std::unique_ptr<TSQuery, QueryDelete> m_query;          // one pattern per distinct shape
     std::vector<std::vector<std::size_t>> m_shape_patterns; // shape (pattern of m_query) -> rule patterns written with it
+    std::vector<std::vector<std::pair<uint32_t, TSSymbol>>> m_shape_types;  // shape -> (capture, type) to check
     std::vector<std::size_t> m_pattern_rule;                // rule pattern -> index into m_rules
     std::vector<std::vector<Predicate>> m_predicates;       // per rule pattern
     std::vector<std::string> m_capture_names;               // per capture id
