@@ -321,9 +321,12 @@ TEST(Messages, KernelsAreNamedByTheirName) {
 
 std::vector<std::string> signature(const FileOutcome& o) {
     std::vector<std::string> out;
-    for (const auto& f : o.findings)
+    for (const auto& f : o.findings) {
         out.push_back(f.rule_id + "@" + std::to_string(f.location.line) + ":" + std::to_string(f.location.col) + " " +
                       std::string(to_string(f.severity)) + " " + std::string(to_string(f.guard)) + " " + f.message);
+        for (const auto& r : f.related)  // the uses of a constant: one finding at its definition, its uses beside it
+            out.back() += " | " + r.label + " " + std::to_string(r.location.line) + ":" + std::to_string(r.location.col);
+    }
     return out;
 }
 

@@ -61,6 +61,17 @@ std::vector<std::string_view> defined_names(std::string_view chunk) {
     return out;
 }
 
+// The name a statement `NAME = ...` binds (`device='cuda'`, spaces or none around the `=`); empty
+// for any other statement (`NAME == x`, `a.b = x`, `a, b = x`).
+std::string_view assigned_name(std::string_view chunk) {
+    std::size_t e = 0;
+    while (e < chunk.size() && is_word_char(chunk[e])) ++e;
+    std::size_t eq = e;
+    while (eq < chunk.size() && (chunk[eq] == ' ' || chunk[eq] == '\t')) ++eq;
+    if (e < 2 || eq >= chunk.size() || chunk[eq] != '=' || (eq + 1 < chunk.size() && chunk[eq + 1] == '=')) return {};
+    return chunk.substr(0, e);
+}
+
 }  // namespace
 
 std::vector<std::pair<std::size_t, std::uint32_t>> word_hits(std::string_view text, const std::vector<std::string>& words) {
@@ -215,11 +226,8 @@ std::vector<TSRange> regions_to_parse(std::string_view text, const std::vector<s
     // the regions-versus-whole-file test).
     for (std::size_t i = 0; i < units.size(); ++i) {
         if (keep[i]) continue;
-        const std::string_view chunk = text.substr(units[i].begin, units[i].end - units[i].begin);
-        std::size_t e = 0;
-        while (e < chunk.size() && is_word_char(chunk[e])) ++e;
-        if (e < 2 || chunk.compare(e, 3, " = ") != 0) continue;
-        const std::string_view name = chunk.substr(0, e);
+        const std::string_view name = assigned_name(text.substr(units[i].begin, units[i].end - units[i].begin));
+        if (name.empty()) continue;
         for (std::size_t k = 0; k < units.size() && !keep[i]; ++k) {
             if (!keep[k] || k == i) continue;
             keep[i] = contains_word(text.substr(units[k].begin, units[k].end - units[k].begin), name);
@@ -239,9 +247,7 @@ std::vector<TSRange> regions_to_parse(std::string_view text, const std::vector<s
             while (e < chunk.size() && is_word_char(chunk[e])) ++e;
             if (e - b >= 2) names.emplace_back(chunk.substr(b, e - b));
         }
-        std::size_t e = 0;
-        while (e < chunk.size() && is_word_char(chunk[e])) ++e;
-        if (e >= 2 && chunk.compare(e, 3, " = ") == 0) names.emplace_back(chunk.substr(0, e));
+        if (const std::string_view name = assigned_name(chunk); !name.empty()) names.emplace_back(name);
         // `from torch.cuda.amp import autocast, GradScaler`: the imported names themselves
         if (chunk.compare(0, 5, "from ") == 0) {
             const std::size_t imp = chunk.find(" import ");

@@ -95,3 +95,9 @@ def fold(fasta, device=None):
         # ruleid: hardcoded-cuda-device
         device = torch.device("cuda")  # what is set is not what was tested
     return torch_device, device, other
+
+
+# ruleid: hardcoded-cuda-device
+ACCEL='cuda'  # written without spaces (RWKV's `device='cuda'`): still the constant its uses name
+# ok: hardcoded-cuda-device
+head = torch.nn.Linear(2, 2).to(ACCEL)  # a use of ACCEL: a related location of the one finding above
