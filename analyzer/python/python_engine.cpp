@@ -62,6 +62,36 @@ Out with_file(std::string_view text, const std::vector<TSRange>& ranges, const R
 
 }  // namespace
 
+struct PythonEngine::WholeFile {
+    std::string text;
+    std::unique_ptr<TSTree, TreeDeleter> tree;
+    TSNode root{};
+    std::optional<ModuleFacts> facts;
+    std::optional<GuardFinder> guards;
+    std::mutex use;  // one pass at a time: the guard finder fills its caches as it is asked
+};
+
+std::shared_ptr<PythonEngine::WholeFile> PythonEngine::whole_file(std::string_view text) const {
+    if (!m_keep_whole) return nullptr;
+    const std::pair<std::uint64_t, std::size_t> key{content_hash(text), text.size()};
+    {
+        const std::lock_guard<std::mutex> lock(m_whole_mutex);
+        if (const auto found = m_whole.find(key); found != m_whole.end()) return found->second;
+        if (m_whole_bytes + text.size() > kWholeBytes) return nullptr;
+    }
+    auto file = std::make_shared<WholeFile>();
+    file->text = std::string(text);
+    file->tree.reset(ts_parser_parse_string(thread_parser(), nullptr, file->text.data(), static_cast<uint32_t>(file->text.size())));
+    if (!file->tree) return nullptr;
+    file->root = ts_tree_root_node(file->tree.get());
+    file->facts.emplace(file->root, file->text);
+    file->guards.emplace(m_catalogue.program().guards, *file->facts, file->root);
+    const std::lock_guard<std::mutex> lock(m_whole_mutex);
+    const auto [at, inserted] = m_whole.emplace(key, file);  // or the one another thread made meanwhile
+    if (inserted) m_whole_bytes += text.size();
+    return at->second;
+}
+
 PythonEngine::PythonEngine(const RuleCatalogue& catalogue, const std::string& target_torch)
     : m_catalogue(catalogue), m_target_torch(target_torch) {
     for (const auto& r : catalogue.rules()) {
@@ -83,6 +113,7 @@ void PythonEngine::prepare(const std::optional<std::vector<std::string_view>>& t
 
 void PythonEngine::build(const std::optional<std::vector<std::string_view>>& texts) const {
     const RuleCatalogue& catalogue = m_catalogue;
+    m_keep_whole = texts.has_value();
     // The query rules the given texts name a trigger of (all of them when none are given).
     std::vector<const Rule*> compiled;
     m_query_slot.assign(m_query_rules.size(), std::string::npos);
@@ -292,27 +323,41 @@ PythonEngine::Result PythonEngine::analyze(std::string_view text, bool full_pars
     result.facts.module_call_line = module_call_line_of(text, m_catalogue.program().script_setup_calls);
     if (!any) return result;
 
-    TSParser* parser = thread_parser();
-    // "import" only says the file has facts; imports are always parsed, and as a region hit it
-    // would pull in every statement that uses an imported name.
-    std::vector<std::pair<std::size_t, std::uint32_t>> region_hits;
-    region_hits.reserve(hits.size());
-    for (const auto& hit : hits)
-        if (hit.second != m_import_literal) region_hits.push_back(hit);
-    // The argparse declarations too: an option off by default guards what it turns on (guards.cpp
-    // off_by_default), wherever the parser is built.
-    if (!region_hits.empty())
-        for (std::size_t at = text.find("add_argument("); at != std::string_view::npos; at = text.find("add_argument(", at + 1))
-            region_hits.emplace_back(at, UINT32_MAX);
-    std::sort(region_hits.begin(), region_hits.end());
-    const std::vector<TSRange> ranges = full_parse ? std::vector<TSRange>() : regions_to_parse(text, region_hits);
-    if (!ranges.empty()) ts_parser_set_included_ranges(parser, ranges.data(), static_cast<uint32_t>(ranges.size()));
-    std::unique_ptr<TSTree, TreeDeleter> tree(ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size())));
-    if (!ranges.empty()) ts_parser_set_included_ranges(parser, nullptr, 0);
-    if (!tree) return result;
-    const TSNode root = ts_tree_root_node(tree.get());
-    const ModuleFacts facts(root, text);
-    const GuardFinder guards(m_catalogue.program().guards, facts, root);
+    // The file whole, kept for the passes after this one (a check), or the statements that can match
+    const std::shared_ptr<WholeFile> whole = whole_file(text);
+    std::unique_lock<std::mutex> in_use;
+    std::unique_ptr<TSTree, TreeDeleter> tree;
+    std::optional<ModuleFacts> own_facts;
+    std::optional<GuardFinder> own_guards;
+    TSNode root{};
+    if (whole) {
+        in_use = std::unique_lock<std::mutex>(whole->use);
+        root = whole->root;
+    } else {
+        TSParser* parser = thread_parser();
+        // "import" only says the file has facts; imports are always parsed, and as a region hit it
+        // would pull in every statement that uses an imported name.
+        std::vector<std::pair<std::size_t, std::uint32_t>> region_hits;
+        region_hits.reserve(hits.size());
+        for (const auto& hit : hits)
+            if (hit.second != m_import_literal) region_hits.push_back(hit);
+        // The argparse declarations too: an option off by default guards what it turns on (guards.cpp
+        // off_by_default), wherever the parser is built.
+        if (!region_hits.empty())
+            for (std::size_t at = text.find("add_argument("); at != std::string_view::npos; at = text.find("add_argument(", at + 1))
+                region_hits.emplace_back(at, UINT32_MAX);
+        std::sort(region_hits.begin(), region_hits.end());
+        const std::vector<TSRange> ranges = full_parse ? std::vector<TSRange>() : regions_to_parse(text, region_hits);
+        if (!ranges.empty()) ts_parser_set_included_ranges(parser, ranges.data(), static_cast<uint32_t>(ranges.size()));
+        tree.reset(ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size())));
+        if (!ranges.empty()) ts_parser_set_included_ranges(parser, nullptr, 0);
+        if (!tree) return result;
+        root = ts_tree_root_node(tree.get());
+        own_facts.emplace(root, text);
+        own_guards.emplace(m_catalogue.program().guards, *own_facts, root);
+    }
+    const ModuleFacts& facts = whole ? *whole->facts : *own_facts;
+    const GuardFinder& guards = whole ? *whole->guards : *own_guards;
     std::vector<std::uint32_t> attribute_names = std::move(result.facts.attribute_names);
     const int module_call_line = result.facts.module_call_line;
     result.facts = extract_program_facts(root, facts, guards, m_catalogue.program().readers.config_target_keys);
@@ -419,6 +464,17 @@ std::vector<FunctionUses> PythonEngine::uses_of_functions(std::string_view text,
     const bool defines = std::any_of(queries.begin(), queries.end(), [](const FunctionQuery& q) { return q.defining; });
     auto hits = word_hits(text, words);
     if (!defines && hits.empty()) return std::vector<FunctionUses>(queries.size());
+    const auto answer = [&](TSNode root, const ModuleFacts& facts, const GuardFinder& guards) {
+        std::vector<FunctionUses> out;
+        for (const auto& q : queries)
+            out.push_back(q.methods ? python::uses_of_methods(root, facts, guards, q.names)
+                                    : python::uses_of_functions(root, facts, guards, q.names, q.module, q.importer, q.defining, q.lines));
+        return out;
+    };
+    if (const auto whole = whole_file(text)) {
+        const std::lock_guard<std::mutex> in_use(whole->use);
+        return answer(whole->root, *whole->facts, *whole->guards);
+    }
     std::vector<TSRange> ranges;
     if (!full_parse) {
         std::set<int> lines;
@@ -438,19 +494,18 @@ std::vector<FunctionUses> PythonEngine::uses_of_functions(std::string_view text,
         std::sort(hits.begin(), hits.end());
         ranges = regions_to_parse(text, hits, true);
     }
-    return with_file(text, ranges, m_catalogue, std::vector<FunctionUses>{}, [&](TSNode root, const ModuleFacts& facts, const GuardFinder& guards) {
-        std::vector<FunctionUses> out;
-        for (const auto& q : queries)
-            out.push_back(q.methods ? python::uses_of_methods(root, facts, guards, q.names)
-                                    : python::uses_of_functions(root, facts, guards, q.names, q.module, q.importer, q.defining, q.lines));
-        return out;
-    });
+    return with_file(text, ranges, m_catalogue, std::vector<FunctionUses>{}, answer);
 }
 
 std::vector<ImportedCall> PythonEngine::calls_through_imports(std::string_view text, const std::set<int>& import_lines) const {
-    return with_file(text, {}, m_catalogue, std::vector<ImportedCall>{}, [&](TSNode root, const ModuleFacts& facts, const GuardFinder& guards) {
+    const auto answer = [&](TSNode root, const ModuleFacts& facts, const GuardFinder& guards) {
         return python::calls_through_imports(root, facts, guards, import_lines);
-    });
+    };
+    if (const auto whole = whole_file(text)) {
+        const std::lock_guard<std::mutex> in_use(whole->use);
+        return answer(whole->root, *whole->facts, *whole->guards);
+    }
+    return with_file(text, {}, m_catalogue, std::vector<ImportedCall>{}, answer);
 }
 
 }  // namespace mpsport::python
