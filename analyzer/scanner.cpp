@@ -333,6 +333,10 @@ Walked walk_and_stat(const fs::path& base, const std::vector<fs::path>& roots, c
     return w;
 }
 
+// Up to this many Python files to read, the Python engine compiles only the queries of the rules
+// they name (PythonEngine::prepare).
+constexpr std::size_t kFewFiles = 64;
+
 unsigned default_jobs(const ScanOptions& options) { return options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency()); }
 
 }  // namespace
@@ -347,7 +351,29 @@ std::optional<ScanResult> Scanner::kept(const fs::path& base, const std::vector<
     return std::move(w.memo);
 }
 
+void Scanner::start_queries(const std::vector<fs::path>& roots, std::uintmax_t max_size) const {
+    std::vector<std::string> texts;
+    for (const auto& root : roots) {
+        FileKind kind;
+        std::error_code ec;
+        const fs::path path = fs::absolute(root, ec);
+        if (ec || !classify_file(path.generic_string(), kind) || kind != FileKind::python || !fs::is_regular_file(path, ec)) return;
+        const auto size = fs::file_size(path, ec);
+        if (ec || size > max_size) return;
+        try {
+            texts.push_back(read_file(path));
+        } catch (const std::exception&) {
+            return;  // the scan reads it again and says why
+        }
+    }
+    build_engines();
+    m_python->prepare(std::vector<std::string_view>(texts.begin(), texts.end()));
+}
+
 ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& roots, const ScanOptions& options) const {
+    // A check of a few Python files: the queries of the rules they name, the longest step of such a
+    // check, start compiling now, beside the walk, which still decides what is read.
+    if (options.partial && roots.size() <= kFewFiles) start_queries(roots, options.walk.max_file_size);
     ScanResult result;
     result.target_torch = m_target_torch;
     PhaseClock phase(result.timings);
@@ -392,7 +418,6 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
         build_engines();
         // A few Python files to read (a pre-commit check): the engine compiles the queries of the
         // rules they name only (PythonEngine::prepare). Read here, they are analysed from these texts below.
-        constexpr std::size_t kFewFiles = 64;
         std::vector<std::size_t> python_to_read;
         for (std::size_t i = 0; i < n && python_to_read.size() <= kFewFiles; ++i) {
             const FileEntry& file = walked.files[i];

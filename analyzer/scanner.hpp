@@ -110,6 +110,9 @@ private:
     // The engines are built on first use: compiling the rules' queries is most of a warm scan's
     // cost when every file comes from the cache. Throws RuleError for a broken rule.
     void build_engines() const;
+    // Starts compiling the Python queries of the rules `roots` name, where each is a Python file of
+    // at most `max_size` bytes (a check); else leaves it to the scan.
+    void start_queries(const std::vector<std::filesystem::path>& roots, std::uintmax_t max_size) const;
     void link_native(const std::map<std::string, cuda::TuFacts>& native, bool any_native, ScanResult& result) const;
     // A backward-only op fallback in a function nothing in its own file decides: the calls of that
     // function in the files that import it decide whether gradients flow (analyzer/grad_callers.cpp).
