@@ -108,6 +108,12 @@ void describe_package(Match& m, const PackageInfo& pkg) {
                         (pkg.mps_note.empty() ? "" : " (" + pkg.mps_note + ")");
     m.captures["alternative"] = pkg.alternative;
     m.captures["why"] = pkg.why;
+    // What a Mac does with it: a package with part of it there (faster-whisper's CPU wheels) installs
+    // and runs, without the GPU path the code may take
+    const bool in_part = pkg.mps == MpsStatus::partial;
+    const std::string part = "runs on macOS only in part (" + pkg.mps_note + ")";
+    m.captures["on_mac"] = in_part ? part : "does not install or run on macOS";
+    m.captures["needs"] = in_part ? part : "needs CUDA";
     if (pkg.impact == m.rule->impact || pkg.impact > m.rule->impact) return;
     m.impact = pkg.impact;
     if (m.rule->severity > Severity::major) {

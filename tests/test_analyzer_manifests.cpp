@@ -178,6 +178,26 @@ TEST(Manifests, ADeclaredPackageThatInstallsOnMacOSIsInfo) {
     }
 }
 
+// The sample of 2026-12-08 (seed 20261210): OpenVoice's `faster-whisper==0.9.0`, said not to install
+// or run on macOS, was judged wrong: CTranslate2's macOS wheels install and run on the CPU. A package
+// that runs on macOS in part (packages: mps.status partial) is said to; one that installs there is
+// info whatever its verdict impact (its import carries that); flash-attn still does not install.
+TEST(Manifests, APackageThatRunsOnMacOSInPartIsSaidToAndItsDeclarationIsInfo) {
+    const auto findings = scan("requirements.txt", FileKind::requirements, "faster-whisper==0.9.0\nflash-attn==2.5.8\n");
+    ASSERT_EQ(findings.size(), 2u);
+    EXPECT_EQ(findings[0].severity, Severity::info) << findings[0].note;
+    EXPECT_NE(findings[0].message.find("which runs on macOS only in part (runs on the CPU"), std::string::npos) << findings[0].message;
+    EXPECT_EQ(findings[0].message.find("does not install"), std::string::npos) << findings[0].message;
+    EXPECT_NE(findings[0].note.find("it installs on macOS"), std::string::npos) << findings[0].note;
+    EXPECT_GT(findings[1].severity, Severity::minor) << findings[1].note;
+    EXPECT_NE(findings[1].message.find("which does not install or run on macOS"), std::string::npos) << findings[1].message;
+    const auto imported = test::bundled_scanner().scan_text("asr.py", FileKind::python, "from faster_whisper import WhisperModel\nmodel = WhisperModel('base')\n");
+    const auto import = std::find_if(imported.findings.begin(), imported.findings.end(), [](const Finding& f) { return f.rule_id == "cuda-only-package-import"; });
+    ASSERT_NE(import, imported.findings.end());
+    EXPECT_NE(import->message.find("Imports faster_whisper, which runs on macOS only in part"), std::string::npos) << import->message;
+    EXPECT_EQ(import->message.find("needs CUDA"), std::string::npos) << import->message;
+}
+
 TEST(Manifests, CondaChannelsBuildStringsAndPipSection) {
     const auto f = read_conda_env(SourceText(
         "name: x\nchannels:\n  - pytorch\n  - nvidia\n  - conda-forge\ndependencies:\n  - python=3.11\n"

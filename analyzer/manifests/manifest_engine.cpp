@@ -106,7 +106,9 @@ void ManifestEngine::package_matches(const Rule& rule, const ManifestFacts& fact
             lower(m, Severity::minor, VerdictImpact::none,
                   "only in the optional `" + (d.group.empty() ? std::string("extra") : d.group) +
                       "` group: a Mac install can leave it out, and its imports decide whether the code needs it");
-        } else if (pkg->impact == VerdictImpact::none && pkg->installs_on_mac) {
+        } else if (pkg->installs_on_mac) {
+            // pynvml's pure-Python wheel, faster-whisper over CTranslate2's CPU wheels: what the code
+            // does with it is weighed at its imports and calls
             lower(m, Severity::info, VerdictImpact::none, "it installs on macOS: the declaration needs no edit, its calls are weighed where they are");
         } else if (pkg->impact == VerdictImpact::none) {
             lower(m, Severity::minor, VerdictImpact::none, "nothing to port: a Mac install leaves it out or takes the portable build");
