@@ -192,6 +192,20 @@ def platforms():
     return device
 
 
+def init_distributed_mode(args):
+    # MAE's and VideoMAE's: past a chain whose else returns, one of its tests held; `dist_on_itp` is a
+    # launch on a cluster (distributed_names), as the environment's RANK is
+    if args.dist_on_itp:
+        args.rank = int(os.environ["OMPI_COMM_WORLD_RANK"])
+    elif "RANK" in os.environ and "WORLD_SIZE" in os.environ:
+        args.rank = int(os.environ["RANK"])
+    else:
+        args.distributed = False
+        return
+    # guard: distributed-gate
+    torch.cuda.set_device(args.gpu)
+
+
 def strategy(devices=8, gpus=None):
     # TinyLlama's setup(devices=8): the count of devices decides, whatever its default (device_count_names);
     # a list of devices on its own is no switch.
