@@ -4655,6 +4655,33 @@ TEST(ProgramModel, AClassNoFileBuildsIsNeverCalled) {
     for (int line : {14, 19, 25}) EXPECT_EQ(found.at(line)->guard, GuardKind::none) << line << ": " << found.at(line)->guard_note;
 }
 
+// A method that no Python file of the repository writes, as `.name` or "name", outside comments, is
+// called nowhere, whoever builds its class: flownet2-pytorch's init_deconv_bilinear, whose every call
+// is commented out (judged info in the sample of 2026-12-08). A method train.py calls, one only a
+// string names (getattr), one a notebook names (its calls are not read), and one torch calls by its
+// name (reset_parameters, implicit_methods) keep their weight.
+TEST(ProgramModel, AMethodNoFileNamesIsNeverCalled) {
+    test::TempDir d;
+    d.write("models.py", "import torch\n\n\nclass Net(torch.nn.Module):\n"
+                         "    def __init__(self):\n        super().__init__()\n        # self.init_deconv(self)\n\n"
+                         "    def init_deconv(self):\n        torch.cuda.synchronize()\n\n"
+                         "    def to_gpu(self):\n        torch.cuda.synchronize()\n\n"
+                         "    def by_string(self):\n        torch.cuda.synchronize()\n\n"
+                         "    def in_notebook(self):\n        torch.cuda.synchronize()\n\n"
+                         "    def reset_parameters(self):\n        torch.cuda.synchronize()\n");
+    d.write("train.py", "from models import Net\n\nif __name__ == '__main__':\n    net = Net()\n    net.to_gpu()\n"
+                        "    getattr(net, 'by_string')()\n    net.backward = None\n");
+    d.write("explore.ipynb", R"({"cells": [{"cell_type": "code", "source": ["net.in_notebook()\n"], "metadata": {}, "outputs": [], "execution_count": null}],
+ "metadata": {}, "nbformat": 4, "nbformat_minor": 5})");
+    const ScanResult r = scan_dir(d);
+    const auto found = by_line(r, "torch-cuda-synchronize", "models.py");
+    ASSERT_TRUE(found.count(10) && found.count(13) && found.count(16) && found.count(19) && found.count(22)) << found.size();
+    EXPECT_EQ(found.at(10)->guard, GuardKind::never_called) << found.at(10)->guard_note;
+    EXPECT_EQ(found.at(10)->severity, Severity::info);
+    EXPECT_NE(found.at(10)->guard_note.find("init_deconv() is called nowhere"), std::string::npos) << found.at(10)->guard_note;
+    for (int line : {13, 16, 19, 22}) EXPECT_NE(found.at(line)->guard, GuardKind::never_called) << line << ": " << found.at(line)->guard_note;
+}
+
 // A field of a dataclass or an attrs class is a constructor parameter: its CUDA default that every
 // construction passes by keyword never applies (glide-text2im's CLIP encoders); one that a
 // construction leaves out keeps its weight, and so does a plain class's attribute.
