@@ -1142,12 +1142,18 @@ TEST(QuerySplit, InnerNodesWithChildrenCompileAsWildcardsThatNameTheirType) {
 
 // The wildcard matches any node with those children: the match stands only where the node has the
 // type the rule wrote. `g(y for y in z)` has a generator_expression where `f(x)` has an argument_list.
-TEST(QuerySplit, AnInnerNodeCompiledAsAWildcardMatchesOnlyTheTypeWritten) {
+// A python rule of one query, named after `id` (its file: ID.yaml).
+Rule query_rule(const std::string& id, const std::string& query) {
     Rule rule;
-    rule.id = "inner-type";
+    rule.id = id;
     rule.engine = "python";
-    rule.query = "(call function: (identifier) @_fn arguments: (argument_list (identifier) @finding))";
-    rule.source = "inner-type.yaml";
+    rule.query = query;
+    rule.source = id + ".yaml";
+    return rule;
+}
+
+TEST(QuerySplit, AnInnerNodeCompiledAsAWildcardMatchesOnlyTheTypeWritten) {
+    const Rule rule = query_rule("inner-type", "(call function: (identifier) @_fn arguments: (argument_list (identifier) @finding))");
     const python::QuerySet queries({&rule});
     const std::string text = "f(x)\ng(y for y in z)\nh([w])\n";
     TSParser* parser = ts_parser_new();
@@ -1167,11 +1173,7 @@ TEST(QuerySplit, AnInnerNodeCompiledAsAWildcardMatchesOnlyTheTypeWritten) {
 // A node type the grammar lacks, inside another node, is an error naming the rule, as tree-sitter's
 // own is where the node is written as the rule wrote it.
 TEST(QuerySplit, AnUnknownInnerNodeTypeNamesTheRule) {
-    Rule rule;
-    rule.id = "inner-typo";
-    rule.engine = "python";
-    rule.query = "(call arguments: (argument_lst (identifier) @finding))";
-    rule.source = "inner-typo.yaml";
+    const Rule rule = query_rule("inner-typo", "(call arguments: (argument_lst (identifier) @finding))");
     try {
         const python::QuerySet queries({&rule});
         FAIL() << "an unknown node type must not compile";
