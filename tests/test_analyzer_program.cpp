@@ -4819,9 +4819,8 @@ TEST(ProgramModel, AScriptWithNoMainBlockIsAnEntryOfAnInferenceRelease) {
 
 // A sampling script beside a training one is not the training run (tooling.sampling_entry_words):
 // its .cuda() is at most minor and its reach tooling. Nor is an evaluation script that trains a linear
-// probe (tooling.evaluation_entry_words: DINO's eval_linear.py, MoCo's main_lincls.py), nor a
-// validation script (YOLOv5's val.py, LlamaGen's val_ddp.py), but a fine-tuning script is. A
-// repository of sampling scripts alone keeps them.
+// probe (tooling.evaluation_entry_words: DINO's eval_linear.py, MoCo's main_lincls.py), but a
+// fine-tuning script is. A repository of sampling scripts alone keeps them.
 TEST(ProgramModel, ASamplingScriptBesideATrainingOneIsTooling) {
     test::TempDir d;
     d.write("train.py", "import torch\n\nif __name__ == \"__main__\":\n    loss = torch.ones(1, requires_grad=True).sum()\n    loss.backward()\n");
@@ -4829,14 +4828,13 @@ TEST(ProgramModel, ASamplingScriptBesideATrainingOneIsTooling) {
     const std::string probe_script = "import torch\n\nif __name__ == \"__main__\":\n    probe = torch.nn.Linear(2, 2).cuda()\n    probe(torch.ones(2)).sum().backward()\n";
     d.write("eval_linear.py", probe_script);
     d.write("main_lincls.py", probe_script);
-    d.write("val.py", probe_script);  // YOLOv5's val.py, LlamaGen's tokenizer/validation/val_ddp.py
     d.write("main_finetune.py", probe_script);
     const ScanResult r = scan_dir(d);
     const Finding* sampling = find(r, "cuda-method-call", "sample.py");
     ASSERT_NE(sampling, nullptr);
     EXPECT_EQ(sampling->reach, Reach::tooling) << sampling->note;
     EXPECT_LE(sampling->severity, Severity::minor);
-    for (const char* path : {"eval_linear.py", "main_lincls.py", "val.py"}) {
+    for (const char* path : {"eval_linear.py", "main_lincls.py"}) {
         const Finding* probe = find(r, "cuda-method-call", path);
         ASSERT_NE(probe, nullptr) << path;
         EXPECT_EQ(probe->reach, Reach::tooling) << path << ": " << probe->note;
