@@ -72,8 +72,9 @@ struct PythonEngine::WholeFile {
 };
 
 std::shared_ptr<PythonEngine::WholeFile> PythonEngine::whole_file(std::string_view text) const {
-    if (!m_keep_whole) return nullptr;
+    if (m_kept_texts.empty()) return nullptr;
     const std::pair<std::uint64_t, std::size_t> key{content_hash(text), text.size()};
+    if (!m_kept_texts.count(key)) return nullptr;  // another file the later passes read: its regions
     {
         const std::lock_guard<std::mutex> lock(m_whole_mutex);
         if (const auto found = m_whole.find(key); found != m_whole.end()) return found->second;
@@ -113,7 +114,8 @@ void PythonEngine::prepare(const std::optional<std::vector<std::string_view>>& t
 
 void PythonEngine::build(const std::optional<std::vector<std::string_view>>& texts) const {
     const RuleCatalogue& catalogue = m_catalogue;
-    m_keep_whole = texts.has_value();
+    if (texts)
+        for (std::string_view text : *texts) m_kept_texts.emplace(content_hash(text), text.size());
     // The query rules the given texts name a trigger of (all of them when none are given).
     std::vector<const Rule*> compiled;
     m_query_slot.assign(m_query_rules.size(), std::string::npos);

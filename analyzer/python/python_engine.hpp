@@ -94,13 +94,14 @@ public:
 private:
     void build(const std::optional<std::vector<std::string_view>>& texts) const;  // prepare()'s work
 
-    // A check of a few files (prepare() given their texts): each file is parsed whole once, with its
-    // facts and guards, for every pass that reads it (the analysis, the calls through extensions, the
-    // callers' guards), up to kWholeBytes of text; a scan of a tree parses each file's regions
-    // instead, for each pass. nullptr where a file is not kept so.
+    // A check of a few files (prepare() given their texts): each of those files is parsed whole once,
+    // with its facts and guards, for every pass that reads it (the analysis, the calls through
+    // extensions, the callers' guards), up to kWholeBytes of text; the other files those passes read,
+    // and every file of a scan of a tree, are parsed in regions for each pass. nullptr where a file is
+    // not kept so.
     struct WholeFile;
     static constexpr std::size_t kWholeBytes = std::size_t{4} << 20;
-    mutable bool m_keep_whole = false;
+    mutable std::set<std::pair<std::uint64_t, std::size_t>> m_kept_texts;  // (content hash, size) of prepare()'s texts
     mutable std::mutex m_whole_mutex;
     mutable std::size_t m_whole_bytes = 0;
     mutable std::map<std::pair<std::uint64_t, std::size_t>, std::shared_ptr<WholeFile>> m_whole;
