@@ -429,8 +429,12 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
             if (!name.empty() && span != own_uses.spans.end() && unused) never_called.push_back({&f, name, span->second, function[0] == '.'});
             // A method no Python file of the project writes, as `.name` or "name", outside comments
             // (FileFacts::attribute_names): nothing calls it, whoever builds its class (flownet2's
-            // init_deconv_bilinear, its every call commented out; judged info in the sample of 2026-12-08)
-            if (function[0] == '.' && unnamed.count({in->path, function})) {
+            // init_deconv_bilinear, its every call commented out; judged info in the sample of 2026-12-08),
+            // unless a base of another file or package may (gpt-neox's lm-eval adapter overrides
+            // `_loglikelihood_tokens`, which lm-eval's BaseLM calls; mmrotate's anchor generator
+            // `single_level_grid_anchors`, which mmdet's calls: both read as never called in a suite run)
+            if (function[0] == '.' && unnamed.count({in->path, function}) && cls != own_uses.class_at.end() &&
+                !own_uses.foreign_based.count(cls->second)) {
                 f.guard = GuardKind::never_called;
                 f.guard_note = function.substr(1) + "() is called nowhere: no Python file of the repository writes `" + function + "` or \"" +
                                function.substr(1) + "\"";

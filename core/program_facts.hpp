@@ -116,6 +116,9 @@ struct FunctionUses {
     std::map<std::string, std::pair<int, int>> spans;
     // The names of function_at that are classes, their lines in a constructor (__init__, a field).
     std::set<std::string> classes;
+    // The classes of class_at with a base other than object, torch.nn.Module or a class of the same
+    // file (lm-eval's BaseLM, mmdet's AnchorGenerator): that base may call their methods by name.
+    std::set<std::string> foreign_based;
     // The parameter defaults on the lines asked about (`device='cuda'`): the parameter, its position
     // in the def (self counted) or -1 when it can only be passed by keyword, and where the default is.
     struct ParameterDefault {

@@ -1375,6 +1375,26 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
             const auto decorators = decorator_names(decorated, facts);
             return std::any_of(decorators.begin(), decorators.end(), [&](std::string_view n) { return listed(guards.vocabulary().field_class_decorators, n); });
         };
+        // The module-level classes of the file: a base among them is the file's own
+        std::set<std::string, std::less<>> own_classes;
+        for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
+            TSNode stmt = ts_node_named_child(root, i);
+            if (is_type(stmt, "decorated_definition")) stmt = field(stmt, "definition");
+            if (is_type(stmt, "class_definition")) own_classes.emplace(facts.text(field(stmt, "name")));
+        }
+        // Whether a base of the class may call its methods by name: one neither object, torch's
+        // Module, nor a class of this file (keyword arguments, `metaclass=`, are no bases)
+        auto foreign_base = [&](TSNode cls) {
+            const TSNode bases = field(cls, "superclasses");
+            for (uint32_t k = 0; !ts_node_is_null(bases) && k < ts_node_named_child_count(bases); ++k) {
+                const TSNode base = ts_node_named_child(bases, k);
+                if (is_type(base, "keyword_argument")) continue;
+                const std::string_view text = facts.text(base);
+                if (text == "object" || facts.qualname(base) == "torch.nn.Module" || (is_type(base, "identifier") && own_classes.count(text))) continue;
+                return true;
+            }
+            return false;
+        };
         for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
             TSNode stmt = ts_node_named_child(root, i);
             bool fields = false, positional = false;
@@ -1390,6 +1410,7 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
             if (mark(stmt, "", "") || !is_type(stmt, "class_definition")) continue;
             const TSNode body = field(stmt, "body");
             const std::string name(facts.text(field(stmt, "name")));
+            if (foreign_base(stmt)) out.foreign_based.insert(name);
             int place = 0;
             for (uint32_t k = 0; !ts_node_is_null(body) && k < ts_node_named_child_count(body); ++k) {
                 const TSNode member = ts_node_named_child(body, k);
