@@ -3447,8 +3447,7 @@ TEST(ProgramModel, ACallUnderAnOptionOffByDefaultGuardsItsFunctionInALargeScript
     // PyTorch-GAN's cluster_gan: module-level options, `wass_metric = args.wass_flag`, and the one call
     // of calc_gradient_penalty() under `if wass_metric:` in a script past the size from which the
     // callers' pass parses only the statements that can answer (8 KiB).
-    std::string pad;
-    for (int i = 0; pad.size() < 12000; ++i) pad += "def _pad_" + std::to_string(i) + "(a, b):\n    return a + b * " + std::to_string(i) + "\n\n\n";
+    const std::string pad = test::python_padding(12000);
     const std::string script =
         "import argparse\nimport torch\n\nparser = argparse.ArgumentParser()\n"
         "parser.add_argument(\"-n\", \"--n_epochs\", dest=\"n_epochs\", default=200, type=int)\n"

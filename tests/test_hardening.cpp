@@ -332,8 +332,7 @@ std::vector<std::string> signature(const FileOutcome& o) {
 
 TEST(Regions, PaddedFilesGiveTheSameFindingsWithRegionsOnAndOff) {
     // Trigger-free code after the file pushes it past the region threshold (8 KiB).
-    std::string pad = "\n\n";
-    for (int i = 0; pad.size() < 12000; ++i) pad += "def _pad_" + std::to_string(i) + "(a, b):\n    return a + b * " + std::to_string(i) + "\n\n\n";
+    const std::string pad = "\n\n" + test::python_padding(12000);
     std::vector<fs::path> files;
     for (const auto& dir : {test::rules_dir(), test::source_dir() / "corpus"})
         for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it)

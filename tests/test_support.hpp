@@ -96,6 +96,14 @@ private:
 // A path as one single-quoted shell word (test paths hold no quote).
 inline std::string quote(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
 
+// Trigger-free Python functions, at least `bytes` long: what pushes a file past the size from which
+// only its regions are parsed (8 KiB).
+inline std::string python_padding(std::size_t bytes) {
+    std::string pad;
+    for (int i = 0; pad.size() < bytes; ++i) pad += "def _pad_" + std::to_string(i) + "(a, b):\n    return a + b * " + std::to_string(i) + "\n\n\n";
+    return pad;
+}
+
 struct CommandResult {
     int exit_code;
     std::string output;

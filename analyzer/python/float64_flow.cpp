@@ -342,11 +342,6 @@ bool numpy_as_is_later(TSNode assigned, const ModuleFacts& facts) {
         // `if not compute_sdr: return None, scores` then `else: references.numpy()`); not in a branch
         // of its own (detectron2's BoxMode.convert turns the result into NumPy only `if is_numpy:`, and
         // hands a tensor back otherwise)
-        auto block_of = [](TSNode n) {
-            TSNode b = ts_node_parent(n);
-            while (!ts_node_is_null(b) && !is_type(b, "block") && !is_type(b, "module")) b = ts_node_parent(b);
-            return b;
-        };
         // an arm that returns or raises without the tensor (detectron2's `else: return arr` hands it back)
         auto leaves = [&](TSNode b) {
             bool names = false;
@@ -355,14 +350,14 @@ bool numpy_as_is_later(TSNode assigned, const ModuleFacts& facts) {
                 if (is_type(ts_node_named_child(b, k), "return_statement") || is_type(ts_node_named_child(b, k), "raise_statement")) return true;
             return false;
         };
-        TSNode block = block_of(u);
+        TSNode block = enclosing(u, {"block", "module"});
         while (!ts_node_is_null(block) && !contains(block, assigned)) {
             const TSNode arm = ts_node_parent(block);
             const TSNode choice = is_type(arm, "if_statement") ? arm : ts_node_parent(arm);
             if (!is_type(choice, "if_statement") || contains(choice, assigned)) break;
             const IfArms arms = if_arms(choice);
             if (!arms.has_else || !std::all_of(arms.blocks.begin(), arms.blocks.end(), [&](TSNode b) { return ts_node_eq(b, block) || leaves(b); })) break;
-            block = block_of(choice);
+            block = enclosing(choice, {"block", "module"});
         }
         if (ts_node_is_null(block) || !contains(block, assigned)) continue;
         for (TSNode cur = u;;) {
