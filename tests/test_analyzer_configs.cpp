@@ -135,6 +135,28 @@ TEST(Configs, DeviceKeyNoCodeReadsIsMinor) {
     }
 }
 
+TEST(Configs, ANestedKeyReadElsewhereMustNameTheKeyAboveIt) {
+    // EDVR: `dist_params: {backend: nccl}` goes to init_dist whole (**opt['dist_params']); the
+    // `args.backend` of a metrics script is a dataset's IO backend, not this key. A file that does
+    // write the key above the leaf still reads it.
+    for (const bool named_in_full : {false, true}) {
+        test::TempDir d;
+        d.write("options/train/edsr.yml", "name: edsr\ndist_params:\n  backend: nccl\n  port: 29500\n");
+        d.write("train.py", "import yaml\nopt = yaml.safe_load(open('options/train/edsr.yml'))\ninit_dist('slurm', **opt['dist_params'])\n");
+        d.write("scripts/fid.py", "import argparse\nargs = argparse.ArgumentParser().parse_args()\nclient = FileClient(args.backend)\n");
+        if (named_in_full) d.write("tools/launch.py", "def start(opt):\n    return opt['dist_params']['backend']\n");
+        const ScanResult r = scan_dir(d);
+        const auto got = findings_in(r, "options/train/edsr.yml");
+        ASSERT_EQ(got.size(), 1u) << named_in_full;
+        EXPECT_EQ(got[0].rule_id, "config-nccl-backend");
+        const bool fid = std::any_of(got[0].related.begin(), got[0].related.end(), [](const RelatedLocation& l) { return l.location.path == "scripts/fid.py"; });
+        const bool launch = std::any_of(got[0].related.begin(), got[0].related.end(), [](const RelatedLocation& l) { return l.location.path == "tools/launch.py"; });
+        EXPECT_FALSE(fid) << got[0].message;
+        EXPECT_EQ(launch, named_in_full) << got[0].message;
+        EXPECT_EQ(got[0].message.find("no read of `backend` found") == std::string::npos, named_in_full) << got[0].message;
+    }
+}
+
 TEST(Configs, MalformedLoadedConfigIsSkippedUnloadedOneIsNotRead) {
     test::TempDir d;
     d.write("conf/broken.yaml", "device: cuda\n\tbackend: nccl\n");

@@ -204,15 +204,23 @@ const std::vector<std::string>& rule_list(const Rule& r, const char* name) {
     return it == r.params.end() ? none : it->second;
 }
 
-// The Python sites that read `key`: first in the files that load this config, else anywhere. They
-// become the finding's related locations (and are named in its message).
-std::vector<std::pair<std::string, KeyRead>> consumer_sites(const std::string& key, const std::vector<PythonFile>& loaders,
+// The Python sites that read `key` (the leaf of the key path `path`): first in the files that load
+// this config, else anywhere. Anywhere, a nested key's read must also write the key above it:
+// EDVR's `dist_params.backend: nccl` is not what `args.backend` (a dataset's IO backend in a metrics
+// script) reads. They become the finding's related locations (and are named in its message).
+std::vector<std::pair<std::string, KeyRead>> consumer_sites(const std::string& path, const std::string& key, const std::vector<PythonFile>& loaders,
                                                              const std::vector<PythonFile>& python) {
+    std::string parent;
+    if (const std::size_t dot = path.rfind('.'); dot != std::string::npos && dot > 0) {
+        const std::size_t before = path.rfind('.', dot - 1);
+        parent = path.substr(before == std::string::npos ? 0 : before + 1, dot - (before == std::string::npos ? 0 : before + 1));
+    }
     std::vector<std::pair<std::string, KeyRead>> sites;
     for (const auto* files : {&loaders, &python}) {
+        const bool anywhere = files == &python;
         for (const auto& f : *files)
             for (const auto& r : f.facts->reads)
-                if (r.key == key) sites.emplace_back(*f.path, r);
+                if (r.key == key && (!anywhere || parent.empty() || r.text.find(parent) != std::string::npos)) sites.emplace_back(*f.path, r);
         if (!sites.empty()) break;
     }
     return sites;
@@ -351,7 +359,7 @@ ConfigOutcome analyze_config(const FileEntry& file, std::vector<DataReader> read
                 m.captures["value"] = v.value;
                 m.captures["finding"] = v.path + ": " + v.value;
                 m.captures["loaders"] = out.readers.front().path;
-                const auto sites = consumer_sites(v.key, loaders, python);
+                const auto sites = consumer_sites(v.path, v.key, loaders, python);
                 m.captures["consumers"] = describe_sites(v.key, sites);
                 // A key no Python site reads may change nothing (StyleTTS2's config_ft.yml sets `device:
                 // "cuda"`, and train_finetune.py hard-codes its own): an edit to make, at most minor.
