@@ -177,6 +177,12 @@ Rule parse_rule(const YAML::Node& doc, const fs::path& file) {
         } catch (const std::regex_error& e) {
             fail(file, std::string("config.values: ") + e.what());
         }
+        if (c["unread"]) {
+            const std::string unread = required_string(c, "unread", file);
+            const auto s = parse_severity(unread);
+            if (!s || *s > Severity::minor) fail(file, "config.unread must be minor or info, not '" + unread + "'");
+            r.params["unread"] = {unread};
+        }
     }
     return r;
 }

@@ -2,15 +2,20 @@
 // linked to the consuming Python site. A config no code names is never read.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "analyzer/configs/config_facts.hpp"
 #include "analyzer/configs/hydra.hpp"
 #include "analyzer/scanner.hpp"
+#include "core/paths.hpp"
+#include "core/rule_catalogue.hpp"
 #include "test_support.hpp"
 
 using namespace mpsport;
 using namespace mpsport::configs;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -154,6 +159,26 @@ TEST(Configs, ANestedKeyReadElsewhereMustNameTheKeyAboveIt) {
         EXPECT_FALSE(fid) << got[0].message;
         EXPECT_EQ(launch, named_in_full) << got[0].message;
         EXPECT_EQ(got[0].message.find("no read of `backend` found") == std::string::npos, named_in_full) << got[0].message;
+        // unread, the backend goes to the launcher's set-up whole, which one process never calls (the rule's `unread: info`)
+        EXPECT_EQ(got[0].severity, named_in_full ? Severity::major : Severity::info) << named_in_full;
+    }
+}
+
+TEST(Configs, AnUnreadSeverityAboveMinorIsARuleError) {
+    test::TempDir d;
+    const fs::path rules = d.path() / "rules";
+    fs::copy(test::source_dir() / "rules", rules, fs::copy_options::recursive);
+    const fs::path file = rules / "config" / "config-nccl-backend.yaml";
+    std::string text = read_file(file);
+    const std::size_t at = text.find("unread: info");
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, 12, "unread: major");
+    std::ofstream(file, std::ios::trunc) << text;
+    try {
+        RuleCatalogue::load(rules);
+        ADD_FAILURE() << "a config rule with `unread: major` loaded";
+    } catch (const RuleError& e) {
+        EXPECT_NE(std::string(e.what()).find("config-nccl-backend.yaml"), std::string::npos) << e.what();
     }
 }
 

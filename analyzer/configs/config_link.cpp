@@ -362,9 +362,11 @@ ConfigOutcome analyze_config(const FileEntry& file, std::vector<DataReader> read
                 const auto sites = consumer_sites(v.path, v.key, loaders, python);
                 m.captures["consumers"] = describe_sites(v.key, sites);
                 // A key no Python site reads may change nothing (StyleTTS2's config_ft.yml sets `device:
-                // "cuda"`, and train_finetune.py hard-codes its own): an edit to make, at most minor.
-                if (sites.empty() && r->severity > Severity::minor) {
-                    m.severity = Severity::minor;
+                // "cuda"`, and train_finetune.py hard-codes its own): an edit to make, at most minor, or
+                // what the rule's `unread` says.
+                const Severity unread = rule_list(*r, "unread").empty() ? Severity::minor : *parse_severity(rule_list(*r, "unread").front());
+                if (sites.empty() && r->severity > unread) {
+                    m.severity = unread;
                     m.note = "no Python site reads `" + v.key + "`: the value may be unused (or the config is passed on whole)";
                 }
                 m.subject = v.path;
