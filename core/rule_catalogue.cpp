@@ -252,7 +252,7 @@ ProgramVocabulary parse_program(const YAML::Node& doc, const fs::path& file) {
         {"skip_decorator_names", &vocab.skip_decorator_names}, {"fixture_decorators", &vocab.fixture_decorators},
         {"collect_ignore_names", &vocab.collect_ignore_names}, {"package_checks", &vocab.package_checks}, {"mac_absent_package_words", &vocab.mac_absent_package_words}, {"availability_words", &vocab.availability_words},
         {"device_functions", &vocab.device_functions},   {"exit_calls", &vocab.exit_calls}, {"install_flags", &vocab.install_flags},
-        {"device_flags", &vocab.device_flags},           {"option_device_flags", &vocab.option_device_flags}, {"device_index_names", &vocab.device_index_names}, {"device_test_instantiators", &vocab.device_test_instantiators},
+        {"device_flags", &vocab.device_flags},           {"option_device_flags", &vocab.option_device_flags}, {"device_index_names", &vocab.device_index_names}, {"device_list_names", &vocab.device_list_names}, {"device_test_instantiators", &vocab.device_test_instantiators},
         {"implicit_methods", &vocab.implicit_methods},         {"cuda_words", &vocab.cuda_words}, {"option_flag_prefixes", &vocab.option_flag_prefixes}, {"option_objects", &vocab.option_objects}, {"extension_loaders", &vocab.extension_loaders}, {"transparent_decorators", &vocab.transparent_decorators}, {"field_class_decorators", &vocab.field_class_decorators}, {"device_move_methods", &vocab.device_move_methods},
         {"shell_platform_probes", &vocab.shell_platform_probes}, {"shell_linux_strings", &vocab.shell_linux_strings},
         {"shell_cuda_probes", &vocab.shell_cuda_probes}, {"shell_cuda_version_variables", &vocab.shell_cuda_version_variables},

@@ -1249,6 +1249,33 @@ def to_device_index(x, device=-1, gpu_count=0):
     return x
 
 
+class Pix2PixModel:
+    # SPADE's and pix2pix's CUDA device ids, an empty list for the CPU (`--gpu_ids -1`)
+    def use_gpu(self):
+        return len(self.opt.gpu_ids) > 0
+
+    def preprocess(self, data, net):
+        if self.use_gpu():
+            # guard: device-check
+            data = data.cuda()
+        if len(self.opt.gpu_ids) > 0:
+            # guard: device-check
+            net.cuda()
+        if len(self.opt.gpu_ids) == 0:
+            # guard: none
+            torch.cuda.synchronize()
+        else:
+            # guard: device-check
+            net = torch.nn.DataParallel(net.cuda(), self.opt.gpu_ids)
+        if self.opt.gpu_ids:
+            # guard: device-check
+            torch.cuda.synchronize()
+        if len(self.opt.label_ids) > 0:
+            # guard: none
+            torch.cuda.synchronize()
+        return data, net
+
+
 # A name the file binds once, at module level, to an option off by default is that option
 # (PyTorch-GAN's cluster_gan: `wass_metric = args.wass_flag`, then `if wass_metric:`); one bound
 # again is not. A parameter of the same name is its function's own.

@@ -180,6 +180,7 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
         if (!is_type(fn, "attribute")) classify_node(fn, t);
         else if (distributed_name(m_facts.text(field(fn, "attribute")))) take(GuardKind::distributed_gate);
         else if (names_mps(m_facts.text(field(fn, "attribute")))) t.mps = true;  // `model_management.mps_mode()`
+        else if (listed(m_vocab.device_flags, m_facts.text(field(fn, "attribute")))) take(GuardKind::device_check);  // SPADE's `self.use_gpu()`
         if (const TSNode args = field(n, "arguments"); !ts_node_is_null(args)) classify_node(args, t);
         return;
     } else if (type == "comparison_operator" && ts_node_named_child_count(n) == 2) {
@@ -219,7 +220,13 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
         // `devices > 1`, `len(self.devices) > 1`, `gpus >= 2` (device_count_names): the multi-device
         // branch; `== 1`, `<= 1`, `< 2` the single device's
         TSNode counted = ts_node_named_child(n, 0);
-        if (is_type(counted, "call") && m_facts.text(field(counted, "function")) == "len") counted = positional_argument(counted, 0);
+        const bool length = is_type(counted, "call") && m_facts.text(field(counted, "function")) == "len";
+        if (length) counted = positional_argument(counted, 0);
+        // `len(opt.gpu_ids) > 0` (device_list_names: SPADE's, pix2pix's): the CUDA branch; `== 0` the CPU's
+        if (length && listed_comparison(read_name(counted), m_vocab.device_list_names,
+                                        (op == ">" && bound == "0") || (op == ">=" && bound == "1") || (op == "!=" && bound == "0"),
+                                        (op == "==" && bound == "0") || (op == "<" && bound == "1") || (op == "<=" && bound == "0"), GuardKind::device_check))
+            return;
         if (listed_comparison(read_name(counted), m_vocab.device_count_names,
                               (op == ">" && bound == "1") || (op == ">=" && bound == "2") || (op == "!=" && bound == "1"),
                               (op == "==" && bound == "1") || (op == "<=" && bound == "1") || (op == "<" && bound == "2"), GuardKind::distributed_gate))
@@ -258,7 +265,7 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
         }
         if (listed(m_vocab.platform_names, q)) take(GuardKind::platform);
         if (listed(m_vocab.type_checking_names, q)) take(GuardKind::never_called);
-        if (listed(m_vocab.device_flags, attr)) take(GuardKind::device_check);
+        if (listed(m_vocab.device_flags, attr) || listed(m_vocab.device_list_names, attr)) take(GuardKind::device_check);
         if (listed(m_vocab.option_device_flags, attr) && listed(m_vocab.option_objects, m_facts.text(field(n, "object")))) take(GuardKind::device_check);
         if (distributed_name(attr)) take(GuardKind::distributed_gate);
         if (auto it = m_bound.find(attr); it != m_bound.end()) take(it->second);
@@ -267,7 +274,7 @@ void GuardFinder::classify_node(TSNode n, Test& t) const {
     } else if (type == "identifier") {
         const std::string_view name = m_facts.text(n);
         if (auto it = m_bound.find(name); it != m_bound.end()) take(it->second);
-        if (listed(m_vocab.device_flags, name)) take(GuardKind::device_check);
+        if (listed(m_vocab.device_flags, name) || listed(m_vocab.device_list_names, name)) take(GuardKind::device_check);
         if (distributed_name(name)) take(GuardKind::distributed_gate);
         if (listed(m_vocab.platform_names, name)) take(GuardKind::platform);
         if (listed(m_vocab.type_checking_names, name) || listed(m_vocab.type_checking_names, m_facts.qualname(n))) take(GuardKind::never_called);
