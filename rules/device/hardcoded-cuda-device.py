@@ -101,3 +101,11 @@ def fold(fasta, device=None):
 ACCEL='cuda'  # written without spaces (RWKV's `device='cuda'`): still the constant its uses name
 # ok: hardcoded-cuda-device
 head = torch.nn.Linear(2, 2).to(ACCEL)  # a use of ACCEL: a related location of the one finding above
+
+
+def time_synthesis(device=None):
+    try:
+        return KPipeline(lang_code="a", device=device)
+    except RuntimeError as e:
+        # ok: hardcoded-cuda-device
+        logger.error(f"{'cuda' if 'CUDA' in str(e) else device or 'auto':<6} | not available")
