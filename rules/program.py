@@ -1249,6 +1249,42 @@ def to_device_index(x, device=-1, gpu_count=0):
     return x
 
 
+# A flag an import error handler sets to False says whether the package imported (VMamba's
+# ssd_minimal.py): for a package a Mac never has, a device check; for another, an import fallback.
+WITH_TRITON = True
+try:
+    import triton
+except ImportError:
+    WITH_TRITON = False
+HAS_APEX = True
+try:
+    from apex.normalization import FusedLayerNorm
+except ImportError:
+    HAS_APEX = False
+if WITH_TRITON:
+    # guard: device-check
+    from .ssd_combined import mamba_chunk_scan_combined
+if HAS_APEX:
+    # guard: import-fallback
+    torch.cuda.synchronize()
+try:
+    import torch
+    has_cuda = torch.cuda.is_available()
+except Exception:
+    has_cuda = False
+if has_cuda:
+    # guard: device-check
+    torch.cuda.synchronize()
+SEEN = True
+try:
+    SEEN = load_seen()
+except OSError:
+    SEEN = False
+if SEEN:
+    # guard: none
+    torch.cuda.synchronize()
+
+
 class Pix2PixModel:
     # SPADE's and pix2pix's CUDA device ids, an empty list for the CPU (`--gpu_ids -1`)
     def use_gpu(self):

@@ -336,11 +336,49 @@ GuardFinder::Test GuardFinder::classify(TSNode condition) const {
     return t;
 }
 
+// `WITH_TRITON = True` / `try: import triton` / `except ImportError: WITH_TRITON = False` (VMamba's
+// ssd_minimal.py, which imports its Triton kernels only `if WITH_TRITON:`, judged info in the sample of
+// 2026-12-08): the name the handler sets to False says whether the package imported, a package test as
+// `is_triton_available()` is: a device check for a package a Mac never has, else an import fallback.
+void GuardFinder::bind_package_flag(TSNode try_statement) {
+    std::vector<std::string> packages;
+    const TSNode body = field(try_statement, "body");
+    for (uint32_t i = 0; i < ts_node_named_child_count(body); ++i)
+        for (const std::string& p : imported_packages(ts_node_named_child(body, i), m_facts)) packages.push_back(p);
+    if (packages.empty()) return;
+    bool mac_absent = false;
+    for (const std::string& p : packages)
+        for (const std::string& word : identifier_words(p)) mac_absent = mac_absent || listed(m_vocab.mac_absent_package_words, word);
+    // Only a flag: every assignment of the name in the file writes True or False (unsloth's `try: import
+    // torch; has_cuda = torch.cuda.is_available()` / `except Exception: has_cuda = False` is a device test's
+    // value, bound as such), and no other binding took the name first.
+    const auto only_truth_values = [&](std::string_view name) {
+        for (TSNode use : m_facts.identifiers_named(name)) {
+            const TSNode parent = ts_node_parent(use);
+            if (!is_type(parent, "assignment") && !is_type(parent, "augmented_assignment")) continue;
+            if (!ts_node_eq(field(parent, "left"), use)) continue;
+            if (is_type(parent, "augmented_assignment") || (!is_type(field(parent, "right"), "true") && !is_type(field(parent, "right"), "false"))) return false;
+        }
+        return true;
+    };
+    for (TSNode handler : import_error_handlers(try_statement))
+        for (uint32_t i = 0; i < ts_node_named_child_count(handler); ++i) {
+            const TSNode st = ts_node_named_child(handler, i);
+            const TSNode a = is_type(st, "expression_statement") ? ts_node_named_child(st, 0) : TSNode{};
+            if (ts_node_is_null(a) || !is_type(a, "assignment") || !is_type(field(a, "left"), "identifier") || !is_type(field(a, "right"), "false"))
+                continue;
+            const std::string name(m_facts.text(field(a, "left")));
+            if (m_bound.count(name) || !only_truth_values(name)) continue;
+            m_bound.emplace(name, mac_absent ? GuardKind::device_check : GuardKind::import_fallback);
+        }
+}
+
 void GuardFinder::bind_names(TSNode root) {
     // `use_cuda = torch.cuda.is_available()`, `ddp = int(os.environ.get("RANK", -1)) != -1`: later
     // conditions on these names are the same guard. Two passes let one name build on another.
     // Only statements are visited: an assignment is never inside an expression.
     std::vector<TSNode> assignments;
+    std::vector<TSNode> tries;
     std::vector<TSNode> stack{root};
     while (!stack.empty()) {
         TSNode n = stack.back();
@@ -351,6 +389,7 @@ void GuardFinder::bind_names(TSNode root) {
             if (is_type(e, "assignment")) assignments.push_back(e);
             continue;
         }
+        if (t == "try_statement") tries.push_back(n);
         if (t != "module" && t != "block" && t.find("statement") == std::string_view::npos && t.find("clause") == std::string_view::npos &&
             t != "function_definition" && t != "class_definition" && t != "decorated_definition")
             continue;
@@ -398,6 +437,7 @@ void GuardFinder::bind_names(TSNode root) {
             if (t.kind != GuardKind::none && !t.negated) m_bound.emplace(name, t.kind);
         }
     }
+    for (TSNode t : tries) bind_package_flag(t);
     // A module-level predicate that answers no off CUDA (stylegan3's and eg3d's
     // `def _should_use_custom_op(input): ... if input.device.type != 'cuda': return False`): a call of
     // it in a condition is the device check it makes.

@@ -129,6 +129,7 @@ private:
     bool earlier_return_checks_mps(TSNode statement) const;
     bool rebound_under_mps_test(TSNode statement, TSNode node) const;
     void bind_names(TSNode root);
+    void bind_package_flag(TSNode try_statement);  // a flag an import error handler sets to False (bind_names)
     void bind_device_predicates(TSNode root);
     void find_file_guard(TSNode root);
     std::string one_line(TSNode node) const;
