@@ -27,6 +27,7 @@
 // the scan may have parsed only the regions of a file around its matches.
 
 #include <algorithm>
+#include <cctype>
 #include <iterator>
 #include <map>
 #include <optional>
@@ -237,6 +238,41 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
         for (const auto& c : u.selections) uses[{defining[i], c.name}].selections.emplace_back(defining[i], c);
         for (const auto& name : u.other_uses) uses[{defining[i], name}].unknown = true;
     }
+    // The shipped YAML/JSON run configs that name a class a registry decorator stores, as a word
+    // (basicsr's `model_type: RealESRNetModel`, the first stage of Real-ESRGAN's documented training,
+    // whose DiffJPEG().cuda() was judged too quiet as a chosen alternative in the sample of
+    // 2026-12-08): the config's path and line. Read once, and only where such a class has a finding.
+    std::optional<std::map<std::string, std::pair<std::string, int>>> config_named;
+    const auto config_naming = [&](const std::string& name) -> const std::pair<std::string, int>* {
+        if (!config_named) {
+            config_named.emplace();
+            std::set<std::string> names;
+            for (const auto& [key, c] : uses)
+                for (const auto& [path, s] : c.selections)
+                    if (s.branch.rfind(FunctionUses::kRegisteredBy, 0) == 0 && !s.name.empty()) names.insert(s.name);
+            if (!names.empty()) {
+                const TriggerSet search(std::vector<std::string>(names.begin(), names.end()));
+                const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+                for (const auto& r : records) {
+                    if (r.kind != FileKind::config) continue;
+                    std::string text;
+                    try {
+                        text = read_file(base / r.path);
+                    } catch (const std::exception&) {
+                        continue;  // the configs' own pass names what it could not read
+                    }
+                    for (const auto& [at, index] : search.find_each(text)) {
+                        const std::string& n = search.literals()[index];
+                        if ((at > 0 && word(text[at - 1])) || (at + n.size() < text.size() && word(text[at + n.size()]))) continue;
+                        const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+                        config_named->emplace(n, std::make_pair(r.path, line));
+                    }
+                }
+            }
+        }
+        const auto found = config_named->find(name);
+        return found == config_named->end() ? nullptr : &found->second;
+    };
     // 2. The files that import those modules or their packages, each parsed once for all of them. The
     // Python files by the last name of each module they import (`from ..utils import x` under "utils").
     auto last_name = [](const std::string& d) { return d.substr(d.rfind('.') == std::string::npos ? 0 : d.rfind('.') + 1); };
@@ -454,8 +490,15 @@ void Scanner::guard_by_callers(const std::vector<program::FileRecord>& records, 
             if (on_demand_by_callers(f, function, all, model)) continue;
             chosen = it->second.calls;
             for (auto [path, s] : it->second.selections) {
-                s.guard = GuardKind::alternative_branch;
-                s.note = "chosen, not called, in `" + s.branch + "`";
+                // A registered class that a shipped run config names is the one that config runs:
+                // its registration is how the run calls it, with the guards the registration has.
+                const auto named = s.branch.rfind(FunctionUses::kRegisteredBy, 0) == 0 ? config_naming(s.name) : nullptr;
+                if (named) {
+                    s.note = s.branch + ", and " + named->first + ":" + std::to_string(named->second) + " names " + s.name;
+                } else {
+                    s.guard = GuardKind::alternative_branch;
+                    s.note = "chosen, not called, in `" + s.branch + "`";
+                }
                 chosen.emplace_back(path, std::move(s));
             }
         }

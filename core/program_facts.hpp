@@ -103,8 +103,10 @@ struct FunctionUses {
     std::vector<Call> calls;
     // The name taken, not called, as the whole value of a `return` or of an assignment in one branch of
     // its function (FastChat's `elif is_exllama: return generate_stream_exllama`): the function is
-    // chosen there, and runs where the choice is made. Only name, line and branch are kept.
+    // chosen there, and runs where the choice is made. Only name, line and branch are kept. A
+    // definition a registry stores is one too, its branch kRegisteredBy and the registration.
     std::vector<Call> selections;
+    static constexpr const char* kRegisteredBy = "registered by ";
     std::set<std::string> other_uses;
     std::map<int, std::string> function_at;
     // The module-level class each method line of function_at (".name") sits in, where the class has

@@ -1401,6 +1401,28 @@ TEST(ProgramModel, AClassADecoratorRegistersIsChosenNotCalled) {
     EXPECT_EQ(called->impact, VerdictImpact::stay) << called->note;
 }
 
+// Real-ESRGAN: `@MODEL_REGISTRY.register()` stores RealESRNetModel, and the first stage's run config
+// names it (`model_type: RealESRNetModel`): that config runs it, so its __init__'s `.cuda()` keeps the
+// rule's weight. A registered class no shipped config names stays chosen, not called.
+TEST(ProgramModel, ARegisteredClassAShippedConfigNamesIsCalled) {
+    for (const bool named : {false, true}) {
+        test::TempDir d;
+        d.write("realesrgan/__init__.py", "from .models import *\n");
+        d.write("realesrgan/models/__init__.py", "from .realesrnet_model import RealESRNetModel\n");
+        d.write("realesrgan/models/realesrnet_model.py",
+                "import torch\nfrom basicsr.utils.registry import MODEL_REGISTRY\n\n\n@MODEL_REGISTRY.register()\nclass RealESRNetModel(SRModel):\n"
+                "    def __init__(self, opt):\n        super().__init__(opt)\n        self.jpeger = DiffJPEG(differentiable=False).cuda()\n");
+        d.write("realesrgan/train.py", "import realesrgan.models\nfrom basicsr.train import train_pipeline\n\nif __name__ == '__main__':\n    train_pipeline('.')\n");
+        d.write("options/train_realesrnet_x4plus.yml", std::string("name: train_RealESRNetx4plus\nmodel_type: ") + (named ? "RealESRNetModel" : "SRModel") +
+                                                          "\nscale: 4\n");
+        const ScanResult r = scan_dir(d);
+        const Finding* f = find(r, "cuda-method-call", "realesrgan/models/realesrnet_model.py");
+        ASSERT_NE(f, nullptr) << named;
+        EXPECT_EQ(f->guard, named ? GuardKind::none : GuardKind::alternative_branch) << f->note;
+        EXPECT_EQ(f->severity, named ? Severity::major : Severity::minor) << f->note;
+    }
+}
+
 // jeonsworld/ViT-pytorch's shape, with a package for speed (bitsandbytes: dual-track) imported at the
 // top and used only under `if args.bits8:` and `if args.local_rank != -1:`: moving the import is the
 // edit, no Linux GPU needed, but the import fails where the package is missing: major, no verdict,

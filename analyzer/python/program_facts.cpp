@@ -1301,7 +1301,7 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
             FunctionUses::Call& c = out.selections.emplace_back();
             c.name = facts.text(field(field(decorated, "definition"), "name"));
             c.line = line_of(decorated);
-            c.branch = "registered by " + by;
+            c.branch = FunctionUses::kRegisteredBy + by;
             return true;
         };
         // A class's __init__ runs where the class is called: it goes by the class's name, as a
@@ -1564,7 +1564,7 @@ FunctionUses uses_of_functions(TSNode root, const ModuleFacts& facts, const Guar
             FunctionUses::Call& c = out.selections.emplace_back();
             c.name = it->second;
             c.line = line_of(n);
-            c.branch = "registered by " + one_line(facts.text(outer), 60);
+            c.branch = FunctionUses::kRegisteredBy + one_line(facts.text(outer), 60);
         } else if (!ts_node_is_null(outer)) {
             add_call(outer, it->second, true);
         } else if (const auto branch = selected_in_branch(n, parent, facts)) {
