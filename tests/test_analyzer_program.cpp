@@ -1507,6 +1507,12 @@ TEST(ProgramModel, AModuleTheReadmesPythonCodeImportsIsPackageApi) {
     d.write("docs/usage.rst", "Usage\n=====\n\n.. code-block:: python\n\n    x = 1\n\nimport gdet.tools.export\n");
     const ScanResult outside_block = scan_dir(d);
     EXPECT_NE(find(outside_block, "cuda-only-package-import", "gdet/tools/export.py")->reach, Reach::core) << "prose after the block is no code";
+
+    // the names in parentheses on the lines below (mochi's README: `from genmo.mochi_preview.pipelines import (`)
+    d.write("docs/usage.rst", "Usage\n=====\n");
+    d.write("README.md", shell_only + "\n```python\nfrom gdet.util.inference import (\n    load_model,\n    predict,\n)\n```\n");
+    const ScanResult wrapped = scan_dir(d);
+    EXPECT_EQ(find(wrapped, "cuda-only-package-import", "gdet/models/net.py")->reach, Reach::core);
 }
 
 // A blocker that one program needs while another program of the same code runs without it is that

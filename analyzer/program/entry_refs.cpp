@@ -147,11 +147,12 @@ void script_lines(std::string_view text, FileFacts& out, bool fenced_blocks) {
 }
 
 // The modules one line of Python imports: `from a.b import c` -> a.b; `import a.b as x, d` -> a.b, d.
-// Relative imports name nothing outside their file.
+// `from a.b import (` and `from a.b import \` name a.b too, their names on the lines below (mochi's
+// README, whose API block was read as importing nothing). Relative imports name nothing outside their file.
 std::vector<std::string> imported_modules(std::string_view line) {
     std::vector<std::string> out;
     const auto tokens = tokens_of(line);
-    if (tokens.size() >= 4 && tokens[0] == "from" && tokens[2] == "import" && tokens[1].front() != '.') {
+    if (tokens.size() >= 3 && tokens[0] == "from" && tokens[2] == "import" && tokens[1].front() != '.') {
         out.push_back(tokens[1]);
     } else if (tokens.size() >= 2 && tokens[0] == "import") {
         for (std::size_t k = 1; k < tokens.size(); ++k) {
