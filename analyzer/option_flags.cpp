@@ -14,6 +14,8 @@
 #include <tuple>
 
 #include "analyzer/program/program_model.hpp"
+#include "analyzer/python/guards.hpp"
+#include "analyzer/python/python_engine.hpp"
 #include "analyzer/scanner.hpp"
 #include "core/parallel.hpp"
 #include "core/paths.hpp"
@@ -142,6 +144,70 @@ void Scanner::keep_options_commands_turn_on(const fs::path& base, const std::vec
         std::tie(f.guard, f.guard_note) = guard_once_turned_on(f.guard_note);
         f.related.push_back(related_line(on->second.first, on->second.second, "passes " + on->first + ", which turns this branch on"));
     }
+}
+
+void Scanner::weigh_options_declared_elsewhere(const fs::path& base, const std::vector<program::FileRecord>& records, unsigned jobs,
+                                               std::vector<Finding>& findings) const {
+    // The unguarded findings above info in Python files, by file.
+    std::map<std::string, std::vector<std::size_t>> wanted;
+    for (std::size_t i = 0; i < findings.size(); ++i) {
+        const Finding& f = findings[i];
+        const std::string& path = f.location.path;
+        if (f.guard == GuardKind::none && f.severity != Severity::info && f.source == "static" && path.size() > 3 && path.compare(path.size() - 3, 3, ".py") == 0)
+            wanted[path].push_back(i);
+    }
+    if (wanted.empty()) return;
+    // The options the repository's scripts declare: only files that write `add_argument` are parsed.
+    std::vector<const program::FileRecord*> python;
+    for (const auto& r : records)
+        if (r.kind == FileKind::python && r.path.size() > 3 && r.path.compare(r.path.size() - 3, 3, ".py") == 0) python.push_back(&r);
+    std::vector<std::vector<python::ArgparseDeclaration>> declared(python.size());
+    build_engines();
+    parallel_for(python.size(), [&](std::size_t i) {
+        try {
+            const std::string text = read_file(base / python[i]->path);
+            if (text.find("add_argument") != std::string::npos) declared[i] = m_python->argparse_declarations(text);
+        } catch (const std::exception&) {
+            // gone since it was read: its declarations are not known
+        }
+    }, jobs);
+    std::map<std::string, std::pair<std::string, Where>, std::less<>> off;  // destination -> flag, the first declaration
+    std::set<std::string> on;  // some declaration turns it on by default: not off, whatever others say
+    for (std::size_t i = 0; i < python.size(); ++i)
+        for (const auto& d : declared[i]) {
+            if (d.off) off.emplace(d.option.dest, std::make_pair(d.option.flag, Where{python[i]->path, d.line}));
+            else on.insert(d.option.dest);
+        }
+    for (const auto& d : on) off.erase(d);
+    if (off.empty()) return;
+    std::map<std::string, std::string, std::less<>> flags;
+    std::vector<std::string> reads;
+    for (const auto& [dest, declaration] : off) flags.emplace(dest, declaration.first), reads.push_back("." + dest);
+    // Only the files that read one of them as an attribute are parsed again.
+    const TriggerSet read_any(reads);
+    std::vector<std::pair<std::string, std::vector<std::size_t>>> files(wanted.begin(), wanted.end());
+    std::vector<std::vector<std::optional<std::string>>> found(files.size());
+    parallel_for(files.size(), [&](std::size_t i) {
+        try {
+            const std::string text = read_file(base / files[i].first);
+            if (read_any.find_each(text).empty()) return;
+            std::vector<std::pair<int, int>> at;
+            for (std::size_t k : files[i].second) at.emplace_back(findings[k].location.line, findings[k].location.col);
+            found[i] = m_python->options_off_elsewhere(text, at, flags);
+        } catch (const std::exception&) {
+            // gone since it was read: the findings keep their guard
+        }
+    }, jobs);
+    for (std::size_t i = 0; i < files.size(); ++i)
+        for (std::size_t k = 0; k < found[i].size(); ++k) {
+            if (!found[i][k]) continue;
+            Finding& f = findings[files[i].second[k]];
+            const auto declaration = std::find_if(off.begin(), off.end(), [&](const auto& o) { return o.second.first == *found[i][k]; });
+            f.guard = GuardKind::off_by_default;
+            f.guard_note = "off by default: " + *found[i][k];
+            f.related.push_back(related_line(declaration->second.second.first, declaration->second.second.second,
+                                             "declares " + *found[i][k] + ", off by default"));
+        }
 }
 
 void Scanner::options_commands_pass(const fs::path& base, const std::vector<program::FileRecord>& records, program::ModelOptions& out) const {

@@ -797,6 +797,7 @@ ScanResult Scanner::scan(const fs::path& base, const std::vector<fs::path>& root
     code_findings.reserve(result.findings.size());
     for (auto& f : result.findings) (in_data_file(f) ? data_findings : code_findings).push_back(std::move(f));
     result.findings = std::move(code_findings);
+    weigh_options_declared_elsewhere(base, records, options.jobs, result.findings);
     keep_options_commands_turn_on(base, records, result.findings);
     read_import_uses(base, result.findings, model);
     std::set<std::string, std::less<>> no_mac_import;

@@ -134,6 +134,11 @@ private:
     // A CUDA-only extension op whose Python callers define its PyTorch twin (`*_pytorch`) beside the
     // call (analyzer/twin_definitions.cpp).
     void weigh_kernel_twins(const std::filesystem::path& base, std::vector<Finding>& findings) const;
+    // An unguarded finding in a Python file under `if opt.X:` or `if self.opt.X:`, where another file
+    // of the repository declares the option X off by default and the file declares no X of its own,
+    // is under that option (analyzer/option_flags.cpp).
+    void weigh_options_declared_elsewhere(const std::filesystem::path& base, const std::vector<program::FileRecord>& records, unsigned jobs,
+                                          std::vector<Finding>& findings) const;
     // A finding under an option off by default (guard off-by-default, `--benchmark`) loses that guard
     // when a command of the repository passes the option (analyzer/option_flags.cpp).
     void keep_options_commands_turn_on(const std::filesystem::path& base, const std::vector<program::FileRecord>& records,

@@ -79,6 +79,7 @@ struct GuardVocabulary {
     std::vector<std::string> device_flags;       // use_gpu, args.cuda: the caller's switch for the CUDA path
     std::vector<std::string> option_device_flags;  // cuda: `if args.cuda:`, an options object's switch for the CUDA path
     std::vector<std::string> device_index_names;   // cuda_device, gpu: a CUDA index where -1 is the CPU (`if device > -1:`)
+    std::vector<std::string> argparse_objects;     // opt, args: what `parser.parse_args()` is bound to, read in other files (`self.opt.X`)
     std::vector<std::string> device_list_names;    // gpu_ids: CUDA device ids where an empty list is the CPU (`if len(opt.gpu_ids) > 0:`)
     std::vector<std::string> device_strings;     // compared in a condition: device.type == "cuda"
     std::vector<std::string> mps_names;          // what makes a device check MPS-aware (qualified names)

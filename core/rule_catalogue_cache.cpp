@@ -83,7 +83,7 @@ MPSPORT_CACHED_FIELDS(RuleDocs, 3, what, why, example)
 MPSPORT_CACHED_FIELDS(Rule, 24, id, engine, severity, category, impact, effort, message, fix, docs, references, triggers,
                       triggers_from, query, analysis, guard, manifest_check, file_kinds, line_pattern, line_skip_comments,
                       checkpoint_check, matchers, check, params, source)
-MPSPORT_CACHED_FIELDS(GuardVocabulary, 52, device_calls, device_attributes, device_flags, option_device_flags, device_index_names, device_list_names, device_strings, mps_names, mps_strings,
+MPSPORT_CACHED_FIELDS(GuardVocabulary, 53, device_calls, device_attributes, device_flags, option_device_flags, device_index_names, device_list_names, argparse_objects, device_strings, mps_names, mps_strings,
                       distributed_env, distributed_calls, distributed_names, distributed_keys, device_count_names, distributed_functions, collective_calls,
                       package_checks, mac_absent_package_words, availability_words, device_functions, platform_names, type_checking_names, registry_calls, mac_strings,
                       cluster_strings, shell_platform_probes, shell_linux_strings, shell_cuda_probes,

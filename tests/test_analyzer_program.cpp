@@ -4327,6 +4327,59 @@ TEST(ProgramModel, AStayImportInAFunctionChosenInOneArmIsOptional) {
     EXPECT_EQ(f->impact, VerdictImpact::stay) << f->note;
 }
 
+// monodepth2: options.py declares `--predictive_mask` store_true, and trainer.py, which declares no
+// option of its own, reads it as `self.opt.predictive_mask`: the branch is off by default there too,
+// with the declaration as a related location. Not an option another file declares on, one the
+// reading file declares itself, nor a YAML config's `cfg.X`; and a command passing the flag turns it on.
+TEST(ProgramModel, AnOptionAnotherFileDeclaresOffByDefaultGuardsItsReads) {
+    test::TempDir d;
+    d.write("options.py", "import argparse\n\n\nclass MonodepthOptions:\n    def __init__(self):\n        self.parser = argparse.ArgumentParser()\n"
+                          "        self.parser.add_argument('--predictive_mask', action='store_true')\n"
+                          "        self.parser.add_argument('--use_stereo', action='store_true')\n"
+                          "        self.parser.add_argument('--pose_cnn', default=True)\n\n    def parse(self):\n        return self.parser.parse_args()\n");
+    d.write("stereo.py", "import argparse\np = argparse.ArgumentParser()\np.add_argument('--use_stereo', action='store_false')\n");
+    d.write("train.py", "from options import MonodepthOptions\nfrom trainer import Trainer\n\nif __name__ == '__main__':\n    Trainer(MonodepthOptions().parse()).train()\n");
+    d.write("trainer.py", "import torch\n\n\nclass Trainer:\n    def __init__(self, options):\n        self.opt = options\n\n"
+                          "    def train(self):\n        if self.opt.v1_multiscale:\n            pass\n        elif self.opt.predictive_mask:\n"
+                          "            w = torch.ones(3).cuda()\n        if self.opt.use_stereo:\n            torch.cuda.synchronize()\n"
+                          "        if self.opt.pose_cnn:\n            torch.cuda.synchronize()\n        if cfg.predictive_mask:\n            torch.cuda.synchronize()\n");
+    const ScanResult off = scan_dir(d);
+    const Finding* mask = find(off, "cuda-method-call", "trainer.py");
+    ASSERT_NE(mask, nullptr);
+    EXPECT_EQ(mask->guard, GuardKind::off_by_default) << mask->guard_note;
+    EXPECT_EQ(mask->guard_note, "off by default: --predictive_mask");
+    EXPECT_LT(mask->severity, Severity::major) << mask->note;
+    EXPECT_TRUE(std::any_of(mask->related.begin(), mask->related.end(), [](const RelatedLocation& r) {
+        return r.location.path == "options.py" && r.location.line == 7 && r.label.find("--predictive_mask") != std::string::npos;
+    }));
+    for (const Finding& f : off.findings) {
+        if (f.location.path == "trainer.py" && f.location.line > 12) {
+            EXPECT_EQ(f.guard, GuardKind::none) << f.rule_id << " " << f.location.line << ": declared on elsewhere, or a config's value";
+        }
+    }
+    EXPECT_GE(std::count_if(off.findings.begin(), off.findings.end(), [](const Finding& f) { return f.location.path == "trainer.py" && f.location.line > 12; }), 3);
+
+    // the reading file's own declaration decides
+    d.write("trainer.py", "import argparse\nimport torch\nparser = argparse.ArgumentParser()\nparser.add_argument('--predictive_mask', default=True)\n"
+                          "opt = parser.parse_args()\nif opt.predictive_mask:\n    w = torch.ones(3).cuda()\n");
+    const ScanResult own = scan_dir(d);
+    mask = find(own, "cuda-method-call", "trainer.py");
+    ASSERT_NE(mask, nullptr);
+    EXPECT_EQ(mask->guard, GuardKind::none) << mask->guard_note;
+
+    // a command of the repository that passes the flag turns it on
+    d.write("trainer.py", "import torch\n\n\ndef train(opt):\n    if opt.predictive_mask:\n        w = torch.ones(3).cuda()\n");
+    const ScanResult elsewhere = scan_dir(d);
+    mask = find(elsewhere, "cuda-method-call", "trainer.py");
+    ASSERT_NE(mask, nullptr);
+    EXPECT_EQ(mask->guard, GuardKind::off_by_default) << mask->guard_note;
+    d.write("README.md", "# Training\n\n```\npython train.py --predictive_mask\n```\n");
+    const ScanResult passed = scan_dir(d);
+    mask = find(passed, "cuda-method-call", "trainer.py");
+    ASSERT_NE(mask, nullptr);
+    EXPECT_EQ(mask->guard, GuardKind::none) << mask->guard_note;
+}
+
 // An option off by default that a command of the repository turns on is no option: the README's
 // `python train.py --benchmark` runs that branch as documented, and the finding keeps its weight,
 // with the command as a related location. A flag that only begins the same (`--benchmark_dir`) does not.

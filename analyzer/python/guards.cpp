@@ -803,30 +803,39 @@ std::optional<Guard> option_default_guard(TSNode value, const ModuleFacts& facts
     return weakest;
 }
 
+std::vector<ArgparseDeclaration> argparse_declarations(TSNode root, const ModuleFacts& facts) {
+    std::vector<ArgparseDeclaration> out;
+    for_each_node(root, [&](TSNode call) {
+        auto option = argparse_option(call, facts);
+        if (!option) return;
+        const TSNode action = keyword_argument(call, "action", facts);
+        const TSNode dflt = keyword_argument(call, "default", facts);
+        const auto action_value = ts_node_is_null(action) ? std::optional<std::string>() : facts.string_value(action);
+        ArgparseDeclaration& d = out.emplace_back();
+        d.option = std::move(*option);
+        if (action_value && *action_value == "store_true") d.off = ts_node_is_null(dflt) || is_type(dflt, "false") || is_type(dflt, "none");
+        else if (ts_node_is_null(action) && !ts_node_is_null(dflt)) d.off = is_type(dflt, "false") || is_type(dflt, "none");
+        if (!ts_node_is_null(dflt) && is_type(dflt, "string")) d.string_default = facts.string_value(dflt);
+        d.line = static_cast<int>(ts_node_start_point(call).row) + 1;
+    });
+    return out;
+}
+
 const std::map<std::string, std::string, std::less<>>& GuardFinder::argparse_off_flags() const {
     if (m_off_flags) return *m_off_flags;
     m_off_flags.emplace();
     m_string_defaults.emplace();
     std::set<std::string> on;  // destinations some declaration turns on by default: not off, whatever others say
-    for_each_node(m_root, [&](TSNode call) {
-        const auto option = argparse_option(call, m_facts);
-        if (!option) return;
-        const std::string& flag = option->flag;
-        const std::string& dest = option->dest;
-        const TSNode action = keyword_argument(call, "action", m_facts);
-        const TSNode dflt = keyword_argument(call, "default", m_facts);
-        const auto action_value = ts_node_is_null(action) ? std::optional<std::string>() : m_facts.string_value(action);
-        bool off = false;
-        if (action_value && *action_value == "store_true") off = ts_node_is_null(dflt) || is_type(dflt, "false") || is_type(dflt, "none");
-        else if (ts_node_is_null(action) && !ts_node_is_null(dflt)) off = is_type(dflt, "false") || is_type(dflt, "none");
-        if (off) m_off_flags->emplace(dest, flag);
-        else on.insert(dest);
-        if (const auto v = ts_node_is_null(dflt) ? std::nullopt : m_facts.string_value(dflt); v && is_type(dflt, "string")) {
+    for (const ArgparseDeclaration& d : argparse_declarations(m_root, m_facts)) {
+        m_declared.insert(d.option.dest);
+        if (d.off) m_off_flags->emplace(d.option.dest, d.option.flag);
+        else on.insert(d.option.dest);
+        if (d.string_default) {
             // two declarations of one destination with different defaults: none is the default
-            const auto [it, added] = m_string_defaults->emplace(dest, *v);
-            if (!added && it->second != *v) it->second.clear();
+            const auto [it, added] = m_string_defaults->emplace(d.option.dest, *d.string_default);
+            if (!added && it->second != *d.string_default) it->second.clear();
         }
-    });
+    }
     for (const auto& d : on) m_off_flags->erase(d);
     return *m_off_flags;
 }
@@ -970,11 +979,27 @@ std::optional<std::string> GuardFinder::off_by_default(TSNode condition) const {
         if (!is_type(value, "attribute")) return std::nullopt;
         return off_by_default(value);  // the option's own note: a command that passes it turns the branch on
     }
-    if (!is_type(condition, "attribute") || !is_type(field(condition, "object"), "identifier") || m_facts.text(field(condition, "object")) == "self")
-        return std::nullopt;
+    if (!is_type(condition, "attribute")) return std::nullopt;
+    if (auto elsewhere = off_elsewhere(condition)) return elsewhere;
+    if (!is_type(field(condition, "object"), "identifier") || m_facts.text(field(condition, "object")) == "self") return std::nullopt;
     const auto& flags = argparse_off_flags();
     const auto it = flags.find(m_facts.text(field(condition, "attribute")));
     if (it == flags.end()) return std::nullopt;
+    return it->second;
+}
+
+std::optional<std::string> GuardFinder::off_elsewhere(TSNode attribute) const {
+    if (!m_elsewhere) return std::nullopt;
+    const TSNode object = field(attribute, "object");
+    const bool options = (is_type(object, "identifier") && listed(m_vocab.argparse_objects, m_facts.text(object))) ||
+                         (is_type(object, "attribute") && m_facts.text(field(object, "object")) == "self" &&
+                          listed(m_vocab.argparse_objects, m_facts.text(field(object, "attribute"))));
+    if (!options) return std::nullopt;
+    const std::string_view name = m_facts.text(field(attribute, "attribute"));
+    argparse_off_flags();  // fills m_declared
+    if (m_declared.count(name)) return std::nullopt;  // this file's own option: its declaration decides
+    const auto it = m_elsewhere->find(name);
+    if (it == m_elsewhere->end()) return std::nullopt;
     return it->second;
 }
 

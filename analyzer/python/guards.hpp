@@ -34,6 +34,17 @@ struct ArgparseOption {
 };
 std::optional<ArgparseOption> argparse_option(TSNode call, const ModuleFacts& facts);
 
+// Every `add_argument` option of a module: its flag and destination, whether its default is off
+// (`action="store_true"` without a true default, or a default of False or None), its string default
+// where it has one, and its line.
+struct ArgparseDeclaration {
+    ArgparseOption option;
+    bool off = false;
+    std::optional<std::string> string_default;
+    int line = 0;
+};
+std::vector<ArgparseDeclaration> argparse_declarations(TSNode root, const ModuleFacts& facts);
+
 class GuardFinder;
 // The guard of an option's default (`value`, in `add_argument("--backend", default="nccl")`): a
 // default applies where the option is read, so where every read of it in the file (`args.backend`,
@@ -77,6 +88,10 @@ public:
 
     // The blocks of a try statement's handlers that catch ImportError (or ModuleNotFoundError, or everything).
     std::vector<TSNode> import_error_handlers(TSNode try_statement) const;
+    // The argparse options other files of the repository declare off by default (destination -> flag),
+    // for `if opt.X:` and `if self.opt.X:` where this file declares no option X (monodepth2's trainer.py
+    // reads `self.opt.predictive_mask`, which options.py declares store_true). Kept by pointer.
+    void set_options_declared_elsewhere(const std::map<std::string, std::string, std::less<>>* options) { m_elsewhere = options; }
 
 private:
     bool uses_what_it_imports(TSNode import, TSNode scope) const;
@@ -145,6 +160,11 @@ private:
     TSNode m_root;
     mutable std::optional<std::map<std::string, std::string, std::less<>>> m_off_flags;  // argparse_off_flags(), once
     mutable std::optional<std::map<std::string, std::string, std::less<>>> m_string_defaults;  // argparse_string_defaults(), once
+    mutable std::set<std::string, std::less<>> m_declared;  // every destination this file declares (argparse_off_flags())
+    const std::map<std::string, std::string, std::less<>>* m_elsewhere = nullptr;  // set_options_declared_elsewhere()
+    // `opt.X` or `self.opt.X` (guards.argparse_objects): X, where this file declares no option X and
+    // another file of the repository declares it off by default; the flag as the command line spells it.
+    std::optional<std::string> off_elsewhere(TSNode attribute) const;
     // Names bound once in the module from an environment read (BasicSR's `BASICSR_JIT =
     // os.getenv('BASICSR_JIT')`, at module level or in an import's handler) -> (variable, default as
     // written); env_constants(), once.

@@ -451,6 +451,36 @@ std::map<std::string, RegistryChoice> PythonEngine::registry_choices(std::string
                      [&](TSNode root, const ModuleFacts& facts, const GuardFinder&) { return python::registry_choices(root, facts); });
 }
 
+std::vector<ArgparseDeclaration> PythonEngine::argparse_declarations(std::string_view text) const {
+    return with_file(text, {}, m_catalogue, std::vector<ArgparseDeclaration>{},
+                     [&](TSNode root, const ModuleFacts& facts, const GuardFinder&) { return python::argparse_declarations(root, facts); });
+}
+
+std::vector<std::optional<std::string>> PythonEngine::options_off_elsewhere(std::string_view text, const std::vector<std::pair<int, int>>& at,
+                                                                            const std::map<std::string, std::string, std::less<>>& elsewhere) const {
+    std::vector<std::optional<std::string>> out(at.size());
+    std::unique_ptr<TSTree, TreeDeleter> tree(ts_parser_parse_string(thread_parser(), nullptr, text.data(), static_cast<uint32_t>(text.size())));
+    if (!tree) return out;
+    const TSNode root = ts_tree_root_node(tree.get());
+    const ModuleFacts facts(root, text);
+    GuardFinder guards(m_catalogue.program().guards, facts, root);
+    guards.set_options_declared_elsewhere(&elsewhere);
+    for (std::size_t i = 0; i < at.size(); ++i) {
+        const TSPoint p{static_cast<uint32_t>(std::max(at[i].first - 1, 0)), static_cast<uint32_t>(std::max(at[i].second - 1, 0))};
+        const TSNode node = ts_node_descendant_for_point_range(root, p, p);
+        if (ts_node_is_null(node)) continue;
+        const Guard g = guards.guard_of(node);
+        static const std::string kPrefix = "off by default: ";
+        if (g.kind == GuardKind::off_by_default && g.note.rfind(kPrefix, 0) == 0) {
+            const std::string flag = g.note.substr(kPrefix.size());
+            // only an option the other files decide: this file's own would have guarded the finding already
+            for (const auto& [dest, f] : elsewhere)
+                if (f == flag) out[i] = flag;
+        }
+    }
+    return out;
+}
+
 std::vector<FunctionUses> PythonEngine::uses_of_functions(std::string_view text, const std::vector<FunctionQuery>& queries, bool full_parse) const {
     // Only the statements that can answer: those naming a function asked about or holding a line
     // asked about, the statements naming what those define (callers, up to the depth that guards are

@@ -24,6 +24,7 @@ namespace mpsport::python {
 
 class QuerySet;
 struct OpTables;
+struct ArgparseDeclaration;
 
 class PythonEngine {
 public:
@@ -87,6 +88,13 @@ public:
     ImportUse import_use(std::string_view text, int line) const;
     // The names the module holds only as registry values (program_facts.hpp registry_choices).
     std::map<std::string, RegistryChoice> registry_choices(std::string_view text) const;
+    // The argparse options the module in `text` declares (a full parse; guards.hpp).
+    std::vector<ArgparseDeclaration> argparse_declarations(std::string_view text) const;
+    // For each 1-based (line, column) of `text`: the flag, where the code there runs only under an
+    // option that `elsewhere` (destination -> flag: declared off by default in other files) holds
+    // (GuardFinder::set_options_declared_elsewhere); nullopt where no such option decides.
+    std::vector<std::optional<std::string>> options_off_elsewhere(std::string_view text, const std::vector<std::pair<int, int>>& at,
+                                                                  const std::map<std::string, std::string, std::less<>>& elsewhere) const;
     // Whether the op tables were loaded: only where a file named an op they list, or where their
     // names were not kept beside the rules cache (op_literals()).
     bool op_tables_loaded() const { return m_op_tables_loaded; }
