@@ -181,16 +181,35 @@ void Scanner::weigh_options_declared_elsewhere(const fs::path& base, const std::
     for (const auto& d : on) off.erase(d);
     if (off.empty()) return;
     std::map<std::string, std::string, std::less<>> flags;
-    std::vector<std::string> reads;
-    for (const auto& [dest, declaration] : off) flags.emplace(dest, declaration.first), reads.push_back("." + dest);
-    // Only the files that read one of them as an attribute are parsed again.
+    std::vector<std::string> reads;  // `opt.X` for each options object and option: what a test of one writes
+    for (const auto& [dest, declaration] : off) {
+        flags.emplace(dest, declaration.first);
+        for (const auto& object : m_catalogue.program().guards.argparse_objects) reads.push_back(object + "." + dest);
+    }
+    // Only the files that test one of them, on a line of `if`, `elif` or a conditional expression
+    // above a finding, are parsed again (Megatron-LM declares some 700 options; most of its files
+    // read a few of them somewhere).
     const TriggerSet read_any(reads);
     std::vector<std::pair<std::string, std::vector<std::size_t>>> files(wanted.begin(), wanted.end());
     std::vector<std::vector<std::optional<std::string>>> found(files.size());
     parallel_for(files.size(), [&](std::size_t i) {
         try {
             const std::string text = read_file(base / files[i].first);
-            if (read_any.find_each(text).empty()) return;
+            int last = 0;
+            for (std::size_t k : files[i].second) last = std::max(last, findings[k].location.line);
+            int first_test = 0;  // the line of the first test of such an option, 0 for none
+            for (const auto& [at, index] : read_any.find_each(text)) {
+                const std::string& read = read_any.literals()[index];
+                if ((at > 0 && (is_word_char(text[at - 1]))) || (at + read.size() < text.size() && is_word_char(text[at + read.size()]))) continue;
+                const std::size_t begin = text.rfind('\n', at) == std::string::npos ? 0 : text.rfind('\n', at) + 1;
+                const std::string_view line = std::string_view(text).substr(begin, at - begin);
+                const std::size_t indent = line.find_first_not_of(" \t");
+                if (indent == std::string_view::npos) continue;
+                if (line.compare(indent, 3, "if ") != 0 && line.compare(indent, 5, "elif ") != 0 && line.find(" if ") == std::string_view::npos) continue;
+                first_test = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+                break;
+            }
+            if (first_test == 0 || first_test >= last) return;
             std::vector<std::pair<int, int>> at;
             for (std::size_t k : files[i].second) at.emplace_back(findings[k].location.line, findings[k].location.col);
             found[i] = m_python->options_off_elsewhere(text, at, flags);

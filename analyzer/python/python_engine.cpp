@@ -452,8 +452,10 @@ std::map<std::string, RegistryChoice> PythonEngine::registry_choices(std::string
 }
 
 std::vector<ArgparseDeclaration> PythonEngine::argparse_declarations(std::string_view text) const {
-    return with_file(text, {}, m_catalogue, std::vector<ArgparseDeclaration>{},
-                     [&](TSNode root, const ModuleFacts& facts, const GuardFinder&) { return python::argparse_declarations(root, facts); });
+    std::unique_ptr<TSTree, TreeDeleter> tree(ts_parser_parse_string(thread_parser(), nullptr, text.data(), static_cast<uint32_t>(text.size())));
+    if (!tree) return {};
+    const TSNode root = ts_tree_root_node(tree.get());
+    return python::argparse_declarations(root, ModuleFacts(root, text));  // no guards asked: none built
 }
 
 std::vector<std::optional<std::string>> PythonEngine::options_off_elsewhere(std::string_view text, const std::vector<std::pair<int, int>>& at,
