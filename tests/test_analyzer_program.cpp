@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -4359,25 +4360,22 @@ TEST(ProgramModel, AnOptionAnotherFileDeclaresOffByDefaultGuardsItsReads) {
     }
     EXPECT_GE(std::count_if(off.findings.begin(), off.findings.end(), [](const Finding& f) { return f.location.path == "trainer.py" && f.location.line > 12; }), 3);
 
+    // the guard of the one `.cuda()` of trainer.py, nullopt where none is found
+    const auto mask_guard = [&] {
+        const ScanResult r = scan_dir(d);
+        const Finding* f = find(r, "cuda-method-call", "trainer.py");
+        return f ? std::optional<GuardKind>(f->guard) : std::nullopt;
+    };
     // the reading file's own declaration decides
     d.write("trainer.py", "import argparse\nimport torch\nparser = argparse.ArgumentParser()\nparser.add_argument('--predictive_mask', default=True)\n"
                           "opt = parser.parse_args()\nif opt.predictive_mask:\n    w = torch.ones(3).cuda()\n");
-    const ScanResult own = scan_dir(d);
-    mask = find(own, "cuda-method-call", "trainer.py");
-    ASSERT_NE(mask, nullptr);
-    EXPECT_EQ(mask->guard, GuardKind::none) << mask->guard_note;
+    EXPECT_EQ(mask_guard(), GuardKind::none);
 
     // a command of the repository that passes the flag turns it on
     d.write("trainer.py", "import torch\n\n\ndef train(opt):\n    if opt.predictive_mask:\n        w = torch.ones(3).cuda()\n");
-    const ScanResult elsewhere = scan_dir(d);
-    mask = find(elsewhere, "cuda-method-call", "trainer.py");
-    ASSERT_NE(mask, nullptr);
-    EXPECT_EQ(mask->guard, GuardKind::off_by_default) << mask->guard_note;
+    EXPECT_EQ(mask_guard(), GuardKind::off_by_default);
     d.write("README.md", "# Training\n\n```\npython train.py --predictive_mask\n```\n");
-    const ScanResult passed = scan_dir(d);
-    mask = find(passed, "cuda-method-call", "trainer.py");
-    ASSERT_NE(mask, nullptr);
-    EXPECT_EQ(mask->guard, GuardKind::none) << mask->guard_note;
+    EXPECT_EQ(mask_guard(), GuardKind::none);
 }
 
 // An option off by default that a command of the repository turns on is no option: the README's
