@@ -209,7 +209,7 @@ void Scanner::weigh_options_declared_elsewhere(const fs::path& base, const std::
                 first_test = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
                 break;
             }
-            if (first_test == 0 || first_test >= last) return;
+            if (first_test == 0 || first_test > last) return;  // on the finding's own line: `x.cuda() if opt.X else x`
             std::vector<std::pair<int, int>> at;
             for (std::size_t k : files[i].second) at.emplace_back(findings[k].location.line, findings[k].location.col);
             found[i] = m_python->options_off_elsewhere(text, at, flags);
@@ -220,8 +220,9 @@ void Scanner::weigh_options_declared_elsewhere(const fs::path& base, const std::
     for (std::size_t i = 0; i < files.size(); ++i)
         for (std::size_t k = 0; k < found[i].size(); ++k) {
             if (!found[i][k]) continue;
-            Finding& f = findings[files[i].second[k]];
             const auto declaration = std::find_if(off.begin(), off.end(), [&](const auto& o) { return o.second.first == *found[i][k]; });
+            if (declaration == off.end()) continue;
+            Finding& f = findings[files[i].second[k]];
             f.guard = GuardKind::off_by_default;
             f.guard_note = "off by default: " + *found[i][k];
             f.related.push_back(related_line(declaration->second.second.first, declaration->second.second.second,

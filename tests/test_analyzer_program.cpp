@@ -4374,6 +4374,8 @@ TEST(ProgramModel, AnOptionAnotherFileDeclaresOffByDefaultGuardsItsReads) {
     // a command of the repository that passes the flag turns it on
     d.write("trainer.py", "import torch\n\n\ndef train(opt):\n    if opt.predictive_mask:\n        w = torch.ones(3).cuda()\n");
     EXPECT_EQ(mask_guard(), GuardKind::off_by_default);
+    d.write("trainer.py", "import torch\n\n\ndef train(opt):\n    return torch.ones(3).cuda() if opt.predictive_mask else None\n");
+    EXPECT_EQ(mask_guard(), GuardKind::off_by_default) << "the value the option picks, on the finding's own line";
     d.write("README.md", "# Training\n\n```\npython train.py --predictive_mask\n```\n");
     EXPECT_EQ(mask_guard(), GuardKind::none);
 }
