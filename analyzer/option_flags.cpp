@@ -149,84 +149,88 @@ void Scanner::keep_options_commands_turn_on(const fs::path& base, const std::vec
 void Scanner::weigh_options_declared_elsewhere(const fs::path& base, const std::vector<program::FileRecord>& records, unsigned jobs,
                                                std::vector<Finding>& findings) const {
     // The unguarded findings above info in Python files, by file.
-    std::map<std::string, std::vector<std::size_t>> wanted;
+    std::set<std::string, std::less<>> python_paths;
+    for (const auto& r : records)
+        if (r.kind == FileKind::python) python_paths.insert(r.path);
+    std::map<std::string, std::vector<std::size_t>, std::less<>> wanted;
     for (std::size_t i = 0; i < findings.size(); ++i) {
         const Finding& f = findings[i];
-        const std::string& path = f.location.path;
-        if (f.guard == GuardKind::none && f.severity != Severity::info && f.source == "static" && path.size() > 3 && path.compare(path.size() - 3, 3, ".py") == 0)
-            wanted[path].push_back(i);
+        if (f.guard == GuardKind::none && f.severity != Severity::info && f.source == "static" && python_paths.count(f.location.path))
+            wanted[f.location.path].push_back(i);
     }
     if (wanted.empty()) return;
     // The options the repository's scripts declare: only files that write `add_argument` are parsed.
-    std::vector<const program::FileRecord*> python;
-    for (const auto& r : records)
-        if (r.kind == FileKind::python && r.path.size() > 3 && r.path.compare(r.path.size() - 3, 3, ".py") == 0) python.push_back(&r);
-    std::vector<std::vector<python::ArgparseDeclaration>> declared(python.size());
+    // Each file is read once: the texts of those with findings are kept for the second parse.
+    const std::vector<std::string> paths(python_paths.begin(), python_paths.end());
+    std::vector<std::vector<python::ArgparseDeclaration>> declared(paths.size());
+    std::vector<std::string> kept(paths.size());
     build_engines();
-    parallel_for(python.size(), [&](std::size_t i) {
+    parallel_for(paths.size(), [&](std::size_t i) {
         try {
-            const std::string text = read_file(base / python[i]->path);
+            std::string text = read_file(base / paths[i]);
             if (text.find("add_argument") != std::string::npos) declared[i] = m_python->argparse_declarations(text);
+            if (wanted.count(paths[i])) kept[i] = std::move(text);
         } catch (const std::exception&) {
-            // gone since it was read: its declarations are not known
+            // gone since it was read: its declarations and findings are left as they are
         }
     }, jobs);
     std::map<std::string, std::pair<std::string, Where>, std::less<>> off;  // destination -> flag, the first declaration
     std::set<std::string> on;  // some declaration turns it on by default: not off, whatever others say
-    for (std::size_t i = 0; i < python.size(); ++i)
+    for (std::size_t i = 0; i < paths.size(); ++i)
         for (const auto& d : declared[i]) {
-            if (d.off) off.emplace(d.option.dest, std::make_pair(d.option.flag, Where{python[i]->path, d.line}));
+            if (d.off) off.emplace(d.option.dest, std::make_pair(d.option.flag, Where{paths[i], d.line}));
             else on.insert(d.option.dest);
         }
     for (const auto& d : on) off.erase(d);
     if (off.empty()) return;
-    std::map<std::string, std::string, std::less<>> flags;
+    std::map<std::string, std::string, std::less<>> flags;  // destination -> flag
+    std::map<std::string, Where> declared_at;               // flag -> its declaration
     std::vector<std::string> reads;  // `opt.X` for each options object and option: what a test of one writes
     for (const auto& [dest, declaration] : off) {
         flags.emplace(dest, declaration.first);
+        declared_at.emplace(declaration.first, declaration.second);
         for (const auto& object : m_catalogue.program().guards.argparse_objects) reads.push_back(object + "." + dest);
     }
     // Only the files that test one of them, on a line of `if`, `elif` or a conditional expression
-    // above a finding, are parsed again (Megatron-LM declares some 700 options; most of its files
-    // read a few of them somewhere).
+    // at or above a finding, are parsed again (Megatron-LM declares some 700 options; most of its
+    // files read a few of them somewhere).
     const TriggerSet read_any(reads);
-    std::vector<std::pair<std::string, std::vector<std::size_t>>> files(wanted.begin(), wanted.end());
-    std::vector<std::vector<std::optional<std::string>>> found(files.size());
-    parallel_for(files.size(), [&](std::size_t i) {
-        try {
-            const std::string text = read_file(base / files[i].first);
-            int last = 0;
-            for (std::size_t k : files[i].second) last = std::max(last, findings[k].location.line);
-            int first_test = 0;  // the line of the first test of such an option, 0 for none
-            for (const auto& [at, index] : read_any.find_each(text)) {
-                const std::string& read = read_any.literals()[index];
-                if ((at > 0 && (is_word_char(text[at - 1]))) || (at + read.size() < text.size() && is_word_char(text[at + read.size()]))) continue;
-                const std::size_t begin = text.rfind('\n', at) == std::string::npos ? 0 : text.rfind('\n', at) + 1;
-                const std::string_view line = std::string_view(text).substr(begin, at - begin);
-                const std::size_t indent = line.find_first_not_of(" \t");
-                if (indent == std::string_view::npos) continue;
-                if (line.compare(indent, 3, "if ") != 0 && line.compare(indent, 5, "elif ") != 0 && line.find(" if ") == std::string_view::npos) continue;
-                first_test = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
-                break;
-            }
-            if (first_test == 0 || first_test > last) return;  // on the finding's own line: `x.cuda() if opt.X else x`
-            std::vector<std::pair<int, int>> at;
-            for (std::size_t k : files[i].second) at.emplace_back(findings[k].location.line, findings[k].location.col);
-            found[i] = m_python->options_off_elsewhere(text, at, flags);
-        } catch (const std::exception&) {
-            // gone since it was read: the findings keep their guard
+    std::vector<std::vector<std::optional<std::string>>> found(paths.size());
+    parallel_for(paths.size(), [&](std::size_t i) {
+        const std::string& text = kept[i];
+        if (text.empty()) return;
+        const auto& at_findings = wanted.find(paths[i])->second;
+        int last = 0;
+        for (std::size_t k : at_findings) last = std::max(last, findings[k].location.line);
+        int first_test = 0;  // the line of the first test of such an option, 0 for none
+        for (const auto& [at, index] : read_any.find_each(text)) {
+            const std::string& read = read_any.literals()[index];
+            if ((at > 0 && is_word_char(text[at - 1])) || (at + read.size() < text.size() && is_word_char(text[at + read.size()]))) continue;
+            const std::size_t newline = text.rfind('\n', at);
+            const std::size_t begin = newline == std::string::npos ? 0 : newline + 1;
+            const std::string_view line = std::string_view(text).substr(begin, at - begin);
+            const std::size_t indent = line.find_first_not_of(" \t");
+            if (indent == std::string_view::npos) continue;
+            if (line.compare(indent, 3, "if ") != 0 && line.compare(indent, 5, "elif ") != 0 && line.find(" if ") == std::string_view::npos) continue;
+            first_test = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+            break;
         }
+        if (first_test == 0 || first_test > last) return;  // on the finding's own line: `x.cuda() if opt.X else x`
+        std::vector<std::pair<int, int>> at;
+        for (std::size_t k : at_findings) at.emplace_back(findings[k].location.line, findings[k].location.col);
+        found[i] = m_python->options_off_elsewhere(text, at, flags);
     }, jobs);
-    for (std::size_t i = 0; i < files.size(); ++i)
+    for (std::size_t i = 0; i < paths.size(); ++i)
         for (std::size_t k = 0; k < found[i].size(); ++k) {
             if (!found[i][k]) continue;
-            const auto declaration = std::find_if(off.begin(), off.end(), [&](const auto& o) { return o.second.first == *found[i][k]; });
-            if (declaration == off.end()) continue;
-            Finding& f = findings[files[i].second[k]];
+            // only an option the other files declare: the file's own would have guarded the finding already
+            const std::string flag = commanded_flag(*found[i][k]);
+            const auto declaration = declared_at.find(flag);
+            if (declaration == declared_at.end()) continue;
+            Finding& f = findings[wanted.find(paths[i])->second[k]];
             f.guard = GuardKind::off_by_default;
-            f.guard_note = "off by default: " + *found[i][k];
-            f.related.push_back(related_line(declaration->second.second.first, declaration->second.second.second,
-                                             "declares " + *found[i][k] + ", off by default"));
+            f.guard_note = std::move(*found[i][k]);
+            f.related.push_back(related_line(declaration->second.first, declaration->second.second, "declares " + flag + ", off by default"));
         }
 }
 

@@ -471,14 +471,7 @@ std::vector<std::optional<std::string>> PythonEngine::options_off_elsewhere(std:
         const TSPoint p{static_cast<uint32_t>(std::max(at[i].first - 1, 0)), static_cast<uint32_t>(std::max(at[i].second - 1, 0))};
         const TSNode node = ts_node_descendant_for_point_range(root, p, p);
         if (ts_node_is_null(node)) continue;
-        const Guard g = guards.guard_of(node);
-        static const std::string kPrefix = "off by default: ";
-        if (g.kind == GuardKind::off_by_default && g.note.rfind(kPrefix, 0) == 0) {
-            const std::string flag = g.note.substr(kPrefix.size());
-            // only an option the other files decide: this file's own would have guarded the finding already
-            for (const auto& [dest, f] : elsewhere)
-                if (f == flag) out[i] = flag;
-        }
+        if (Guard g = guards.guard_of(node); g.kind == GuardKind::off_by_default) out[i] = std::move(g.note);
     }
     return out;
 }

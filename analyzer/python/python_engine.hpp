@@ -90,9 +90,9 @@ public:
     std::map<std::string, RegistryChoice> registry_choices(std::string_view text) const;
     // The argparse options the module in `text` declares (a full parse; guards.hpp).
     std::vector<ArgparseDeclaration> argparse_declarations(std::string_view text) const;
-    // For each 1-based (line, column) of `text`: the flag, where the code there runs only under an
-    // option that `elsewhere` (destination -> flag: declared off by default in other files) holds
-    // (GuardFinder::set_options_declared_elsewhere); nullopt where no such option decides.
+    // For each 1-based (line, column) of `text`: the guard's note ("off by default: --X") where the code
+    // there runs only under an option off by default, `elsewhere` (destination -> flag: declared off by
+    // default in other files) included (GuardFinder::set_options_declared_elsewhere); nullopt elsewhere.
     std::vector<std::optional<std::string>> options_off_elsewhere(std::string_view text, const std::vector<std::pair<int, int>>& at,
                                                                   const std::map<std::string, std::string, std::less<>>& elsewhere) const;
     // Whether the op tables were loaded: only where a file named an op they list, or where their
